@@ -1,0 +1,57 @@
+// Ecluse C++ API: one Session per configuration; every call throws ecluse::Error on failure.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "ecluse/Error.hpp"
+
+namespace ecluse {
+
+class Runtime;
+
+/** Action bound to an event: event name, source rank, iteration, arguments. */
+using Action = std::function<void(const std::string& event, int source, int iteration,
+                                  const std::string& args)>;
+
+/** A simulation's connection to Ecluse, from initialize to finalize. */
+class Session {
+ public:
+  /** Rank 0 of comm reads the file and broadcasts it; every rank validates it. */
+  static Session from_file(const std::string& path, MPI_Comm comm);
+  /** Configuration given as XML text; messages name it "<string>". */
+  static Session from_string(const std::string& xml, MPI_Comm comm);
+
+  Session(Session&&) noexcept;
+  Session& operator=(Session&&) noexcept;
+  ~Session();
+
+  /** True on simulation ranks; on server ranks runs the server loop, then returns false. */
+  bool start();
+  [[nodiscard]] MPI_Comm client_comm() const;
+  void write(std::string_view variable, const void* data, int block = 0);
+  void parameter_get(std::string_view name, void* buffer, std::size_t size) const;
+  void parameter_set(std::string_view name, const void* buffer, std::size_t size);
+  void set_position(std::string_view variable, std::span<const std::int64_t> position,
+                    int block = 0);
+  void signal(std::string_view event);
+  void bind(std::string_view event, Action action);
+  void end_iteration();
+  [[nodiscard]] int iteration() const;
+  void stop();
+  /** Flushes and releases everything; the destructor calls it if needed. */
+  void finalize();
+
+ private:
+  explicit Session(std::unique_ptr<Runtime> runtime);
+  Runtime& runtime() const;
+  std::unique_ptr<Runtime> runtime_;
+};
+
+}  // namespace ecluse

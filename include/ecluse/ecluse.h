@@ -1,0 +1,82 @@
+/* Ecluse C API: hand simulation data over to time partitioning, dedicated cores or nodes.
+ * Every function returns an error code; ecluse_error_message() explains the last one. */
+#ifndef ECLUSE_ECLUSE_H
+#define ECLUSE_ECLUSE_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ECLUSE_VERSION_MAJOR 0
+#define ECLUSE_VERSION_MINOR 1
+#define ECLUSE_VERSION_PATCH 0
+
+/** Error codes; the order follows Damaris 1.x so that its codes map one to one. */
+typedef enum ecluse_status {
+  ECLUSE_OK = 0,
+  ECLUSE_INIT_ERROR,
+  ECLUSE_FINALIZE_ERROR,
+  ECLUSE_CORE_IS_SERVER,
+  ECLUSE_NO_SERVER,
+  ECLUSE_ALLOCATION_ERROR,
+  ECLUSE_CONFIG_ERROR,
+  ECLUSE_ARGUMENT_ERROR,
+  ECLUSE_MPI_ERROR,
+  ECLUSE_DATASPACE_ERROR,
+  ECLUSE_CHANNEL_ERROR,
+  ECLUSE_INVALID_TAG,
+  ECLUSE_NOT_INITIALIZED,
+  ECLUSE_ALREADY_INITIALIZED,
+  ECLUSE_UNDEFINED_ACTION,
+  ECLUSE_UNDEFINED_PARAMETER,
+  ECLUSE_UNDEFINED_VARIABLE,
+  ECLUSE_INVALID_BLOCK,
+  ECLUSE_INVALID_DIMENSIONS,
+  ECLUSE_BLOCK_NOT_FOUND,
+  ECLUSE_REACTOR_NOT_FOUND,
+  ECLUSE_BIND_ERROR,
+  ECLUSE_ERROR_UNKNOWN,
+  ECLUSE_IO_ERROR,
+  ECLUSE_STATUS_COUNT
+} ecluse_status;
+
+/** Action bound to an event: event name, source rank, iteration, arguments. */
+typedef void (*ecluse_signal_t)(const char* event, int32_t source, int32_t iteration,
+                                const char* args);
+
+/** Reads the XML file on rank 0 of comm, broadcasts and validates it on every rank. */
+int ecluse_initialize(const char* config_file, MPI_Comm comm);
+/** Same as ecluse_initialize with the XML text itself (programmatic configuration). */
+int ecluse_initialize_string(const char* config_xml, MPI_Comm comm);
+/** Sets *is_client to 1 on simulation ranks (returns at once), 0 on server ranks (returns
+ * when all their clients stopped). */
+int ecluse_start(int* is_client);
+/** The communicator of the simulation ranks only. */
+int ecluse_client_comm_get(MPI_Comm* comm);
+int ecluse_write(const char* variable, const void* data);
+int ecluse_write_block(const char* variable, int32_t block, const void* data);
+int ecluse_parameter_get(const char* name, void* buffer, unsigned int size);
+int ecluse_parameter_set(const char* name, const void* buffer, unsigned int size);
+/** Global offset of block 0 (or of a block), one int64 per dimension, in layout order. */
+int ecluse_set_position(const char* variable, const int64_t* position);
+int ecluse_set_block_position(const char* variable, int32_t block, const int64_t* position);
+int ecluse_signal(const char* event);
+int ecluse_bind(const char* event, ecluse_signal_t action);
+int ecluse_end_iteration(void);
+int ecluse_get_iteration(int* iteration);
+int ecluse_stop(void);
+int ecluse_finalize(void);
+/** Message of the last error of the calling thread ("" if none). */
+const char* ecluse_error_message(void);
+/** Short name of a status code, e.g. "ECLUSE_CONFIG_ERROR". */
+const char* ecluse_status_name(int status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ECLUSE_ECLUSE_H */

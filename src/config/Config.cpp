@@ -1,0 +1,34 @@
+// Look-ups in the configuration model.
+#include "config/Config.hpp"
+
+#include <algorithm>
+
+namespace ecluse {
+namespace {
+
+template <class T>
+const T* find_named(const std::vector<T>& items, std::string_view name) {
+  auto it = std::find_if(items.begin(), items.end(), [&](const T& x) { return x.name == name; });
+  return it == items.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
+const Parameter* Config::find_parameter(std::string_view name) const {
+  return find_named(parameters, name);
+}
+const Layout* Config::find_layout(std::string_view name) const {
+  return find_named(layouts, name);
+}
+const Variable* Config::find_variable(std::string_view name) const {
+  return find_named(variables, name);
+}
+const Store* Config::find_store(std::string_view name) const { return find_named(stores, name); }
+const Event* Config::find_event(std::string_view name) const { return find_named(events, name); }
+const Mesh* Config::find_mesh(std::string_view name) const { return find_named(meshes, name); }
+
+std::string to_string(const SourceLocation& where) {
+  return where.file + ":" + std::to_string(where.line) + ":" + std::to_string(where.column);
+}
+
+}  // namespace ecluse

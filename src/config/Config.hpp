@@ -1,0 +1,127 @@
+// The validated configuration model: what the XML file says, with every reference resolved.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/Expression.hpp"
+#include "core/DataType.hpp"
+
+namespace ecluse {
+
+/** Where something was written: file (or "<string>"), 1-based line and column. */
+struct SourceLocation {
+  std::string file;
+  int line = 0;
+  int column = 0;
+};
+
+struct Parameter {
+  std::string name;
+  DataType type = DataType::Int32;
+  std::string value;  // textual value as written; numeric parameters are parsed by Parameters
+  SourceLocation where;
+};
+
+/** Dimensions, ghosts and global sizes as written (user order); Layout::c_order() reverses
+ * Fortran layouts. */
+struct Layout {
+  std::string name;
+  DataType type = DataType::Float64;
+  std::vector<Expression> dimensions;
+  std::vector<std::pair<Expression, Expression>> ghosts;  // empty: no ghosts
+  std::vector<Expression> global;                         // empty: computed from positions
+  bool fortran = false;
+  SourceLocation where;
+};
+
+struct Variable {
+  std::string name;    // full name, e.g. "group/var"
+  std::string layout;  // full name of its layout
+  std::string unit;
+  std::string mesh;                 // full name, may be empty
+  std::vector<std::string> stores;  // empty: every store
+  bool time_varying = true;
+  bool enabled = true;
+  std::string centering;
+  SourceLocation where;
+};
+
+struct Mesh {
+  struct Coord {
+    std::string name, unit, label;
+  };
+  std::string name;
+  std::string type;
+  int topology = 0;
+  std::vector<Coord> coords;
+  SourceLocation where;
+};
+
+struct Store {
+  std::string name;
+  std::string type;
+  std::map<std::string, std::string> options;
+  SourceLocation where;
+};
+
+struct Event {
+  std::string name;
+  std::string action;
+  std::string library;
+  std::string execution = "remote";
+  std::string scope = "core";
+  SourceLocation where;
+};
+
+struct Architecture {
+  int domains = 1;
+  int dedicated_cores = 0;
+  int dedicated_nodes = 0;
+  int ranks_per_node = 0;  // 0: real nodes (MPI_COMM_TYPE_SHARED); >0: virtual nodes
+  std::string buffer_name = "ecluse-buffer";
+  std::uint64_t buffer_size = 64ull << 20;
+  std::string buffer_type = "posix";
+  std::string allocator = "general";
+  std::string full_policy = "block";
+  std::string placement = "last";
+  std::string queue_name = "ecluse-queue";
+  int queue_size = 1024;
+};
+
+struct LogConfig {
+  std::string file;
+  std::string level = "info";
+  std::string format;
+  std::uint64_t rotation_size = 0;
+  bool flush = false;
+};
+
+struct Config {
+  std::string source;  // file name or "<string>"
+  std::string simulation;
+  std::string language = "c";
+  Architecture architecture;
+  std::vector<Parameter> parameters;
+  std::vector<Layout> layouts;
+  std::vector<Variable> variables;
+  std::vector<Mesh> meshes;
+  std::vector<Store> stores;
+  std::vector<Event> events;
+  LogConfig log;
+
+  [[nodiscard]] const Parameter* find_parameter(std::string_view name) const;
+  [[nodiscard]] const Layout* find_layout(std::string_view name) const;
+  [[nodiscard]] const Variable* find_variable(std::string_view name) const;
+  [[nodiscard]] const Store* find_store(std::string_view name) const;
+  [[nodiscard]] const Event* find_event(std::string_view name) const;
+  [[nodiscard]] const Mesh* find_mesh(std::string_view name) const;
+};
+
+/** "file:line:col" */
+std::string to_string(const SourceLocation& where);
+
+}  // namespace ecluse

@@ -1,0 +1,208 @@
+// Recursive-descent parser and evaluator of layout dimension expressions.
+#include "config/Expression.hpp"
+
+#include <cctype>
+#include <limits>
+
+namespace ecluse {
+
+struct Expression::Node {
+  char op = 0;  // 'n' number, 'p' parameter, 'u' unary minus, or + - * / %
+  std::int64_t number = 0;
+  std::string name;
+  std::size_t offset = 0;
+  std::shared_ptr<const Node> lhs, rhs;
+};
+
+namespace {
+
+using NodePtr = std::shared_ptr<const Expression::Node>;
+
+class Parser {
+ public:
+  explicit Parser(std::string_view text) : text_(text) {}
+
+  NodePtr parse_all() {
+    skip_spaces();
+    if (pos_ == text_.size()) throw ExpressionError(0, "empty expression");
+    NodePtr node = sum();
+    skip_spaces();
+    if (pos_ != text_.size()) {
+      throw ExpressionError(pos_, "unexpected '" + std::string(1, text_[pos_]) + "'");
+    }
+    return node;
+  }
+
+ private:
+  NodePtr sum() {
+    NodePtr node = product();
+    while (peek('+') || peek('-')) node = binary(node, &Parser::product);
+    return node;
+  }
+
+  NodePtr product() {
+    NodePtr node = unary();
+    while (peek('*') || peek('/') || peek('%')) node = binary(node, &Parser::unary);
+    return node;
+  }
+
+  NodePtr binary(NodePtr lhs, NodePtr (Parser::*next)()) {
+    auto node = std::make_shared<Expression::Node>();
+    node->offset = pos_;
+    node->op = text_[pos_++];
+    node->lhs = std::move(lhs);
+    node->rhs = (this->*next)();
+    return node;
+  }
+
+  NodePtr unary() {
+    if (peek('+')) {
+      ++pos_;
+      return unary();
+    }
+    if (!peek('-')) return primary();
+    auto node = std::make_shared<Expression::Node>();
+    node->offset = pos_++;
+    node->op = 'u';
+    node->lhs = unary();
+    return node;
+  }
+
+  NodePtr primary() {
+    skip_spaces();
+    if (pos_ == text_.size()) throw ExpressionError(pos_, "expression ends too early");
+    const char c = text_[pos_];
+    if (c == '(') return parenthesised();
+    if (std::isdigit(static_cast<unsigned char>(c))) return number();
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') return parameter();
+    throw ExpressionError(pos_, "unexpected '" + std::string(1, c) + "'");
+  }
+
+  NodePtr parenthesised() {
+    const std::size_t open = pos_++;
+    NodePtr node = sum();
+    if (!peek(')')) throw ExpressionError(open, "'(' is never closed");
+    ++pos_;
+    return node;
+  }
+
+  NodePtr number() {
+    auto node = std::make_shared<Expression::Node>();
+    node->op = 'n';
+    node->offset = pos_;
+    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
+      const auto digit = static_cast<std::int64_t>(text_[pos_++] - '0');
+      if (node->number > (std::numeric_limits<std::int64_t>::max() - digit) / 10) {
+        throw ExpressionError(node->offset, "number too large");
+      }
+      node->number = node->number * 10 + digit;
+    }
+    return node;
+  }
+
+  NodePtr parameter() {
+    auto node = std::make_shared<Expression::Node>();
+    node->op = 'p';
+    node->offset = pos_;
+    while (pos_ < text_.size() && is_name_char(text_[pos_])) node->name += text_[pos_++];
+    return node;
+  }
+
+  static bool is_name_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '/' || c == '.';
+  }
+
+  bool peek(char c) {
+    skip_spaces();
+    return pos_ < text_.size() && text_[pos_] == c;
+  }
+
+  void skip_spaces() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+
+  std::string_view text_;
+  std::size_t pos_ = 0;
+};
+
+std::int64_t checked(bool overflow, std::int64_t value, std::size_t offset) {
+  if (overflow) throw ExpressionError(offset, "integer overflow");
+  return value;
+}
+
+std::int64_t apply(const Expression::Node& node, std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  switch (node.op) {
+    case '+': return checked(__builtin_add_overflow(a, b, &r), r, node.offset);
+    case '-': return checked(__builtin_sub_overflow(a, b, &r), r, node.offset);
+    case '*': return checked(__builtin_mul_overflow(a, b, &r), r, node.offset);
+    default: break;
+  }
+  if (b == 0) {
+    throw ExpressionError(node.offset, node.op == '/' ? "division by zero" : "modulo by zero");
+  }
+  return node.op == '/' ? a / b : a % b;
+}
+
+std::int64_t eval(const Expression::Node& node, const ParameterLookup& lookup) {
+  switch (node.op) {
+    case 'n': return node.number;
+    case 'u': {
+      const std::int64_t value = eval(*node.lhs, lookup);
+      if (value == std::numeric_limits<std::int64_t>::min()) {
+        throw ExpressionError(node.offset, "integer overflow");
+      }
+      return -value;
+    }
+    case 'p': {
+      auto value = lookup(node.name);
+      if (!value) throw ExpressionError(node.offset, "unknown parameter '" + node.name + "'");
+      return *value;
+    }
+    default: return apply(node, eval(*node.lhs, lookup), eval(*node.rhs, lookup));
+  }
+}
+
+void collect(const Expression::Node& node, std::vector<std::string>& out) {
+  if (node.op == 'p') {
+    for (const auto& seen : out) {
+      if (seen == node.name) return;
+    }
+    out.push_back(node.name);
+  }
+  if (node.lhs) collect(*node.lhs, out);
+  if (node.rhs) collect(*node.rhs, out);
+}
+
+}  // namespace
+
+Expression Expression::parse(std::string_view text) {
+  Expression expr;
+  expr.text_ = std::string(text);
+  expr.root_ = Parser(text).parse_all();
+  return expr;
+}
+
+std::int64_t Expression::evaluate(const ParameterLookup& lookup) const {
+  return eval(*root_, lookup);
+}
+
+std::vector<std::string> Expression::names() const {
+  std::vector<std::string> out;
+  collect(*root_, out);
+  return out;
+}
+
+std::vector<ListItem> split_list(std::string_view text, char separator) {
+  std::vector<ListItem> items;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    if (i == text.size() || text[i] == separator) {
+      items.push_back({std::string(text.substr(start, i - start)), start});
+      start = i + 1;
+    }
+  }
+  return items;
+}
+
+}  // namespace ecluse
