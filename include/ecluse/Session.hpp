@@ -40,6 +40,8 @@ class Session {
   void parameter_set(std::string_view name, const void* buffer, std::size_t size);
   void set_position(std::string_view variable, std::span<const std::int64_t> position,
                     int block = 0);
+  /** Number of dimensions of a variable's layout (length of its position arrays). */
+  [[nodiscard]] std::size_t dimensions_of(std::string_view variable) const;
   void signal(std::string_view event);
   void bind(std::string_view event, Action action);
   void end_iteration();

@@ -20,7 +20,7 @@ struct SourceLocation {
 };
 
 struct Parameter {
-  std::string name;
+  std::string name;  // full name, e.g. "group/param"
   DataType type = DataType::Int32;
   std::string value;  // textual value as written; numeric parameters are parsed by Parameters
   SourceLocation where;
@@ -29,12 +29,13 @@ struct Parameter {
 /** Dimensions, ghosts and global sizes as written (user order); Layout::c_order() reverses
  * Fortran layouts. */
 struct Layout {
-  std::string name;
+  std::string name;  // full name, e.g. "group/layout"
   DataType type = DataType::Float64;
   std::vector<Expression> dimensions;
   std::vector<std::pair<Expression, Expression>> ghosts;  // empty: no ghosts
   std::vector<Expression> global;                         // empty: computed from positions
   bool fortran = false;
+  bool broken = false;  // an expression did not parse (already reported)
   SourceLocation where;
 };
 
@@ -47,6 +48,7 @@ struct Variable {
   bool time_varying = true;
   bool enabled = true;
   std::string centering;
+  std::string group;  // enclosing groups ("a/b/"), where relative references are looked up
   SourceLocation where;
 };
 
@@ -58,6 +60,7 @@ struct Mesh {
   std::string type;
   int topology = 0;
   std::vector<Coord> coords;
+  std::string group;
   SourceLocation where;
 };
 
@@ -90,6 +93,7 @@ struct Architecture {
   std::string placement = "last";
   std::string queue_name = "ecluse-queue";
   int queue_size = 1024;
+  SourceLocation dedicated_where;
 };
 
 struct LogConfig {

@@ -1,0 +1,183 @@
+// The C API: the one place where exceptions become error codes (per-thread last message).
+#include <memory>
+#include <string>
+
+#include "core/Runtime.hpp"
+#include "ecluse/Session.hpp"
+#include "ecluse/ecluse.h"
+
+namespace {
+
+thread_local std::string last_error;
+std::unique_ptr<ecluse::Session> session;  // the C API's one instance
+
+/** Runs f; converts any exception to a status code and keeps its message for this thread. */
+template <class F>
+int guard(F&& f) noexcept {
+  try {
+    last_error.clear();
+    f();
+    return ECLUSE_OK;
+  } catch (const ecluse::Error& e) {
+    last_error = e.what();
+    return e.status();
+  } catch (const std::bad_alloc&) {
+    last_error = "out of memory";
+    return ECLUSE_ALLOCATION_ERROR;
+  } catch (const std::exception& e) {
+    last_error = e.what();
+    return ECLUSE_ERROR_UNKNOWN;
+  } catch (...) {
+    last_error = "unknown error";
+    return ECLUSE_ERROR_UNKNOWN;
+  }
+}
+
+ecluse::Session& current() {
+  if (!session) {
+    throw ecluse::Error(ECLUSE_NOT_INITIALIZED,
+                        "Ecluse is not initialized; call ecluse_initialize first (or it was "
+                        "finalized).");
+  }
+  return *session;
+}
+
+void require(const void* pointer, const char* what) {
+  if (!pointer) throw ecluse::Error(ECLUSE_ARGUMENT_ERROR, std::string(what) + " is NULL.");
+}
+
+template <class Make>
+int initialize(const char* text, MPI_Comm comm, Make make) {
+  return guard([&] {
+    if (session) {
+      throw ecluse::Error(ECLUSE_ALREADY_INITIALIZED,
+                          "Ecluse is already initialized; call ecluse_finalize first.");
+    }
+    require(text, "the configuration");
+    session = std::make_unique<ecluse::Session>(make(text, comm));
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+int ecluse_initialize(const char* config_file, MPI_Comm comm) {
+  return initialize(config_file, comm, ecluse::Session::from_file);
+}
+
+int ecluse_initialize_string(const char* config_xml, MPI_Comm comm) {
+  return initialize(config_xml, comm, ecluse::Session::from_string);
+}
+
+int ecluse_start(int* is_client) {
+  return guard([&] {
+    require(is_client, "is_client");
+    *is_client = current().start() ? 1 : 0;
+  });
+}
+
+int ecluse_client_comm_get(MPI_Comm* comm) {
+  return guard([&] {
+    require(comm, "comm");
+    *comm = current().client_comm();
+  });
+}
+
+int ecluse_write(const char* variable, const void* data) {
+  return ecluse_write_block(variable, 0, data);
+}
+
+int ecluse_write_block(const char* variable, int32_t block, const void* data) {
+  return guard([&] {
+    require(variable, "the variable name");
+    current().write(variable, data, block);
+  });
+}
+
+int ecluse_parameter_get(const char* name, void* buffer, unsigned int size) {
+  return guard([&] {
+    require(name, "the parameter name");
+    require(buffer, "the buffer");
+    current().parameter_get(name, buffer, size);
+  });
+}
+
+int ecluse_parameter_set(const char* name, const void* buffer, unsigned int size) {
+  return guard([&] {
+    require(name, "the parameter name");
+    require(buffer, "the buffer");
+    current().parameter_set(name, buffer, size);
+  });
+}
+
+int ecluse_set_position(const char* variable, const int64_t* position) {
+  return ecluse_set_block_position(variable, 0, position);
+}
+
+int ecluse_set_block_position(const char* variable, int32_t block, const int64_t* position) {
+  return guard([&] {
+    require(variable, "the variable name");
+    require(position, "the position");
+    ecluse::Session& s = current();
+    s.set_position(variable, {position, s.dimensions_of(variable)}, block);
+  });
+}
+
+int ecluse_signal(const char* event) {
+  return guard([&] {
+    require(event, "the event name");
+    current().signal(event);
+  });
+}
+
+int ecluse_bind(const char* event, ecluse_signal_t action) {
+  return guard([&] {
+    require(event, "the event name");
+    require(reinterpret_cast<const void*>(action), "the action");
+    current().bind(event, [action](const std::string& e, int source, int iteration,
+                                   const std::string& args) {
+      action(e.c_str(), source, iteration, args.c_str());
+    });
+  });
+}
+
+int ecluse_end_iteration(void) {
+  return guard([] { current().end_iteration(); });
+}
+
+int ecluse_get_iteration(int* iteration) {
+  return guard([&] {
+    require(iteration, "iteration");
+    *iteration = current().iteration();
+  });
+}
+
+int ecluse_stop(void) {
+  return guard([] { current().stop(); });
+}
+
+int ecluse_finalize(void) {
+  return guard([] {
+    current().finalize();
+    session.reset();
+  });
+}
+
+const char* ecluse_error_message(void) { return last_error.c_str(); }
+
+const char* ecluse_status_name(int status) {
+  static const char* names[] = {
+      "ECLUSE_OK",           "ECLUSE_INIT_ERROR",         "ECLUSE_FINALIZE_ERROR",
+      "ECLUSE_CORE_IS_SERVER", "ECLUSE_NO_SERVER",        "ECLUSE_ALLOCATION_ERROR",
+      "ECLUSE_CONFIG_ERROR", "ECLUSE_ARGUMENT_ERROR",     "ECLUSE_MPI_ERROR",
+      "ECLUSE_DATASPACE_ERROR", "ECLUSE_CHANNEL_ERROR",   "ECLUSE_INVALID_TAG",
+      "ECLUSE_NOT_INITIALIZED", "ECLUSE_ALREADY_INITIALIZED", "ECLUSE_UNDEFINED_ACTION",
+      "ECLUSE_UNDEFINED_PARAMETER", "ECLUSE_UNDEFINED_VARIABLE", "ECLUSE_INVALID_BLOCK",
+      "ECLUSE_INVALID_DIMENSIONS", "ECLUSE_BLOCK_NOT_FOUND", "ECLUSE_REACTOR_NOT_FOUND",
+      "ECLUSE_BIND_ERROR",   "ECLUSE_ERROR_UNKNOWN",      "ECLUSE_IO_ERROR"};
+  if (status < 0 || status >= ECLUSE_STATUS_COUNT) return "ECLUSE_UNKNOWN_STATUS";
+  return names[status];
+}
+
+}  // extern "C"

@@ -1,0 +1,100 @@
+// Client-side checks and block description.
+#include "client/Client.hpp"
+
+#include <algorithm>
+
+#include "config/Suggest.hpp"
+#include "ecluse/Error.hpp"
+
+namespace ecluse {
+
+Client::Client(const Config& config, Parameters& parameters, Transport& transport, int source)
+    : config_(config), parameters_(parameters), transport_(transport), source_(source) {
+  refresh_shapes();
+}
+
+const Variable& Client::variable(std::string_view name) const {
+  if (const Variable* v = config_.find_variable(name)) return *v;
+  std::vector<std::string> names;
+  for (const auto& v : config_.variables) names.push_back(v.name);
+  std::string hint = closest(name, names);
+  hint = hint.empty() ? "." : "; did you mean '" + hint + "'?";
+  throw Error(ECLUSE_UNDEFINED_VARIABLE, "variable '" + std::string(name) +
+                                             "' is not declared in " + config_.source + hint +
+                                             " Declare it with <variable name=\"" +
+                                             std::string(name) + "\" layout=\"...\"/>.");
+}
+
+void Client::check_block(const Variable& v, int block) const {
+  const int domains = config_.architecture.domains;
+  if (block >= 0 && block < domains) return;
+  throw Error(ECLUSE_INVALID_BLOCK,
+              "block " + std::to_string(block) + " of variable '" + v.name +
+                  "' is out of range: <domains count=\"" + std::to_string(domains) +
+                  "\"/> allows blocks 0 to " + std::to_string(domains - 1) + ".");
+}
+
+const LayoutShape& Client::shape(const Variable& v) {
+  return shapes_.at(config_.find_layout(v.layout));
+}
+
+void Client::refresh_shapes() {
+  std::map<const Layout*, LayoutShape> fresh;
+  for (const Layout& layout : config_.layouts) fresh[&layout] = evaluate_layout(layout, parameters_);
+  shapes_ = std::move(fresh);
+}
+
+std::size_t Client::rank_of(std::string_view name) const {
+  return config_.find_layout(variable(name).layout)->dimensions.size();
+}
+
+std::vector<std::int64_t> Client::position(const Variable& v, int block) const {
+  auto it = positions_.find({&v, block});
+  if (it != positions_.end()) return it->second;
+  return std::vector<std::int64_t>(rank_of(v.name), 0);
+}
+
+void Client::write(std::string_view name, int block, const void* data) {
+  const Variable& v = variable(name);
+  check_block(v, block);
+  if (!data) {
+    throw Error(ECLUSE_ARGUMENT_ERROR, "write of variable '" + v.name + "': data is NULL.");
+  }
+  if (!v.enabled || written_once_.count(&v)) return;
+  const Layout& layout = *config_.find_layout(v.layout);
+  const LayoutShape& s = shape(v);
+  BlockData b{&v, layout.type, iteration_, source_, block, s.dims, s.ghost_lo, s.ghost_hi,
+              s.global, position(v, block), data};
+  transport_.put(b, s.elements * data_type_size(layout.type));
+  if (!v.time_varying) written_now_.insert(&v);
+}
+
+void Client::set_position(std::string_view name, int block,
+                          std::span<const std::int64_t> position) {
+  const Variable& v = variable(name);
+  check_block(v, block);
+  std::vector<std::int64_t> p(position.begin(), position.end());
+  if (config_.find_layout(v.layout)->fortran) std::reverse(p.begin(), p.end());
+  positions_[{&v, block}] = std::move(p);
+}
+
+void Client::parameter_set(std::string_view name, const void* buffer, std::size_t size) {
+  std::vector<unsigned char> old = parameters_.raw(name);
+  parameters_.set(name, buffer, size);
+  try {
+    refresh_shapes();
+  } catch (const Error& e) {
+    parameters_.restore(name, std::move(old));
+    throw Error(e.status(), "parameter '" + std::string(name) +
+                                "' was not changed: the new value would break " + e.what());
+  }
+}
+
+void Client::end_iteration() {
+  const int ended = iteration_++;
+  written_once_.insert(written_now_.begin(), written_now_.end());
+  written_now_.clear();
+  transport_.end_iteration(ended);
+}
+
+}  // namespace ecluse

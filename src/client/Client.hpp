@@ -1,0 +1,48 @@
+// The simulation side of the API: checks a write, describes the block, hands it over.
+#pragma once
+
+#include <map>
+#include <set>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "config/Config.hpp"
+#include "config/Parameters.hpp"
+#include "transport/Transport.hpp"
+
+namespace ecluse {
+
+class Client {
+ public:
+  Client(const Config& config, Parameters& parameters, Transport& transport, int source);
+
+  void write(std::string_view variable, int block, const void* data);
+  void set_position(std::string_view variable, int block, std::span<const std::int64_t> position);
+  /** Sets a parameter; layouts that use it follow, or the old value is restored and
+   * ECLUSE_INVALID_DIMENSIONS explains which layout it would break. */
+  void parameter_set(std::string_view name, const void* buffer, std::size_t size);
+  void end_iteration();
+  [[nodiscard]] int iteration() const { return iteration_; }
+  /** Number of dimensions of a variable's layout. */
+  [[nodiscard]] std::size_t rank_of(std::string_view variable) const;
+
+ private:
+  [[nodiscard]] const Variable& variable(std::string_view name) const;
+  void check_block(const Variable& variable, int block) const;
+  const LayoutShape& shape(const Variable& variable);
+  [[nodiscard]] std::vector<std::int64_t> position(const Variable& variable, int block) const;
+  void refresh_shapes();
+
+  const Config& config_;
+  Parameters& parameters_;
+  Transport& transport_;
+  int source_;
+  int iteration_ = 0;
+  std::map<const Layout*, LayoutShape> shapes_;
+  std::map<std::pair<const Variable*, int>, std::vector<std::int64_t>> positions_;
+  std::set<const Variable*> written_once_;  // non-time-varying variables already handed over
+  std::set<const Variable*> written_now_;
+};
+
+}  // namespace ecluse

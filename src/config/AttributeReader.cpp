@@ -1,0 +1,101 @@
+// Typed attribute access for the configuration reader.
+#include "config/AttributeReader.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <utility>
+
+#include "config/Suggest.hpp"
+
+namespace ecluse {
+namespace {
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+bool parse_integer(const std::string& text, std::int64_t& out) {
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, out);
+  return ec == std::errc() && ptr == end;
+}
+
+std::uint64_t unit_factor(const std::string& unit) {
+  static const std::vector<std::pair<std::string, std::uint64_t>> units = {
+      {"", 1},           {"b", 1},          {"k", 1000},        {"kb", 1000},
+      {"m", 1000000},    {"mb", 1000000},   {"g", 1000000000},  {"gb", 1000000000},
+      {"kib", 1ull << 10}, {"mib", 1ull << 20}, {"gib", 1ull << 30}, {"tib", 1ull << 40}};
+  for (const auto& [name, factor] : units) {
+    if (name == unit) return factor;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string AttributeReader::text(const pugi::xml_node& node, const char* name,
+                                  const std::string& fallback) const {
+  const pugi::xml_attribute attribute = node.attribute(name);
+  return attribute ? attribute.value() : fallback;
+}
+
+void AttributeReader::bad_value(const pugi::xml_node& node, const char* name,
+                                const std::string& expected) const {
+  diagnostics_.error(source_.of(node, name), std::string("invalid value '") +
+                                                 node.attribute(name).value() + "' for '" + name +
+                                                 "' on <" + node.name() + ">; " + expected + ".");
+}
+
+std::int64_t AttributeReader::integer(const pugi::xml_node& node, const char* name,
+                                      std::int64_t fallback, std::int64_t minimum) const {
+  if (!node.attribute(name)) return fallback;
+  std::int64_t value = 0;
+  if (!parse_integer(node.attribute(name).value(), value) || value < minimum) {
+    bad_value(node, name, "expected an integer >= " + std::to_string(minimum));
+    return fallback;
+  }
+  return value;
+}
+
+std::uint64_t AttributeReader::bytes(const pugi::xml_node& node, const char* name,
+                                     std::uint64_t fallback) const {
+  if (!node.attribute(name)) return fallback;
+  const std::string value = node.attribute(name).value();
+  const std::size_t digits = value.find_first_not_of("0123456789");
+  std::int64_t number = 0;
+  const std::uint64_t factor = unit_factor(lower(value.substr(std::min(digits, value.size()))));
+  if (digits == 0 || factor == 0 || !parse_integer(value.substr(0, digits), number) ||
+      number <= 0) {
+    bad_value(node, name, "expected a positive size in bytes, e.g. 67108864 or 64MiB");
+    return fallback;
+  }
+  return static_cast<std::uint64_t>(number) * factor;
+}
+
+bool AttributeReader::boolean(const pugi::xml_node& node, const char* name, bool fallback) const {
+  if (!node.attribute(name)) return fallback;
+  const std::string value = lower(node.attribute(name).value());
+  if (value == "true" || value == "yes" || value == "1") return true;
+  if (value == "false" || value == "no" || value == "0") return false;
+  bad_value(node, name, "expected true or false");
+  return fallback;
+}
+
+std::string AttributeReader::choice(const pugi::xml_node& node, const char* name,
+                                    const std::vector<std::string>& allowed,
+                                    const std::string& fallback) const {
+  if (!node.attribute(name)) return fallback;
+  const std::string value = node.attribute(name).value();
+  for (const auto& option : allowed) {
+    if (lower(option) == lower(value)) return option;
+  }
+  std::string hint = closest(value, allowed);
+  hint = hint.empty() ? "" : "did you mean '" + hint + "'? ";
+  bad_value(node, name, hint + "expected one of: " + join(allowed));
+  return fallback;
+}
+
+}  // namespace ecluse

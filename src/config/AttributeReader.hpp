@@ -1,0 +1,46 @@
+// Typed attribute access for the configuration reader; bad values become diagnostics.
+#pragma once
+
+#include <pugixml.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/Diagnostics.hpp"
+#include "config/XmlSource.hpp"
+
+namespace ecluse {
+
+class AttributeReader {
+ public:
+  AttributeReader(const XmlSource& source, Diagnostics& diagnostics)
+      : source_(source), diagnostics_(diagnostics) {}
+
+  [[nodiscard]] std::string text(const pugi::xml_node& node, const char* name,
+                                 const std::string& fallback = "") const;
+  /** An integer >= minimum. */
+  [[nodiscard]] std::int64_t integer(const pugi::xml_node& node, const char* name,
+                                     std::int64_t fallback, std::int64_t minimum) const;
+  /** A byte count, with an optional suffix: K, M, G, KB, MB, GB (powers of 1000), KiB, MiB,
+   * GiB (powers of 1024). */
+  [[nodiscard]] std::uint64_t bytes(const pugi::xml_node& node, const char* name,
+                                    std::uint64_t fallback) const;
+  [[nodiscard]] bool boolean(const pugi::xml_node& node, const char* name, bool fallback) const;
+  /** One of `allowed` (case-insensitive match, returned as spelled in `allowed`). */
+  [[nodiscard]] std::string choice(const pugi::xml_node& node, const char* name,
+                                   const std::vector<std::string>& allowed,
+                                   const std::string& fallback) const;
+  [[nodiscard]] SourceLocation where(const pugi::xml_node& node, const char* name) const {
+    return source_.of(node, name);
+  }
+  [[nodiscard]] const XmlSource& source() const { return source_; }
+  [[nodiscard]] Diagnostics& diagnostics() const { return diagnostics_; }
+
+ private:
+  void bad_value(const pugi::xml_node& node, const char* name, const std::string& expected) const;
+  const XmlSource& source_;
+  Diagnostics& diagnostics_;
+};
+
+}  // namespace ecluse

@@ -1,0 +1,301 @@
+// Builds the configuration model from the XML document, section by section.
+#include "config/ConfigReader.hpp"
+
+#include "config/AttributeReader.hpp"
+#include "config/Suggest.hpp"
+#include "store/StoreBackend.hpp"
+
+namespace ecluse {
+namespace {
+
+class Reader {
+ public:
+  Reader(const XmlSource& source, Diagnostics& diagnostics)
+      : attrs_(source, diagnostics), source_(source), diagnostics_(diagnostics) {}
+
+  Config read(const pugi::xml_node& root) {
+    config_.source = source_.name();
+    config_.simulation = attrs_.text(root, "name");
+    config_.language = attrs_.choice(root, "language", {"c", "cpp", "fortran", "python"}, "c");
+    read_architecture(root.child("architecture"));
+    read_data(root.child("data"), "");
+    read_storage(root.child("storage"));
+    read_actions(root.child("actions"));
+    read_log(root.child("log"));
+    return std::move(config_);
+  }
+
+ private:
+  void read_architecture(const pugi::xml_node& node) {
+    Architecture& a = config_.architecture;
+    a.domains = static_cast<int>(attrs_.integer(node.child("domains"), "count", 1, 1));
+    const pugi::xml_node dedicated = node.child("dedicated");
+    a.dedicated_cores = static_cast<int>(attrs_.integer(dedicated, "cores", 0, 0));
+    a.dedicated_nodes = static_cast<int>(attrs_.integer(dedicated, "nodes", 0, 0));
+    a.dedicated_where = dedicated ? source_.of(dedicated) : source_.of(node);
+    read_buffer(node.child("buffer"));
+    a.placement = attrs_.choice(node.child("placement"), "servers", {"last", "first"}, "last");
+    a.queue_name = attrs_.text(node.child("queue"), "name", a.queue_name);
+    a.queue_size = static_cast<int>(attrs_.integer(node.child("queue"), "size", 1024, 1));
+    a.ranks_per_node =
+        static_cast<int>(attrs_.integer(node.child("virtual-nodes"), "ranks-per-node", 0, 1));
+  }
+
+  void read_buffer(const pugi::xml_node& node) {
+    Architecture& a = config_.architecture;
+    a.buffer_name = attrs_.text(node, "name", a.buffer_name);
+    a.buffer_size = attrs_.bytes(node, "size", a.buffer_size);
+    a.buffer_type = attrs_.choice(node, "type", {"posix", "sysv"}, "posix");
+    a.allocator = attrs_.choice(node, "allocator", {"general", "partitioned"}, "general");
+    a.full_policy = attrs_.choice(node, "policy", {"block", "skip"}, "block");
+    (void)attrs_.boolean(node, "enabled", true);
+  }
+
+  void read_data(const pugi::xml_node& node, const std::string& prefix) {
+    for (const auto& child : node.children()) {
+      const std::string kind = child.name();
+      if (kind == "parameter") read_parameter(child, prefix);
+      if (kind == "layout") read_layout(child, prefix);
+      if (kind == "variable") read_variable(child, prefix);
+      if (kind == "mesh" || kind == "curve") read_mesh(child, prefix);
+      if (kind == "group") read_group(child, prefix);
+    }
+  }
+
+  void read_group(const pugi::xml_node& node, const std::string& prefix) {
+    const std::string name = checked_name(node);
+    if (!attrs_.boolean(node, "enabled", true)) return;
+    read_data(node, prefix + name + "/");
+  }
+
+  std::string checked_name(const pugi::xml_node& node) {
+    const std::string name = attrs_.text(node, "name");
+    if (name.empty() || name.find('/') != std::string::npos) {
+      diagnostics_.error(attrs_.where(node, "name"),
+                         std::string("invalid name '") + name + "' for <" + node.name() +
+                             ">; names are not empty and contain no '/' (use <group> to nest).");
+    }
+    return name;
+  }
+
+  DataType read_type(const pugi::xml_node& node, const char* fallback, bool array) {
+    const std::string name = attrs_.text(node, "type", fallback);
+    auto type = data_type_from_name(name);
+    if (type && (!array || is_array_type(*type))) return *type;
+    std::string hint = closest(name, data_type_names());
+    hint = hint.empty() ? "." : "; did you mean '" + hint + "'?";
+    const std::string kind = type ? "cannot be used for array data" : "does not exist";
+    diagnostics_.error(attrs_.where(node, "type"), "type '" + name + "' " + kind + hint +
+                                                       " Known types: " +
+                                                       join(data_type_names()) + ".");
+    return DataType::Int32;
+  }
+
+  void read_parameter(const pugi::xml_node& node, const std::string& prefix) {
+    Parameter p;
+    p.name = prefix + checked_name(node);
+    p.type = read_type(node, "int", false);
+    p.value = attrs_.text(node, "value");
+    p.where = source_.of(node);
+    config_.parameters.push_back(std::move(p));
+  }
+
+  std::vector<Expression> expressions(const pugi::xml_node& node, const char* name, bool& broken) {
+    std::vector<Expression> out;
+    const pugi::xml_attribute attribute = node.attribute(name);
+    if (!attribute || std::string(attribute.value()) == "#") return out;
+    for (const ListItem& item : split_list(attribute.value(), ',')) {
+      out.push_back(parse_expression(node, name, item, broken));
+    }
+    return out;
+  }
+
+  Expression parse_expression(const pugi::xml_node& node, const char* name, const ListItem& item,
+                              bool& broken) {
+    try {
+      return Expression::parse(item.text);
+    } catch (const ExpressionError& e) {
+      broken = true;
+      diagnostics_.error(source_.in_value(node, name, item.offset + e.offset()),
+                         std::string("syntax error in '") + name + "' of <" + node.name() +
+                             "> \"" + node.attribute(name).value() + "\": " + e.what() +
+                             "; write integer expressions over parameters with + - * / % "
+                             "and parentheses, separated by commas.");
+      return Expression::parse("1");
+    }
+  }
+
+  void read_ghosts(const pugi::xml_node& node, Layout& layout) {
+    const pugi::xml_attribute attribute = node.attribute("ghosts");
+    if (!attribute || std::string(attribute.value()) == "#") return;
+    for (const ListItem& item : split_list(attribute.value(), ',')) {
+      const std::size_t colon = item.text.find(':');
+      if (colon == std::string::npos) {
+        diagnostics_.error(source_.in_value(node, "ghosts", item.offset),
+                           "ghosts \"" + item.text + "\" of layout '" + layout.name +
+                               "' needs the form low:high for each dimension, e.g. "
+                               "ghosts=\"1:1,2:2\".");
+        layout.broken = true;
+        continue;
+      }
+      ListItem lo{item.text.substr(0, colon), item.offset};
+      ListItem hi{item.text.substr(colon + 1), item.offset + colon + 1};
+      layout.ghosts.emplace_back(parse_expression(node, "ghosts", lo, layout.broken),
+                                 parse_expression(node, "ghosts", hi, layout.broken));
+    }
+  }
+
+  void read_layout(const pugi::xml_node& node, const std::string& prefix) {
+    Layout layout;
+    layout.name = prefix + checked_name(node);
+    layout.type = read_type(node, "double", true);
+    layout.dimensions = expressions(node, "dimensions", layout.broken);
+    layout.global = expressions(node, "global", layout.broken);
+    read_ghosts(node, layout);
+    const std::string language = attrs_.choice(node, "language",
+                                               {"c", "cpp", "fortran", "python", "unknown"},
+                                               "unknown");
+    layout.fortran = language == "fortran" || (language == "unknown" && config_.language == "fortran");
+    (void)attrs_.boolean(node, "visualizable", true);
+    layout.where = source_.of(node);
+    config_.layouts.push_back(std::move(layout));
+  }
+
+  void read_variable(const pugi::xml_node& node, const std::string& prefix) {
+    Variable v;
+    v.name = prefix + checked_name(node);
+    v.group = prefix;
+    v.layout = attrs_.text(node, "layout");
+    v.unit = attrs_.text(node, "unit");
+    v.mesh = attrs_.text(node, "mesh");
+    if (v.mesh == "#") v.mesh.clear();
+    v.enabled = attrs_.boolean(node, "enabled", true);
+    v.time_varying = attrs_.boolean(node, "time-varying", true);
+    v.centering = attrs_.choice(node, "centering", {"zonal", "nodal"}, "zonal");
+    (void)attrs_.choice(node, "type", {"scalar", "vector", "tensor"}, "scalar");
+    (void)attrs_.boolean(node, "visualizable", true);
+    for (const ListItem& item : split_list(attrs_.text(node, "store"), ',')) {
+      if (!item.text.empty() && item.text != "#") v.stores.push_back(item.text);
+    }
+    v.where = source_.of(node);
+    config_.variables.push_back(std::move(v));
+  }
+
+  void read_mesh(const pugi::xml_node& node, const std::string& prefix) {
+    Mesh mesh;
+    mesh.name = prefix + checked_name(node);
+    mesh.type = std::string(node.name()) == "curve"
+                    ? "curve"
+                    : attrs_.choice(node, "type",
+                                    {"rectilinear", "curvilinear", "unstructured", "point"},
+                                    "rectilinear");
+    mesh.group = prefix;
+    mesh.topology = static_cast<int>(attrs_.integer(node, "topology", 0, 0));
+    for (const auto& coord : node.children("coord")) {
+      mesh.coords.push_back({attrs_.text(coord, "name"),
+                             attrs_.text(coord, "unit"), attrs_.text(coord, "label")});
+    }
+    mesh.where = source_.of(node);
+    config_.meshes.push_back(std::move(mesh));
+  }
+
+  void read_storage(const pugi::xml_node& node) {
+    for (const auto& child : node.children("store")) read_store(child);
+  }
+
+  void read_store(const pugi::xml_node& node) {
+    Store store;
+    store.name = checked_name(node);
+    store.type = attrs_.text(node, "type");
+    store.where = source_.of(node);
+    const StoreKind* kind = find_store_kind(store.type);
+    if (!kind) unknown_store_type(node, store.type);
+    for (const auto& option : node.children("option")) read_option(option, store, kind);
+    config_.stores.push_back(std::move(store));
+  }
+
+  void unknown_store_type(const pugi::xml_node& node, const std::string& type) {
+    std::vector<std::string> names;
+    for (const auto& kind : store_kinds()) names.push_back(kind.name);
+    std::string hint = closest(type, names);
+    hint = hint.empty() ? "." : "; did you mean '" + hint + "'?";
+    diagnostics_.error(attrs_.where(node, "type"), "unknown store type '" + type + "'" + hint +
+                                                       " Known store types: " + join(names) +
+                                                       ".");
+  }
+
+  void read_option(const pugi::xml_node& node, Store& store, const StoreKind* kind) {
+    const std::string key = attrs_.text(node, "key");
+    const std::string value = node.text().as_string();
+    if (store.options.count(key)) {
+      diagnostics_.error(source_.of(node), "option '" + key + "' is given twice in store '" +
+                                               store.name + "'; keep one.");
+    }
+    store.options[key] = value;
+    if (kind) check_option(node, key, value, *kind);
+  }
+
+  void check_option(const pugi::xml_node& node, const std::string& key, const std::string& value,
+                    const StoreKind& kind) {
+    std::vector<std::string> keys;
+    for (const auto& spec : kind.options) {
+      if (spec.key == key) return check_option_value(node, spec, value, kind);
+      keys.push_back(spec.key);
+    }
+    std::string hint = closest(key, keys);
+    hint = hint.empty() ? "." : "; did you mean '" + hint + "'?";
+    diagnostics_.error(attrs_.where(node, "key"), "unknown option '" + key + "' for store type '" +
+                                                      kind.name + "'" + hint +
+                                                      " Known options: " + join(keys) + ".");
+  }
+
+  void check_option_value(const pugi::xml_node& node, const OptionSpec& spec,
+                          const std::string& value, const StoreKind& kind) {
+    if (spec.allowed.empty()) return;
+    for (const auto& allowed : spec.allowed) {
+      if (allowed == value) return;
+    }
+    std::string hint = closest(value, spec.allowed);
+    hint = hint.empty() ? "" : "did you mean '" + hint + "'? ";
+    diagnostics_.error(source_.of(node), "invalid value '" + value + "' for option '" + spec.key +
+                                             "' of store type '" + kind.name + "'; " + hint +
+                                             "expected one of: " + join(spec.allowed) + ".");
+  }
+
+  void read_actions(const pugi::xml_node& node) {
+    for (const auto& child : node.children("event")) {
+      Event e;
+      e.name = checked_name(child);
+      e.action = attrs_.text(child, "action");
+      e.library = attrs_.text(child, "library");
+      e.execution = attrs_.choice(child, "execution", {"remote", "local", "coupled"}, "remote");
+      e.scope = attrs_.choice(child, "scope", {"core", "group", "bcast"}, "core");
+      e.where = source_.of(child);
+      config_.events.push_back(std::move(e));
+    }
+  }
+
+  void read_log(const pugi::xml_node& node) {
+    LogConfig& log = config_.log;
+    log.file = attrs_.text(node, "FileName");
+    log.format = attrs_.text(node, "LogFormat");
+    log.level = attrs_.choice(node, "LogLevel",
+                              {"trace", "debug", "info", "warning", "error", "fatal"}, "info");
+    log.rotation_size = attrs_.bytes(node, "RotationSize", 0);
+    log.flush = attrs_.boolean(node, "Flush", false);
+  }
+
+  AttributeReader attrs_;
+  const XmlSource& source_;
+  Diagnostics& diagnostics_;
+  Config config_;
+};
+
+}  // namespace
+
+Config read_config(const pugi::xml_document& document, const XmlSource& source,
+                   Diagnostics& diagnostics) {
+  return Reader(source, diagnostics).read(document.document_element());
+}
+
+}  // namespace ecluse

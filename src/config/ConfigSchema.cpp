@@ -1,0 +1,147 @@
+// Structural checks of the configuration XML (a superset of Damaris 1.x).
+#include "config/ConfigSchema.hpp"
+
+#include <algorithm>
+
+#include "config/Suggest.hpp"
+
+namespace ecluse {
+namespace {
+
+const std::vector<ElementRule>& rules() {
+  static const std::vector<ElementRule> table = {
+      {"simulation", {"name", "language", "xmlns"}, {"name"},
+       {"architecture", "data", "storage", "actions", "scripts", "visit", "paraview", "log"}},
+      {"architecture", {}, {},
+       {"domains", "dedicated", "buffer", "placement", "queue", "virtual-nodes"}},
+      {"domains", {"count"}, {"count"}, {}},
+      {"dedicated", {"cores", "nodes"}, {}, {}},
+      {"buffer",
+       {"name", "size", "type", "blocks", "enabled", "allocator", "policy"}, {"size"}, {}},
+      {"placement", {"mask", "start", "step", "blocksize", "servers"}, {}, {}},
+      {"queue", {"name", "size"}, {}, {}},
+      {"virtual-nodes", {"ranks-per-node"}, {"ranks-per-node"}, {}},
+      {"data", {}, {}, {"parameter", "layout", "variable", "group", "mesh", "curve"}},
+      {"group", {"name", "enabled", "store"}, {"name"},
+       {"parameter", "layout", "variable", "group", "mesh", "curve"}},
+      {"parameter", {"name", "type", "value", "comment"}, {"name", "value"}, {}},
+      {"layout",
+       {"name", "type", "dimensions", "global", "ghosts", "language", "visualizable", "comment"},
+       {"name", "type", "dimensions"}, {}},
+      {"variable",
+       {"name", "layout", "unit", "enabled", "mesh", "type", "centering", "visualizable",
+        "time-varying", "store", "script", "comment", "select"},
+       {"name", "layout"}, {}},
+      {"mesh", {"name", "type", "topology", "time-varying", "comment"}, {"name", "type"},
+       {"coord"}},
+      {"curve", {"name", "comment"}, {"name"}, {"coord"}},
+      {"coord", {"name", "unit", "label", "comment"}, {"name"}, {}},
+      {"storage", {}, {}, {"store"}},
+      {"store", {"name", "type"}, {"name", "type"}, {"option"}},
+      {"option", {"key"}, {"key"}, {}},
+      {"actions", {}, {}, {"event", "error"}},
+      {"event", {"name", "action", "library", "execution", "scope", "external"},
+       {"name", "action"}, {}},
+      {"error", {"event", "script", "action", "library"}, {"event"}, {}},
+      {"scripts", {}, {}, {"pyscript"}},
+      {"pyscript",
+       {"name", "file", "language", "frequency", "scheduler-file", "nthreads", "keep-workers",
+        "timeout", "execution", "scope", "comment"},
+       {"name", "file"}, {}},
+      {"visit", {}, {}, {}, true},
+      {"paraview", {}, {}, {}, true},
+      {"log", {"FileName", "RotationSize", "LogFormat", "LogLevel", "Flush"}, {}, {}},
+  };
+  return table;
+}
+
+std::string sentence_end(const std::string& hint) { return hint.empty() ? "." : hint; }
+
+bool contains(const std::vector<std::string>& list, const std::string& word) {
+  return std::find(list.begin(), list.end(), word) != list.end();
+}
+
+void check_attributes(const pugi::xml_node& node, const ElementRule& rule,
+                      const XmlSource& source, Diagnostics& diagnostics) {
+  for (const auto& attribute : node.attributes()) {
+    const std::string name = attribute.name();
+    if (contains(rule.attributes, name) || name.rfind("xmlns:", 0) == 0) continue;
+    diagnostics.error(source.of(node, attribute.name()),
+                      "unknown attribute '" + name + "' on <" + rule.name + ">" +
+                          sentence_end(did_you_mean(name, rule.attributes)) +
+                          " Allowed attributes: " + join(rule.attributes) + ".");
+  }
+  for (const auto& required : rule.required) {
+    if (node.attribute(required.c_str())) continue;
+    diagnostics.error(source.of(node), "<" + rule.name + "> needs a '" + required +
+                                           "' attribute; add " + required + "=\"...\".");
+  }
+}
+
+void check_element(const pugi::xml_node& node, const ElementRule& rule, const XmlSource& source,
+                   Diagnostics& diagnostics);
+
+void check_child(const pugi::xml_node& child, const ElementRule& parent, const XmlSource& source,
+                 Diagnostics& diagnostics) {
+  const std::string name = child.name();
+  const ElementRule* rule = find_rule(name);
+  if (rule && contains(parent.children, name)) {
+    check_element(child, *rule, source, diagnostics);
+    return;
+  }
+  std::string hint = closest(name, parent.children);
+  hint = hint.empty() ? "." : "; did you mean <" + hint + ">?";
+  const std::string allowed = parent.children.empty() ? "none" : join(parent.children);
+  diagnostics.error(source.of(child), "unknown element <" + name + "> in <" + parent.name + ">" +
+                                          hint + " Allowed here: " + allowed + ".");
+}
+
+void check_element(const pugi::xml_node& node, const ElementRule& rule, const XmlSource& source,
+                   Diagnostics& diagnostics) {
+  check_attributes(node, rule, source, diagnostics);
+  if (rule.opaque) return;
+  for (const auto& child : node.children()) {
+    if (child.type() == pugi::node_element) check_child(child, rule, source, diagnostics);
+  }
+}
+
+void check_namespace(const pugi::xml_node& root, const XmlSource& source,
+                     Diagnostics& diagnostics) {
+  const pugi::xml_attribute ns = root.attribute("xmlns");
+  if (!ns) return;
+  const std::string uri = ns.value();
+  if (uri == kEcluseNamespace || uri == kDamarisNamespace) return;
+  diagnostics.error(source.of(root, "xmlns"),
+                    "unknown namespace '" + uri + "'; use xmlns=\"" + kEcluseNamespace +
+                        "\" (Ecluse) or xmlns=\"" + kDamarisNamespace + "\" (Damaris 1.x).");
+}
+
+}  // namespace
+
+const ElementRule* find_rule(const std::string& element) {
+  for (const auto& rule : rules()) {
+    if (rule.name == element) return &rule;
+  }
+  return nullptr;
+}
+
+void check_schema(const pugi::xml_document& document, const XmlSource& source,
+                  Diagnostics& diagnostics) {
+  const pugi::xml_node root = document.document_element();
+  if (!root || std::string(root.name()) != "simulation") {
+    const std::string found = root ? "<" + std::string(root.name()) + ">" : "nothing";
+    diagnostics.error(root ? source.of(root) : source.at(0),
+                      "the root element must be <simulation>, found " + found +
+                          "; start the file with <simulation name=\"...\">.");
+    return;
+  }
+  check_namespace(root, source, diagnostics);
+  check_element(root, *find_rule("simulation"), source, diagnostics);
+  if (!root.child("architecture")) {
+    diagnostics.error(source.of(root),
+                      "<simulation> needs an <architecture> element; add at least "
+                      "<architecture><domains count=\"1\"/></architecture>.");
+  }
+}
+
+}  // namespace ecluse

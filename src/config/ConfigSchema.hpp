@@ -1,0 +1,34 @@
+// The shape of a configuration file: which elements, attributes and children are allowed.
+#pragma once
+
+#include <pugixml.hpp>
+
+#include <string>
+#include <vector>
+
+#include "config/Diagnostics.hpp"
+#include "config/XmlSource.hpp"
+
+namespace ecluse {
+
+/** Namespaces accepted on <simulation>: Ecluse's own and Damaris 1.x's. */
+inline constexpr const char* kEcluseNamespace = "urn:ecluse:config:1";
+inline constexpr const char* kDamarisNamespace = "http://damaris.gforge.inria.fr/damaris/model";
+
+struct ElementRule {
+  std::string name;
+  std::vector<std::string> attributes;
+  std::vector<std::string> required;
+  std::vector<std::string> children;
+  bool opaque = false;  // content not interpreted (visualization sections)
+};
+
+/** Rule of an element by name, or nullptr. */
+const ElementRule* find_rule(const std::string& element);
+
+/** Checks names of elements and attributes, required attributes and the root; records every
+ * problem in `diagnostics`. */
+void check_schema(const pugi::xml_document& document, const XmlSource& source,
+                  Diagnostics& diagnostics);
+
+}  // namespace ecluse

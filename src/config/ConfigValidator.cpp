@@ -1,0 +1,168 @@
+// Cross-reference checks: names defined once, references resolved, layouts evaluable.
+#include "config/ConfigValidator.hpp"
+
+#include <map>
+
+#include "config/Parameters.hpp"
+#include "config/Suggest.hpp"
+#include "ecluse/Error.hpp"
+
+namespace ecluse {
+namespace {
+
+template <class T>
+std::vector<std::string> names_of(const std::vector<T>& items) {
+  std::vector<std::string> out;
+  for (const auto& item : items) out.push_back(item.name);
+  return out;
+}
+
+template <class T>
+void check_unique(const std::vector<T>& items, const std::string& kind, Diagnostics& d) {
+  std::map<std::string, const T*> seen;
+  for (const auto& item : items) {
+    auto [it, inserted] = seen.emplace(item.name, &item);
+    if (inserted) continue;
+    d.error(item.where, "duplicate " + kind + " '" + item.name + "' (first defined at " +
+                            to_string(it->second->where) + "); rename or remove one of them.");
+  }
+}
+
+/** Full name of `name` seen from `scope`: scope + name if that exists, else name itself. */
+template <class T>
+std::string resolve(const std::vector<T>& items, const std::string& scope,
+                    const std::string& name) {
+  for (const auto& item : items) {
+    if (!scope.empty() && item.name == scope + name) return item.name;
+  }
+  for (const auto& item : items) {
+    if (item.name == name) return item.name;
+  }
+  return "";
+}
+
+template <class T>
+bool resolve_reference(std::string& reference, const std::vector<T>& items,
+                       const std::string& scope, const std::string& what, Diagnostics& d,
+                       const SourceLocation& where, const std::string& fix) {
+  const std::string full = resolve(items, scope, reference);
+  if (!full.empty()) {
+    reference = full;
+    return true;
+  }
+  std::string hint = closest(reference, names_of(items));
+  hint = hint.empty() ? "." : "; did you mean '" + hint + "'?";
+  d.error(where, what + " '" + reference + "' which is not defined" + hint + " " + fix);
+  return false;
+}
+
+void check_variable_stores(const Variable& v, const Config& config, Diagnostics& d);
+
+void check_variable(Variable& v, const Config& config, Diagnostics& d) {
+  const std::string who = "variable '" + v.name + "' uses";
+  resolve_reference(v.layout, config.layouts, v.group, who + " layout", d, v.where,
+                    "Fix the name or define it with <layout name=\"" + v.layout +
+                        "\" type=\"...\" dimensions=\"...\"/>.");
+  if (v.mesh.empty()) return check_variable_stores(v, config, d);
+  resolve_reference(v.mesh, config.meshes, v.group, who + " mesh", d, v.where,
+                    "Fix the name or define it with <mesh name=\"" + v.mesh + "\" .../>.");
+  check_variable_stores(v, config, d);
+}
+
+void check_variable_stores(const Variable& v, const Config& config, Diagnostics& d) {
+  const std::string who = "variable '" + v.name + "' uses";
+  for (const auto& store : v.stores) {
+    if (config.find_store(store)) continue;
+    std::string hint = closest(store, names_of(config.stores));
+    hint = hint.empty() ? "." : "; did you mean '" + hint + "'?";
+    d.error(v.where, who + " store '" + store + "' which is not defined in <storage>" + hint +
+                         " Fix the name or add <store name=\"" + store + "\" type=\"HDF5\">.");
+  }
+}
+
+void check_mesh(Mesh& mesh, const Config& config, Diagnostics& d) {
+  for (auto& coord : mesh.coords) {
+    resolve_reference(coord.name, config.variables, mesh.group,
+                      "mesh '" + mesh.name + "' has a coordinate variable", d, mesh.where,
+                      "Fix the name or declare the variable.");
+  }
+}
+
+bool check_layout_parameters(const Layout& layout, const Config& config,
+                             const Parameters& parameters, Diagnostics& d) {
+  std::vector<const Expression*> all;
+  for (const auto& e : layout.dimensions) all.push_back(&e);
+  for (const auto& e : layout.global) all.push_back(&e);
+  for (const auto& [lo, hi] : layout.ghosts) all.insert(all.end(), {&lo, &hi});
+  bool ok = true;
+  for (const Expression* e : all) {
+    for (const auto& name : e->names()) {
+      if (parameters.integer(name, scope_of(layout.name))) continue;
+      ok = false;
+      const std::string full = resolve(config.parameters, scope_of(layout.name), name);
+      if (!full.empty()) {
+        d.error(layout.where, "layout '" + layout.name + "' uses parameter '" + name +
+                                  "' which is a " +
+                                  std::string(data_type_name(config.find_parameter(full)->type)) +
+                                  "; only integer parameters (short, int, long) can be used in "
+                                  "dimensions.");
+        continue;
+      }
+      std::string hint = closest(name, names_of(config.parameters));
+      hint = hint.empty() ? "." : "; did you mean '" + hint + "'?";
+      d.error(layout.where, "layout '" + layout.name + "' uses parameter '" + name +
+                                "' which is not declared" + hint + " Declare <parameter name=\"" +
+                                name + "\" type=\"int\" value=\"...\"/>.");
+    }
+  }
+  return ok;
+}
+
+void check_layouts(const Config& config, Diagnostics& d) {
+  Diagnostics ignored;  // value errors are reported by the Parameters built in validate_config
+  const Parameters parameters(config, ignored);
+  for (const Layout& layout : config.layouts) {
+    if (layout.broken || !check_layout_parameters(layout, config, parameters, d)) continue;
+    try {
+      (void)evaluate_layout(layout, parameters);
+    } catch (const Error& e) {
+      d.error(layout.where, e.what());
+    }
+  }
+}
+
+void check_architecture(const Config& config, Diagnostics& d) {
+  const Architecture& a = config.architecture;
+  if (a.dedicated_cores > 0 && a.dedicated_nodes > 0) {
+    d.error(a.dedicated_where,
+            "<dedicated> asks for both cores=\"" + std::to_string(a.dedicated_cores) +
+                "\" and nodes=\"" + std::to_string(a.dedicated_nodes) +
+                "\"; choose one approach: set the other to 0.");
+  }
+}
+
+void check_events(const Config& config, Diagnostics& d) {
+  for (const Event& e : config.events) {
+    if (e.action.empty()) {
+      d.error(e.where, "event '" + e.name + "' has an empty action; name the function to call.");
+    }
+  }
+}
+
+}  // namespace
+
+void validate_config(Config& config, Diagnostics& d) {
+  check_unique(config.layouts, "layout", d);
+  check_unique(config.variables, "variable", d);
+  check_unique(config.meshes, "mesh", d);
+  check_unique(config.stores, "store", d);
+  check_unique(config.events, "event", d);
+  { const Parameters values(config, d); }
+  for (auto& v : config.variables) check_variable(v, config, d);
+  for (auto& mesh : config.meshes) check_mesh(mesh, config, d);
+  check_layouts(config, d);
+  check_architecture(config, d);
+  check_events(config, d);
+}
+
+}  // namespace ecluse

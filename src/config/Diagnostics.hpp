@@ -1,0 +1,26 @@
+// Collects every configuration error so that a user sees them all at once.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "config/Config.hpp"
+
+namespace ecluse {
+
+class Diagnostics {
+ public:
+  /** Records "file:line:col: what"; `what` says what is wrong and how to fix it. */
+  void error(const SourceLocation& where, const std::string& what);
+  /** An error that has no place in the file (e.g. the file cannot be read). */
+  void error(const std::string& what);
+  [[nodiscard]] bool empty() const { return messages_.empty(); }
+  [[nodiscard]] std::string text() const;
+  /** Throws Error(ECLUSE_CONFIG_ERROR) with every message, one per line, if any. */
+  void raise_if_any() const;
+
+ private:
+  std::vector<std::string> messages_;
+};
+
+}  // namespace ecluse

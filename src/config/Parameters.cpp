@@ -1,0 +1,156 @@
+// Parameter values and layout evaluation.
+#include "config/Parameters.hpp"
+
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+
+#include "ecluse/Error.hpp"
+
+namespace ecluse {
+namespace {
+
+template <class T>
+std::vector<unsigned char> bytes_of(T value) {
+  std::vector<unsigned char> out(sizeof(T));
+  std::memcpy(out.data(), &value, sizeof(T));
+  return out;
+}
+
+template <class T>
+T value_of(const std::vector<unsigned char>& bytes) {
+  T value{};
+  std::memcpy(&value, bytes.data(), sizeof(T));
+  return value;
+}
+
+std::optional<std::vector<unsigned char>> parse_integer(DataType type, const std::string& text) {
+  std::int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+  switch (type) {
+    case DataType::Int8: return bytes_of(static_cast<std::int8_t>(v));
+    case DataType::Int16: return bytes_of(static_cast<std::int16_t>(v));
+    case DataType::Int32: return bytes_of(static_cast<std::int32_t>(v));
+    default: return bytes_of(v);
+  }
+}
+
+std::optional<std::vector<unsigned char>> parse_value(DataType type, const std::string& text) {
+  if (type == DataType::String) return std::vector<unsigned char>(text.begin(), text.end());
+  if (is_integer(type)) return parse_integer(type, text);
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size()) return std::nullopt;
+  if (type == DataType::Float32) return bytes_of(static_cast<float>(v));
+  return bytes_of(v);
+}
+
+std::int64_t as_integer(DataType type, const std::vector<unsigned char>& bytes) {
+  switch (type) {
+    case DataType::Int8: return value_of<std::int8_t>(bytes);
+    case DataType::Int16: return value_of<std::int16_t>(bytes);
+    case DataType::Int32: return value_of<std::int32_t>(bytes);
+    default: return value_of<std::int64_t>(bytes);
+  }
+}
+
+}  // namespace
+
+Parameters::Parameters(const Config& config, Diagnostics& diagnostics) {
+  for (const Parameter& p : config.parameters) {
+    auto bytes = parse_value(p.type, p.value);
+    if (!bytes) {
+      diagnostics.error(p.where, "parameter '" + p.name + "' has value '" + p.value +
+                                     "' which is not a " + std::string(data_type_name(p.type)) +
+                                     "; give a value of its type.");
+      bytes = std::vector<unsigned char>(data_type_size(p.type), 0);
+    }
+    auto [it, inserted] = values_.try_emplace(p.name, Value{&p, std::move(*bytes)});
+    if (!inserted) {
+      diagnostics.error(p.where, "duplicate parameter '" + p.name + "' (first defined at " +
+                                     to_string(it->second.declaration->where) +
+                                     "); rename or remove one of them.");
+    }
+  }
+}
+
+const Parameters::Value* Parameters::find(std::string_view name, std::string_view scope) const {
+  if (!scope.empty()) {
+    auto it = values_.find(std::string(scope) + std::string(name));
+    if (it != values_.end()) return &it->second;
+  }
+  auto it = values_.find(name);
+  return it == values_.end() ? nullptr : &it->second;
+}
+
+Parameters::Value& Parameters::existing(std::string_view name) {
+  auto it = values_.find(name);
+  if (it == values_.end()) {
+    throw Error(ECLUSE_UNDEFINED_PARAMETER,
+                "parameter '" + std::string(name) + "' is not declared in the configuration");
+  }
+  return it->second;
+}
+
+std::optional<std::int64_t> Parameters::integer(std::string_view name,
+                                                std::string_view scope) const {
+  const Value* v = find(name, scope);
+  if (!v || !is_integer(v->declaration->type)) return std::nullopt;
+  return as_integer(v->declaration->type, v->bytes);
+}
+
+ParameterLookup Parameters::lookup(std::string scope) const {
+  return [this, scope = std::move(scope)](std::string_view name) { return integer(name, scope); };
+}
+
+void Parameters::get(std::string_view name, void* buffer, std::size_t size) const {
+  const Value* v = find(name, "");
+  if (!v) {
+    throw Error(ECLUSE_UNDEFINED_PARAMETER,
+                "parameter '" + std::string(name) + "' is not declared in the configuration");
+  }
+  const bool text = v->declaration->type == DataType::String;
+  if (text ? size < v->bytes.size() + 1 : size != v->bytes.size()) {
+    throw Error(ECLUSE_ARGUMENT_ERROR,
+                "parameter '" + std::string(name) + "' is a " +
+                    std::string(data_type_name(v->declaration->type)) + " of " +
+                    std::to_string(v->bytes.size() + (text ? 1 : 0)) + " bytes but the buffer has " +
+                    std::to_string(size) + " bytes");
+  }
+  std::memcpy(buffer, v->bytes.data(), v->bytes.size());
+  if (text) static_cast<char*>(buffer)[v->bytes.size()] = '\0';
+}
+
+void Parameters::set(std::string_view name, const void* buffer, std::size_t size) {
+  Value& v = existing(name);
+  const auto* p = static_cast<const unsigned char*>(buffer);
+  if (v.declaration->type == DataType::String) {
+    v.bytes.assign(p, p + strnlen(static_cast<const char*>(buffer), size));
+    return;
+  }
+  if (size != v.bytes.size()) {
+    throw Error(ECLUSE_ARGUMENT_ERROR, "parameter '" + std::string(name) + "' is a " +
+                                           std::string(data_type_name(v.declaration->type)) +
+                                           " of " + std::to_string(v.bytes.size()) +
+                                           " bytes but the buffer has " + std::to_string(size) +
+                                           " bytes");
+  }
+  v.bytes.assign(p, p + size);
+}
+
+std::vector<unsigned char> Parameters::raw(std::string_view name) const {
+  const Value* v = find(name, "");
+  return v ? v->bytes : std::vector<unsigned char>{};
+}
+
+void Parameters::restore(std::string_view name, std::vector<unsigned char> bytes) {
+  existing(name).bytes = std::move(bytes);
+}
+
+std::string scope_of(std::string_view full_name) {
+  const std::size_t slash = full_name.rfind('/');
+  return slash == std::string_view::npos ? "" : std::string(full_name.substr(0, slash + 1));
+}
+
+}  // namespace ecluse

@@ -1,0 +1,57 @@
+// Current values of the configuration's parameters, as raw bytes of their declared types.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/Config.hpp"
+#include "config/Diagnostics.hpp"
+
+namespace ecluse {
+
+class Parameters {
+ public:
+  /** Parses every declared value; bad values are recorded in `diagnostics`. */
+  Parameters(const Config& config, Diagnostics& diagnostics);
+
+  /** Integer value of a parameter, looked up in `scope` ("group/") first, then globally. */
+  [[nodiscard]] std::optional<std::int64_t> integer(std::string_view name,
+                                                    std::string_view scope = "") const;
+  [[nodiscard]] ParameterLookup lookup(std::string scope) const;
+  /** Copies the value into buffer; size must be the type's size (strings: >= length + 1). */
+  void get(std::string_view name, void* buffer, std::size_t size) const;
+  /** Replaces the value; size must be the type's size (strings: any length). */
+  void set(std::string_view name, const void* buffer, std::size_t size);
+  /** The raw bytes of a value, for broadcasting or restoring. */
+  [[nodiscard]] std::vector<unsigned char> raw(std::string_view name) const;
+  void restore(std::string_view name, std::vector<unsigned char> bytes);
+
+ private:
+  struct Value {
+    const Parameter* declaration;
+    std::vector<unsigned char> bytes;
+  };
+  [[nodiscard]] const Value* find(std::string_view name, std::string_view scope) const;
+  Value& existing(std::string_view name);
+  std::map<std::string, Value, std::less<>> values_;
+};
+
+/** Everything a store needs about a layout's shape, in C order. */
+struct LayoutShape {
+  std::vector<std::uint64_t> dims;
+  std::vector<std::uint64_t> ghost_lo, ghost_hi;
+  std::vector<std::uint64_t> global;  // empty when not declared
+  std::uint64_t elements = 0;
+};
+
+/** Evaluates a layout with current parameter values; throws Error(ECLUSE_INVALID_DIMENSIONS)
+ * whose message names the layout, the dimension, the expression and the values used. */
+LayoutShape evaluate_layout(const Layout& layout, const Parameters& parameters);
+
+/** "group/" part of a full name ("" at top level). */
+std::string scope_of(std::string_view full_name);
+
+}  // namespace ecluse

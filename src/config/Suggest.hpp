@@ -1,0 +1,18 @@
+// "Did you mean" suggestions for misspelt names.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ecluse {
+
+/** The candidate closest to `word` (edit distance <= max(1, size/3)), or "" if none is close. */
+std::string closest(std::string_view word, const std::vector<std::string>& candidates);
+/** "; did you mean 'x'?" or "" */
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates,
+                         std::string_view quote = "'");
+/** "a, b, c" */
+std::string join(const std::vector<std::string>& words, std::string_view separator = ", ");
+
+}  // namespace ecluse

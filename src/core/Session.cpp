@@ -1,0 +1,101 @@
+// The C++ API: a thin layer over Runtime that checks arguments.
+#include "ecluse/Session.hpp"
+
+#include "config/ConfigLoader.hpp"
+#include "core/Collective.hpp"
+#include "core/Runtime.hpp"
+
+namespace ecluse {
+namespace {
+
+/** Rank 0 reads the file; every rank gets its text or the same error. */
+std::string read_on_root(const std::string& path, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::string text;
+  run_collectively(comm, [&] {
+    if (rank == 0) text = read_config_file(path);
+  });
+  return broadcast_string(comm, text, 0);
+}
+
+void check_comm(MPI_Comm comm) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    throw Error(ECLUSE_INIT_ERROR, "MPI is not initialized; call MPI_Init before initialize.");
+  }
+  if (comm == MPI_COMM_NULL) throw Error(ECLUSE_ARGUMENT_ERROR, "the communicator is null.");
+}
+
+}  // namespace
+
+Session::Session(std::unique_ptr<Runtime> runtime) : runtime_(std::move(runtime)) {}
+Session::Session(Session&&) noexcept = default;
+Session& Session::operator=(Session&&) noexcept = default;
+Session::~Session() {
+  if (runtime_) runtime_->finalize();
+}
+
+Session Session::from_file(const std::string& path, MPI_Comm comm) {
+  check_comm(comm);
+  return Session(std::make_unique<Runtime>(path, read_on_root(path, comm), comm));
+}
+
+Session Session::from_string(const std::string& xml, MPI_Comm comm) {
+  check_comm(comm);
+  return Session(std::make_unique<Runtime>("<string>", xml, comm));
+}
+
+Runtime& Session::runtime() const {
+  if (!runtime_) throw Error(ECLUSE_NOT_INITIALIZED, "this session was finalized.");
+  return *runtime_;
+}
+
+bool Session::start() { return runtime().start(); }
+MPI_Comm Session::client_comm() const { return runtime().client_comm(); }
+
+void Session::write(std::string_view variable, const void* data, int block) {
+  runtime().client().write(variable, block, data);
+}
+
+void Session::parameter_get(std::string_view name, void* buffer, std::size_t size) const {
+  runtime().parameters().get(name, buffer, size);
+}
+
+void Session::parameter_set(std::string_view name, const void* buffer, std::size_t size) {
+  runtime().client().parameter_set(name, buffer, size);
+}
+
+void Session::set_position(std::string_view variable, std::span<const std::int64_t> position,
+                           int block) {
+  Client& client = runtime().client();
+  const std::size_t rank = client.rank_of(variable);
+  if (position.size() != rank) {
+    throw Error(ECLUSE_ARGUMENT_ERROR, "position of variable '" + std::string(variable) +
+                                           "' has " + std::to_string(position.size()) +
+                                           " values but its layout has " + std::to_string(rank) +
+                                           " dimensions.");
+  }
+  client.set_position(variable, block, position);
+}
+
+std::size_t Session::dimensions_of(std::string_view variable) const {
+  return runtime().client().rank_of(variable);
+}
+
+void Session::signal(std::string_view event) { runtime().signal(event); }
+void Session::bind(std::string_view event, Action action) {
+  runtime().events().bind(event, std::move(action));
+}
+void Session::end_iteration() { runtime().client().end_iteration(); }
+int Session::iteration() const { return runtime().client().iteration(); }
+void Session::stop() { runtime().stop(); }
+
+void Session::finalize() {
+  if (!runtime_) return;
+  runtime_->finalize();
+  runtime_.reset();
+}
+
+}  // namespace ecluse

@@ -1,0 +1,55 @@
+// Dispatch of an iteration's blocks to the stores.
+#include "writer/Writer.hpp"
+
+#include <algorithm>
+#include <optional>
+
+#include "core/Collective.hpp"
+#include "ecluse/Error.hpp"
+
+namespace ecluse {
+namespace {
+
+std::unique_ptr<StoreBackend> make_store(const Store& store, const StoreEnv& env) {
+  const StoreKind* kind = find_store_kind(store.type);
+  if (!kind || !kind->not_built.empty()) {
+    throw Error(ECLUSE_CONFIG_ERROR, to_string(store.where) + ": store '" + store.name +
+                                         "' of type '" + store.type + "' is " +
+                                         (kind ? kind->not_built : "unknown") + ".");
+  }
+  return kind->make(store, env);
+}
+
+}  // namespace
+
+Writer::Writer(const Config& config, const StoreEnv& env, Log& log) : log_(log) {
+  run_collectively(env.comm, [&] {
+    for (const Store& store : config.stores) stores_.push_back({&store, make_store(store, env)});
+  });
+}
+
+bool Writer::serves(const BoundStore& store, const Variable& variable) {
+  if (variable.stores.empty()) return true;
+  return std::find(variable.stores.begin(), variable.stores.end(), store.config->name) !=
+         variable.stores.end();
+}
+
+void Writer::write_iteration(int iteration, const std::vector<BlockData>& blocks) {
+  std::optional<Error> first;
+  for (BoundStore& store : stores_) {
+    std::vector<BlockData> mine;
+    for (const BlockData& block : blocks) {
+      if (serves(store, *block.variable)) mine.push_back(block);
+    }
+    try {
+      store.backend->write_iteration(iteration, mine);
+    } catch (const Error& e) {
+      log_.error("store '" + store.config->name + "' failed at iteration " +
+                 std::to_string(iteration) + ": " + e.what());
+      if (!first) first = e;
+    }
+  }
+  if (first) throw *first;
+}
+
+}  // namespace ecluse

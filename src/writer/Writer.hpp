@@ -1,0 +1,31 @@
+// The writer side: runs every configured store on the blocks of an iteration.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "config/Config.hpp"
+#include "core/Log.hpp"
+#include "store/StoreBackend.hpp"
+
+namespace ecluse {
+
+class Writer {
+ public:
+  /** Creates one backend per <store>; collective over env.comm (errors agreed by all). */
+  Writer(const Config& config, const StoreEnv& env, Log& log);
+  /** Runs every store with the blocks of the variables it serves; every store runs even if
+   * one fails, then the first error is thrown. Collective over env.comm. */
+  void write_iteration(int iteration, const std::vector<BlockData>& blocks);
+
+ private:
+  struct BoundStore {
+    const Store* config;
+    std::unique_ptr<StoreBackend> backend;
+  };
+  [[nodiscard]] static bool serves(const BoundStore& store, const Variable& variable);
+  std::vector<BoundStore> stores_;
+  Log& log_;
+};
+
+}  // namespace ecluse
