@@ -1,0 +1,287 @@
+// The C API under time partitioning with real ranks: every block read back bit for bit.
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <sys/resource.h>
+
+#include <csignal>
+#include <cstdint>
+#include <filesystem>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "TestSupport.hpp"
+#include "ecluse/ecluse.h"
+
+namespace {
+
+using ecluse::test::as_bytes;
+using ecluse::test::read_dataset;
+
+int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+int world_size() {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+std::string config(const std::string& dir, const std::string& data, const std::string& mode,
+                   int domains = 1) {
+  return R"(<simulation name="sim" xmlns="urn:ecluse:config:1"><architecture><domains count=")" +
+         std::to_string(domains) + R"("/></architecture><data>)" + data +
+         R"(</data><storage><store name="s" type="HDF5"><option key="FileMode">)" + mode +
+         R"(</option><option key="FilesPath">)" + dir + R"(</option></store></storage>
+         <actions><event name="ping" action="no_such_function"/></actions></simulation>)";
+}
+
+void expect_ok(int status) { ASSERT_EQ(status, ECLUSE_OK) << ecluse_error_message(); }
+
+/** Initializes from a string; finalizes at scope exit. */
+struct Init {
+  explicit Init(const std::string& xml) {
+    status = ecluse_initialize_string(xml.c_str(), MPI_COMM_WORLD);
+  }
+  ~Init() {
+    if (status == ECLUSE_OK) ecluse_finalize();
+  }
+  int status;
+};
+
+std::string file_per_process(const std::string& dir, int it, int rank) {
+  return dir + "/sim_It" + std::to_string(it) + "_Pr" + std::to_string(rank) + ".h5";
+}
+
+TEST(ApiTp, SeveralDomainsTypesGhostsAndGroupsReadBackBitForBit) {
+  const std::string dir = ecluse::test::fresh_dir("fpp");
+  const std::string data = R"(
+    <parameter name="N" type="int" value="5"/>
+    <layout name="g" type="double" dimensions="N+2,3" ghosts="1:1,0:0"/>
+    <layout name="b" type="char" dimensions="7"/>
+    <group name="grp"><layout name="l" type="long" dimensions="2,N"/>
+      <variable name="v" layout="l" unit="m/s"/></group>
+    <variable name="field" layout="g" unit="K"/>
+    <variable name="bytes" layout="b"/>)";
+  Init init(config(dir, data, "FilePerCore", 2));
+  expect_ok(init.status);
+  int is_client = 0;
+  expect_ok(ecluse_start(&is_client));
+  ASSERT_EQ(is_client, 1);
+  const int rank = world_rank();
+  for (int it = 0; it < 3; ++it) {
+    for (int blk = 0; blk < 2; ++blk) {
+      std::vector<double> field(7 * 3);
+      std::iota(field.begin(), field.end(), 1000.0 * it + 100.0 * blk + 10.0 * rank);
+      std::vector<std::int8_t> bytes(7, static_cast<std::int8_t>(-it - blk - rank));
+      std::vector<std::int64_t> v(10);
+      std::iota(v.begin(), v.end(), (std::int64_t{1} << 40) + it * 100 + blk * 10 + rank);
+      const std::int64_t pos[2] = {rank * 5, blk * 3};
+      expect_ok(ecluse_set_block_position("field", blk, pos));
+      expect_ok(ecluse_write_block("field", blk, field.data()));
+      expect_ok(ecluse_write_block("bytes", blk, bytes.data()));
+      expect_ok(ecluse_write_block("grp/v", blk, v.data()));
+    }
+    expect_ok(ecluse_end_iteration());
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int it = 0; it < 3; ++it) {
+    const std::string file = file_per_process(dir, it, rank);
+    for (int blk = 0; blk < 2; ++blk) {
+      const std::string p = "/P" + std::to_string(rank) + "/B" + std::to_string(blk);
+      std::vector<double> full(7 * 3);
+      std::iota(full.begin(), full.end(), 1000.0 * it + 100.0 * blk + 10.0 * rank);
+      std::vector<double> interior(full.begin() + 3, full.end() - 3);  // ghost rows stripped
+      const auto f = read_dataset(file, "field" + p);
+      EXPECT_EQ(f.dims, (std::vector<std::uint64_t>{5, 3}));
+      EXPECT_EQ(f.bytes, as_bytes(interior));
+      EXPECT_EQ(read_dataset(file, "bytes" + p).bytes,
+                as_bytes(std::vector<std::int8_t>(7, static_cast<std::int8_t>(-it - blk - rank))));
+      std::vector<std::int64_t> v(10);
+      std::iota(v.begin(), v.end(), (std::int64_t{1} << 40) + it * 100 + blk * 10 + rank);
+      EXPECT_EQ(read_dataset(file, "grp/v" + p).bytes, as_bytes(v));
+      EXPECT_EQ(ecluse::test::read_int_attribute(file, "field" + p, "global_offset"),
+                (std::vector<std::int64_t>{rank * 5, blk * 3}));
+      EXPECT_EQ(ecluse::test::read_string_attribute(file, "grp/v" + p, "units"), "m/s");
+    }
+  }
+}
+
+TEST(ApiTp, FortranLayoutIsStoredInCOrderAtItsPosition) {
+  const std::string dir = ecluse::test::fresh_dir("fortran");
+  const int size = world_size();
+  const std::string data =
+      R"(<parameter name="NX" type="int" value="4"/><parameter name="NY" type="int" value="3"/>
+      <parameter name="P" type="int" value=")" + std::to_string(size) + R"("/>
+      <layout name="f" type="float" dimensions="NX,NY" global="NX*P,NY" language="fortran"/>
+      <variable name="u" layout="f"/>)";
+  Init init(config(dir, data, "Collective"));
+  expect_ok(init.status);
+  const int rank = world_rank();
+  // Fortran u(NX, NY): x varies fastest in memory; u(i, j) = 100*(global i) + j.
+  std::vector<float> u(4 * 3);
+  for (int j = 0; j < 3; ++j) {
+    for (int i = 0; i < 4; ++i) u[static_cast<std::size_t>(j * 4 + i)] = static_cast<float>(100 * (rank * 4 + i) + j);
+  }
+  const std::int64_t pos[2] = {rank * 4, 0};  // Fortran order: x offset first
+  expect_ok(ecluse_set_position("u", pos));
+  expect_ok(ecluse_write("u", u.data()));
+  expect_ok(ecluse_end_iteration());
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank != 0) return;
+  const auto d = read_dataset(dir + "/sim_It0.h5", "u");
+  ASSERT_EQ(d.dims, (std::vector<std::uint64_t>{3, static_cast<std::uint64_t>(4 * size)}));
+  std::vector<float> want(static_cast<std::size_t>(3 * 4 * size));
+  for (int j = 0; j < 3; ++j) {
+    for (int i = 0; i < 4 * size; ++i) want[static_cast<std::size_t>(j * 4 * size + i)] = static_cast<float>(100 * i + j);
+  }
+  EXPECT_EQ(d.bytes, as_bytes(want));
+}
+
+TEST(ApiTp, LayoutsFollowParametersAndBadValuesAreRefused) {
+  const std::string dir = ecluse::test::fresh_dir("param");
+  Init init(config(dir, R"(<parameter name="N" type="int" value="2"/>
+      <parameter name="D" type="int" value="1"/>
+      <layout name="l" type="int" dimensions="N/D"/><variable name="x" layout="l"/>)",
+                   "FilePerCore"));
+  expect_ok(init.status);
+  const int n = 6;
+  expect_ok(ecluse_parameter_set("N", &n, sizeof n));
+  std::vector<int> x{1, 2, 3, 4, 5, 6};
+  expect_ok(ecluse_write("x", x.data()));
+  expect_ok(ecluse_end_iteration());
+  const int zero = 0;
+  EXPECT_EQ(ecluse_parameter_set("D", &zero, sizeof zero), ECLUSE_INVALID_DIMENSIONS);
+  EXPECT_STREQ(ecluse_error_message(),
+               "parameter 'D' was not changed: the new value would break layout 'l': dimension 1 "
+               "\"N/D\": division by zero (N=6, D=0); change the parameter values or the "
+               "expression.");
+  int d = -1;
+  expect_ok(ecluse_parameter_get("D", &d, sizeof d));
+  EXPECT_EQ(d, 1);
+  long wrong = 0;
+  EXPECT_EQ(ecluse_parameter_get("N", &wrong, sizeof wrong), ECLUSE_ARGUMENT_ERROR);
+  EXPECT_STREQ(ecluse_error_message(),
+               "parameter 'N' is a int of 4 bytes but the buffer has 8 bytes");
+  EXPECT_EQ(ecluse_parameter_get("M", &d, sizeof d), ECLUSE_UNDEFINED_PARAMETER);
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_EQ(read_dataset(file_per_process(dir, 0, world_rank()), "x/P" + std::to_string(world_rank())).bytes,
+            as_bytes(x));
+}
+
+TEST(ApiTp, BadCallsGetClearErrorsAndTheRunGoesOn) {
+  const std::string dir = ecluse::test::fresh_dir("bad");
+  std::vector<double> data(4, 1.0);
+  EXPECT_EQ(ecluse_write("x", data.data()), ECLUSE_NOT_INITIALIZED);
+  EXPECT_STREQ(ecluse_error_message(),
+               "Ecluse is not initialized; call ecluse_initialize first (or it was finalized).");
+  Init init(config(dir, R"(<layout name="l" type="double" dimensions="4"/>
+      <variable name="temp" layout="l"/>)", "FilePerCore", 2));
+  expect_ok(init.status);
+  EXPECT_EQ(ecluse_initialize_string("<simulation/>", MPI_COMM_WORLD), ECLUSE_ALREADY_INITIALIZED);
+  EXPECT_EQ(ecluse_write("tmp", data.data()), ECLUSE_UNDEFINED_VARIABLE);
+  EXPECT_STREQ(ecluse_error_message(),
+               "variable 'tmp' is not declared in <string>; did you mean 'temp'? Declare it with "
+               "<variable name=\"tmp\" layout=\"...\"/>.");
+  EXPECT_EQ(ecluse_write_block("temp", 2, data.data()), ECLUSE_INVALID_BLOCK);
+  EXPECT_STREQ(ecluse_error_message(),
+               "block 2 of variable 'temp' is out of range: <domains count=\"2\"/> allows blocks 0 "
+               "to 1.");
+  EXPECT_EQ(ecluse_write("temp", nullptr), ECLUSE_ARGUMENT_ERROR);
+  EXPECT_EQ(ecluse_signal("pong"), ECLUSE_UNDEFINED_ACTION);
+  EXPECT_STREQ(ecluse_error_message(),
+               "event 'pong' is not declared in <string>; did you mean 'ping'? Declare it in "
+               "<actions> with <event name=\"pong\" action=\"...\"/>.");
+  EXPECT_EQ(ecluse_signal("ping"), ECLUSE_UNDEFINED_ACTION);
+  EXPECT_STREQ(ecluse_error_message(),
+               "event 'ping': function 'no_such_function' not found in the program; export it "
+               "(extern \"C\", linked with -rdynamic) or bind one with ecluse_bind.");
+  expect_ok(ecluse_write("temp", data.data()));
+  expect_ok(ecluse_end_iteration());
+  int it = -1;
+  expect_ok(ecluse_get_iteration(&it));
+  EXPECT_EQ(it, 1);
+}
+
+int calls = 0;
+int last_iteration = -1;
+void count_call(const char*, int32_t, int32_t iteration, const char*) {
+  ++calls;
+  last_iteration = iteration;
+}
+
+TEST(ApiTp, BoundActionRunsOnSignal) {
+  const std::string dir = ecluse::test::fresh_dir("signal");
+  Init init(config(dir, "", "FilePerCore"));
+  expect_ok(init.status);
+  expect_ok(ecluse_bind("ping", count_call));
+  expect_ok(ecluse_end_iteration());
+  expect_ok(ecluse_signal("ping"));
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(last_iteration, 1);
+}
+
+TEST(ApiTp, EveryRankGetsTheSameConfigError) {
+  const int status = ecluse_initialize("/nonexistent/ecluse.xml", MPI_COMM_WORLD);
+  int low = 0, high = 0;
+  MPI_Allreduce(&status, &low, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&status, &high, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(low, ECLUSE_CONFIG_ERROR);
+  EXPECT_EQ(high, ECLUSE_CONFIG_ERROR);
+  EXPECT_STREQ(ecluse_error_message(),
+               "cannot read configuration file '/nonexistent/ecluse.xml': No such file or "
+               "directory; check the path given to ecluse_initialize.");
+}
+
+TEST(ApiTp, NonTimeVaryingVariablesAreWrittenOnce) {
+  const std::string dir = ecluse::test::fresh_dir("once");
+  Init init(config(dir, R"(<layout name="l" type="int" dimensions="3"/>
+      <variable name="mesh" layout="l" time-varying="false"/><variable name="t" layout="l"/>)",
+                   "FilePerCore"));
+  expect_ok(init.status);
+  std::vector<int> values{7, 8, 9};
+  for (int it = 0; it < 2; ++it) {
+    expect_ok(ecluse_write("mesh", values.data()));
+    expect_ok(ecluse_write("t", values.data()));
+    expect_ok(ecluse_end_iteration());
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  const int rank = world_rank();
+  const std::string p = "/P" + std::to_string(rank);
+  EXPECT_TRUE(ecluse::test::dataset_exists(file_per_process(dir, 0, rank), "mesh" + p));
+  EXPECT_FALSE(ecluse::test::dataset_exists(file_per_process(dir, 1, rank), "mesh" + p));
+  EXPECT_TRUE(ecluse::test::dataset_exists(file_per_process(dir, 1, rank), "t" + p));
+}
+
+TEST(ApiTp, FullDiskFailsTheIterationKeepsEarlierFilesAndTheRunGoesOn) {
+  const std::string dir = ecluse::test::fresh_dir("full");
+  Init init(config(dir, R"(<layout name="l" type="double" dimensions="100000"/>
+      <variable name="big" layout="l"/>)", "FilePerCore"));
+  expect_ok(init.status);
+  std::vector<double> values(100000, 3.5);
+  expect_ok(ecluse_write("big", values.data()));
+  expect_ok(ecluse_end_iteration());
+  std::signal(SIGXFSZ, SIG_IGN);
+  rlimit saved{};
+  getrlimit(RLIMIT_FSIZE, &saved);
+  rlimit small = saved;
+  small.rlim_cur = 64 * 1024;  // smaller than one iteration's file: the "disk" is full
+  setrlimit(RLIMIT_FSIZE, &small);
+  expect_ok(ecluse_write("big", values.data()));
+  EXPECT_EQ(ecluse_end_iteration(), ECLUSE_IO_ERROR);
+  setrlimit(RLIMIT_FSIZE, &saved);
+  const int rank = world_rank();
+  EXPECT_FALSE(std::filesystem::exists(file_per_process(dir, 1, rank)));
+  EXPECT_FALSE(std::filesystem::exists(file_per_process(dir, 1, rank) + ".part"));
+  EXPECT_EQ(read_dataset(file_per_process(dir, 0, rank), "big/P" + std::to_string(rank)).bytes,
+            as_bytes(values));
+  expect_ok(ecluse_write("big", values.data()));
+  expect_ok(ecluse_end_iteration());
+  EXPECT_EQ(read_dataset(file_per_process(dir, 2, rank), "big/P" + std::to_string(rank)).bytes,
+            as_bytes(values));
+}
+
+}  // namespace
