@@ -5,14 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(call)                                                                      \
-  do {                                                                                   \
-    int err_ = (call);                                                                   \
-    if (err_ != ECLUSE_OK) {                                                             \
-      fprintf(stderr, "%s failed: %s: %s\n", #call, ecluse_status_name(err_),            \
-              ecluse_error_message());                                                   \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                      \
-    }                                                                                    \
+#define CHECK(call)                                                           \
+  do {                                                                        \
+    int err_ = (call);                                                        \
+    if (err_ != ECLUSE_OK) {                                                  \
+      fprintf(stderr, "%s failed: %s: %s\n", #call, ecluse_status_name(err_), \
+              ecluse_error_message());                                        \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                           \
+    }                                                                         \
   } while (0)
 
 /* Called by Ecluse when the simulation signals "checkpoint" (declared in <actions>). */
@@ -22,7 +22,9 @@ void on_checkpoint(const char* event, int32_t source, int32_t iteration, const c
 }
 
 /* Value of global cell (i, j) at an iteration: known, so readers can check the output. */
-static double expected(int iteration, long i, long j) { return iteration * 1e6 + i * 1e3 + j; }
+static double expected(int iteration, long i, long j) {
+  return iteration * 1e6 + i * 1e3 + j;
+}
 
 static void compute(double* slab, int nx, int ny, long x0, int iteration) {
   for (int i = 0; i < nx + 2; i++)

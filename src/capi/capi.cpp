@@ -135,10 +135,10 @@ int ecluse_bind(const char* event, ecluse_signal_t action) {
   return guard([&] {
     require(event, "the event name");
     require(reinterpret_cast<const void*>(action), "the action");
-    current().bind(event, [action](const std::string& e, int source, int iteration,
-                                   const std::string& args) {
-      action(e.c_str(), source, iteration, args.c_str());
-    });
+    current().bind(
+        event, [action](const std::string& e, int source, int iteration, const std::string& args) {
+          action(e.c_str(), source, iteration, args.c_str());
+        });
   });
 }
 
@@ -164,18 +164,35 @@ int ecluse_finalize(void) {
   });
 }
 
-const char* ecluse_error_message(void) { return last_error.c_str(); }
+const char* ecluse_error_message(void) {
+  return last_error.c_str();
+}
 
 const char* ecluse_status_name(int status) {
-  static const char* names[] = {
-      "ECLUSE_OK",           "ECLUSE_INIT_ERROR",         "ECLUSE_FINALIZE_ERROR",
-      "ECLUSE_CORE_IS_SERVER", "ECLUSE_NO_SERVER",        "ECLUSE_ALLOCATION_ERROR",
-      "ECLUSE_CONFIG_ERROR", "ECLUSE_ARGUMENT_ERROR",     "ECLUSE_MPI_ERROR",
-      "ECLUSE_DATASPACE_ERROR", "ECLUSE_CHANNEL_ERROR",   "ECLUSE_INVALID_TAG",
-      "ECLUSE_NOT_INITIALIZED", "ECLUSE_ALREADY_INITIALIZED", "ECLUSE_UNDEFINED_ACTION",
-      "ECLUSE_UNDEFINED_PARAMETER", "ECLUSE_UNDEFINED_VARIABLE", "ECLUSE_INVALID_BLOCK",
-      "ECLUSE_INVALID_DIMENSIONS", "ECLUSE_BLOCK_NOT_FOUND", "ECLUSE_REACTOR_NOT_FOUND",
-      "ECLUSE_BIND_ERROR",   "ECLUSE_ERROR_UNKNOWN",      "ECLUSE_IO_ERROR"};
+  static const char* names[] = {"ECLUSE_OK",
+                                "ECLUSE_INIT_ERROR",
+                                "ECLUSE_FINALIZE_ERROR",
+                                "ECLUSE_CORE_IS_SERVER",
+                                "ECLUSE_NO_SERVER",
+                                "ECLUSE_ALLOCATION_ERROR",
+                                "ECLUSE_CONFIG_ERROR",
+                                "ECLUSE_ARGUMENT_ERROR",
+                                "ECLUSE_MPI_ERROR",
+                                "ECLUSE_DATASPACE_ERROR",
+                                "ECLUSE_CHANNEL_ERROR",
+                                "ECLUSE_INVALID_TAG",
+                                "ECLUSE_NOT_INITIALIZED",
+                                "ECLUSE_ALREADY_INITIALIZED",
+                                "ECLUSE_UNDEFINED_ACTION",
+                                "ECLUSE_UNDEFINED_PARAMETER",
+                                "ECLUSE_UNDEFINED_VARIABLE",
+                                "ECLUSE_INVALID_BLOCK",
+                                "ECLUSE_INVALID_DIMENSIONS",
+                                "ECLUSE_BLOCK_NOT_FOUND",
+                                "ECLUSE_REACTOR_NOT_FOUND",
+                                "ECLUSE_BIND_ERROR",
+                                "ECLUSE_ERROR_UNKNOWN",
+                                "ECLUSE_IO_ERROR"};
   if (status < 0 || status >= ECLUSE_STATUS_COUNT) return "ECLUSE_UNKNOWN_STATUS";
   return names[status];
 }

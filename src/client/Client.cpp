@@ -28,10 +28,10 @@ const Variable& Client::variable(std::string_view name) const {
 void Client::check_block(const Variable& v, int block) const {
   const int domains = config_.architecture.domains;
   if (block >= 0 && block < domains) return;
-  throw Error(ECLUSE_INVALID_BLOCK,
-              "block " + std::to_string(block) + " of variable '" + v.name +
-                  "' is out of range: <domains count=\"" + std::to_string(domains) +
-                  "\"/> allows blocks 0 to " + std::to_string(domains - 1) + ".");
+  throw Error(ECLUSE_INVALID_BLOCK, "block " + std::to_string(block) + " of variable '" + v.name +
+                                        "' is out of range: <domains count=\"" +
+                                        std::to_string(domains) + "\"/> allows blocks 0 to " +
+                                        std::to_string(domains - 1) + ".");
 }
 
 const LayoutShape& Client::shape(const Variable& v) {
@@ -40,7 +40,8 @@ const LayoutShape& Client::shape(const Variable& v) {
 
 void Client::refresh_shapes() {
   std::map<const Layout*, LayoutShape> fresh;
-  for (const Layout& layout : config_.layouts) fresh[&layout] = evaluate_layout(layout, parameters_);
+  for (const Layout& layout : config_.layouts)
+    fresh[&layout] = evaluate_layout(layout, parameters_);
   shapes_ = std::move(fresh);
 }
 
@@ -63,8 +64,8 @@ void Client::write(std::string_view name, int block, const void* data) {
   if (!v.enabled || written_once_.count(&v)) return;
   const Layout& layout = *config_.find_layout(v.layout);
   const LayoutShape& s = shape(v);
-  BlockData b{&v, layout.type, iteration_, source_, block, s.dims, s.ghost_lo, s.ghost_hi,
-              s.global, position(v, block), data};
+  BlockData b{&v,         layout.type, iteration_,         source_, block, s.dims, s.ghost_lo,
+              s.ghost_hi, s.global,    position(v, block), data};
   transport_.put(b, s.elements * data_type_size(layout.type));
   if (!v.time_varying) written_now_.insert(&v);
 }

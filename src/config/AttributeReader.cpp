@@ -24,10 +24,18 @@ bool parse_integer(const std::string& text, std::int64_t& out) {
 }
 
 std::uint64_t unit_factor(const std::string& unit) {
-  static const std::vector<std::pair<std::string, std::uint64_t>> units = {
-      {"", 1},           {"b", 1},          {"k", 1000},        {"kb", 1000},
-      {"m", 1000000},    {"mb", 1000000},   {"g", 1000000000},  {"gb", 1000000000},
-      {"kib", 1ull << 10}, {"mib", 1ull << 20}, {"gib", 1ull << 30}, {"tib", 1ull << 40}};
+  static const std::vector<std::pair<std::string, std::uint64_t>> units = {{"", 1},
+                                                                           {"b", 1},
+                                                                           {"k", 1000},
+                                                                           {"kb", 1000},
+                                                                           {"m", 1000000},
+                                                                           {"mb", 1000000},
+                                                                           {"g", 1000000000},
+                                                                           {"gb", 1000000000},
+                                                                           {"kib", 1ull << 10},
+                                                                           {"mib", 1ull << 20},
+                                                                           {"gib", 1ull << 30},
+                                                                           {"tib", 1ull << 40}};
   for (const auto& [name, factor] : units) {
     if (name == unit) return factor;
   }

@@ -23,9 +23,15 @@ const Layout* Config::find_layout(std::string_view name) const {
 const Variable* Config::find_variable(std::string_view name) const {
   return find_named(variables, name);
 }
-const Store* Config::find_store(std::string_view name) const { return find_named(stores, name); }
-const Event* Config::find_event(std::string_view name) const { return find_named(events, name); }
-const Mesh* Config::find_mesh(std::string_view name) const { return find_named(meshes, name); }
+const Store* Config::find_store(std::string_view name) const {
+  return find_named(stores, name);
+}
+const Event* Config::find_event(std::string_view name) const {
+  return find_named(events, name);
+}
+const Mesh* Config::find_mesh(std::string_view name) const {
+  return find_named(meshes, name);
+}
 
 std::string to_string(const SourceLocation& where) {
   return where.file + ":" + std::to_string(where.line) + ":" + std::to_string(where.column);

@@ -85,9 +85,9 @@ class Reader {
     std::string hint = closest(name, data_type_names());
     hint = hint.empty() ? "." : "; did you mean '" + hint + "'?";
     const std::string kind = type ? "cannot be used for array data" : "does not exist";
-    diagnostics_.error(attrs_.where(node, "type"), "type '" + name + "' " + kind + hint +
-                                                       " Known types: " +
-                                                       join(data_type_names()) + ".");
+    diagnostics_.error(
+        attrs_.where(node, "type"),
+        "type '" + name + "' " + kind + hint + " Known types: " + join(data_type_names()) + ".");
     return DataType::Int32;
   }
 
@@ -117,8 +117,8 @@ class Reader {
     } catch (const ExpressionError& e) {
       broken = true;
       diagnostics_.error(source_.in_value(node, name, item.offset + e.offset()),
-                         std::string("syntax error in '") + name + "' of <" + node.name() +
-                             "> \"" + node.attribute(name).value() + "\": " + e.what() +
+                         std::string("syntax error in '") + name + "' of <" + node.name() + "> \"" +
+                             node.attribute(name).value() + "\": " + e.what() +
                              "; write integer expressions over parameters with + - * / % "
                              "and parentheses, separated by commas.");
       return Expression::parse("1");
@@ -152,10 +152,10 @@ class Reader {
     layout.dimensions = expressions(node, "dimensions", layout.broken);
     layout.global = expressions(node, "global", layout.broken);
     read_ghosts(node, layout);
-    const std::string language = attrs_.choice(node, "language",
-                                               {"c", "cpp", "fortran", "python", "unknown"},
-                                               "unknown");
-    layout.fortran = language == "fortran" || (language == "unknown" && config_.language == "fortran");
+    const std::string language =
+        attrs_.choice(node, "language", {"c", "cpp", "fortran", "python", "unknown"}, "unknown");
+    layout.fortran =
+        language == "fortran" || (language == "unknown" && config_.language == "fortran");
     (void)attrs_.boolean(node, "visualizable", true);
     layout.where = source_.of(node);
     config_.layouts.push_back(std::move(layout));
@@ -184,16 +184,16 @@ class Reader {
   void read_mesh(const pugi::xml_node& node, const std::string& prefix) {
     Mesh mesh;
     mesh.name = prefix + checked_name(node);
-    mesh.type = std::string(node.name()) == "curve"
-                    ? "curve"
-                    : attrs_.choice(node, "type",
-                                    {"rectilinear", "curvilinear", "unstructured", "point"},
-                                    "rectilinear");
+    mesh.type =
+        std::string(node.name()) == "curve"
+            ? "curve"
+            : attrs_.choice(node, "type", {"rectilinear", "curvilinear", "unstructured", "point"},
+                            "rectilinear");
     mesh.group = prefix;
     mesh.topology = static_cast<int>(attrs_.integer(node, "topology", 0, 0));
     for (const auto& coord : node.children("coord")) {
-      mesh.coords.push_back({attrs_.text(coord, "name"),
-                             attrs_.text(coord, "unit"), attrs_.text(coord, "label")});
+      mesh.coords.push_back(
+          {attrs_.text(coord, "name"), attrs_.text(coord, "unit"), attrs_.text(coord, "label")});
     }
     mesh.where = source_.of(node);
     config_.meshes.push_back(std::move(mesh));
@@ -220,8 +220,7 @@ class Reader {
     std::string hint = closest(type, names);
     hint = hint.empty() ? "." : "; did you mean '" + hint + "'?";
     diagnostics_.error(attrs_.where(node, "type"), "unknown store type '" + type + "'" + hint +
-                                                       " Known store types: " + join(names) +
-                                                       ".");
+                                                       " Known store types: " + join(names) + ".");
   }
 
   void read_option(const pugi::xml_node& node, Store& store, const StoreKind* kind) {

@@ -10,29 +10,41 @@ namespace {
 
 const std::vector<ElementRule>& rules() {
   static const std::vector<ElementRule> table = {
-      {"simulation", {"name", "language", "xmlns"}, {"name"},
+      {"simulation",
+       {"name", "language", "xmlns"},
+       {"name"},
        {"architecture", "data", "storage", "actions", "scripts", "visit", "paraview", "log"}},
-      {"architecture", {}, {},
+      {"architecture",
+       {},
+       {},
        {"domains", "dedicated", "buffer", "placement", "queue", "virtual-nodes"}},
       {"domains", {"count"}, {"count"}, {}},
       {"dedicated", {"cores", "nodes"}, {}, {}},
       {"buffer",
-       {"name", "size", "type", "blocks", "enabled", "allocator", "policy"}, {"size"}, {}},
+       {"name", "size", "type", "blocks", "enabled", "allocator", "policy"},
+       {"size"},
+       {}},
       {"placement", {"mask", "start", "step", "blocksize", "servers"}, {}, {}},
       {"queue", {"name", "size"}, {}, {}},
       {"virtual-nodes", {"ranks-per-node"}, {"ranks-per-node"}, {}},
       {"data", {}, {}, {"parameter", "layout", "variable", "group", "mesh", "curve"}},
-      {"group", {"name", "enabled", "store"}, {"name"},
+      {"group",
+       {"name", "enabled", "store"},
+       {"name"},
        {"parameter", "layout", "variable", "group", "mesh", "curve"}},
       {"parameter", {"name", "type", "value", "comment"}, {"name", "value"}, {}},
       {"layout",
        {"name", "type", "dimensions", "global", "ghosts", "language", "visualizable", "comment"},
-       {"name", "type", "dimensions"}, {}},
+       {"name", "type", "dimensions"},
+       {}},
       {"variable",
        {"name", "layout", "unit", "enabled", "mesh", "type", "centering", "visualizable",
         "time-varying", "store", "script", "comment", "select"},
-       {"name", "layout"}, {}},
-      {"mesh", {"name", "type", "topology", "time-varying", "comment"}, {"name", "type"},
+       {"name", "layout"},
+       {}},
+      {"mesh",
+       {"name", "type", "topology", "time-varying", "comment"},
+       {"name", "type"},
        {"coord"}},
       {"curve", {"name", "comment"}, {"name"}, {"coord"}},
       {"coord", {"name", "unit", "label", "comment"}, {"name"}, {}},
@@ -40,14 +52,17 @@ const std::vector<ElementRule>& rules() {
       {"store", {"name", "type"}, {"name", "type"}, {"option"}},
       {"option", {"key"}, {"key"}, {}},
       {"actions", {}, {}, {"event", "error"}},
-      {"event", {"name", "action", "library", "execution", "scope", "external"},
-       {"name", "action"}, {}},
+      {"event",
+       {"name", "action", "library", "execution", "scope", "external"},
+       {"name", "action"},
+       {}},
       {"error", {"event", "script", "action", "library"}, {"event"}, {}},
       {"scripts", {}, {}, {"pyscript"}},
       {"pyscript",
        {"name", "file", "language", "frequency", "scheduler-file", "nthreads", "keep-workers",
         "timeout", "execution", "scope", "comment"},
-       {"name", "file"}, {}},
+       {"name", "file"},
+       {}},
       {"visit", {}, {}, {}, true},
       {"paraview", {}, {}, {}, true},
       {"log", {"FileName", "RotationSize", "LogFormat", "LogLevel", "Flush"}, {}, {}},
@@ -55,14 +70,16 @@ const std::vector<ElementRule>& rules() {
   return table;
 }
 
-std::string sentence_end(const std::string& hint) { return hint.empty() ? "." : hint; }
+std::string sentence_end(const std::string& hint) {
+  return hint.empty() ? "." : hint;
+}
 
 bool contains(const std::vector<std::string>& list, const std::string& word) {
   return std::find(list.begin(), list.end(), word) != list.end();
 }
 
-void check_attributes(const pugi::xml_node& node, const ElementRule& rule,
-                      const XmlSource& source, Diagnostics& diagnostics) {
+void check_attributes(const pugi::xml_node& node, const ElementRule& rule, const XmlSource& source,
+                      Diagnostics& diagnostics) {
   for (const auto& attribute : node.attributes()) {
     const std::string name = attribute.name();
     if (contains(rule.attributes, name) || name.rfind("xmlns:", 0) == 0) continue;
@@ -111,9 +128,9 @@ void check_namespace(const pugi::xml_node& root, const XmlSource& source,
   if (!ns) return;
   const std::string uri = ns.value();
   if (uri == kEcluseNamespace || uri == kDamarisNamespace) return;
-  diagnostics.error(source.of(root, "xmlns"),
-                    "unknown namespace '" + uri + "'; use xmlns=\"" + kEcluseNamespace +
-                        "\" (Ecluse) or xmlns=\"" + kDamarisNamespace + "\" (Damaris 1.x).");
+  diagnostics.error(source.of(root, "xmlns"), "unknown namespace '" + uri + "'; use xmlns=\"" +
+                                                  kEcluseNamespace + "\" (Ecluse) or xmlns=\"" +
+                                                  kDamarisNamespace + "\" (Damaris 1.x).");
 }
 
 }  // namespace

@@ -134,10 +134,10 @@ void check_layouts(const Config& config, Diagnostics& d) {
 void check_architecture(const Config& config, Diagnostics& d) {
   const Architecture& a = config.architecture;
   if (a.dedicated_cores > 0 && a.dedicated_nodes > 0) {
-    d.error(a.dedicated_where,
-            "<dedicated> asks for both cores=\"" + std::to_string(a.dedicated_cores) +
-                "\" and nodes=\"" + std::to_string(a.dedicated_nodes) +
-                "\"; choose one approach: set the other to 0.");
+    d.error(a.dedicated_where, "<dedicated> asks for both cores=\"" +
+                                   std::to_string(a.dedicated_cores) + "\" and nodes=\"" +
+                                   std::to_string(a.dedicated_nodes) +
+                                   "\"; choose one approach: set the other to 0.");
   }
 }
 

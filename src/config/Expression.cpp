@@ -109,7 +109,7 @@ class Parser {
   }
 
   static bool is_name_char(char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '/' || c == '.';
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
   }
 
   bool peek(char c) {
@@ -125,28 +125,31 @@ class Parser {
   std::size_t pos_ = 0;
 };
 
-std::int64_t checked(bool overflow, std::int64_t value, std::size_t offset) {
-  if (overflow) throw ExpressionError(offset, "integer overflow");
-  return value;
+std::int64_t arithmetic(const Expression::Node& node, std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  bool overflow = false;
+  if (node.op == '+') overflow = __builtin_add_overflow(a, b, &r);
+  if (node.op == '-') overflow = __builtin_sub_overflow(a, b, &r);
+  if (node.op == '*') overflow = __builtin_mul_overflow(a, b, &r);
+  if (overflow) throw ExpressionError(node.offset, "integer overflow");
+  return r;
 }
 
 std::int64_t apply(const Expression::Node& node, std::int64_t a, std::int64_t b) {
-  std::int64_t r = 0;
-  switch (node.op) {
-    case '+': return checked(__builtin_add_overflow(a, b, &r), r, node.offset);
-    case '-': return checked(__builtin_sub_overflow(a, b, &r), r, node.offset);
-    case '*': return checked(__builtin_mul_overflow(a, b, &r), r, node.offset);
-    default: break;
-  }
+  if (node.op == '+' || node.op == '-' || node.op == '*') return arithmetic(node, a, b);
   if (b == 0) {
     throw ExpressionError(node.offset, node.op == '/' ? "division by zero" : "modulo by zero");
+  }
+  if (a == std::numeric_limits<std::int64_t>::min() && b == -1) {
+    throw ExpressionError(node.offset, "integer overflow");
   }
   return node.op == '/' ? a / b : a % b;
 }
 
 std::int64_t eval(const Expression::Node& node, const ParameterLookup& lookup) {
   switch (node.op) {
-    case 'n': return node.number;
+    case 'n':
+      return node.number;
     case 'u': {
       const std::int64_t value = eval(*node.lhs, lookup);
       if (value == std::numeric_limits<std::int64_t>::min()) {
@@ -159,7 +162,8 @@ std::int64_t eval(const Expression::Node& node, const ParameterLookup& lookup) {
       if (!value) throw ExpressionError(node.offset, "unknown parameter '" + node.name + "'");
       return *value;
     }
-    default: return apply(node, eval(*node.lhs, lookup), eval(*node.rhs, lookup));
+    default:
+      return apply(node, eval(*node.lhs, lookup), eval(*node.rhs, lookup));
   }
 }
 

@@ -26,7 +26,7 @@ std::int64_t evaluate(const Layout& layout, const std::string& part, const Expre
     return e.evaluate(lookup);
   } catch (const ExpressionError& error) {
     fail(layout, part + " \"" + e.text() + "\": " + error.what() + values_used(e, lookup) +
-                     "; declare the parameter as an integer or change its value.");
+                     "; change the parameter values or the expression.");
   }
 }
 

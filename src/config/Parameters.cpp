@@ -29,10 +29,14 @@ std::optional<std::vector<unsigned char>> parse_integer(DataType type, const std
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
   switch (type) {
-    case DataType::Int8: return bytes_of(static_cast<std::int8_t>(v));
-    case DataType::Int16: return bytes_of(static_cast<std::int16_t>(v));
-    case DataType::Int32: return bytes_of(static_cast<std::int32_t>(v));
-    default: return bytes_of(v);
+    case DataType::Int8:
+      return bytes_of(static_cast<std::int8_t>(v));
+    case DataType::Int16:
+      return bytes_of(static_cast<std::int16_t>(v));
+    case DataType::Int32:
+      return bytes_of(static_cast<std::int32_t>(v));
+    default:
+      return bytes_of(v);
   }
 }
 
@@ -48,10 +52,14 @@ std::optional<std::vector<unsigned char>> parse_value(DataType type, const std::
 
 std::int64_t as_integer(DataType type, const std::vector<unsigned char>& bytes) {
   switch (type) {
-    case DataType::Int8: return value_of<std::int8_t>(bytes);
-    case DataType::Int16: return value_of<std::int16_t>(bytes);
-    case DataType::Int32: return value_of<std::int32_t>(bytes);
-    default: return value_of<std::int64_t>(bytes);
+    case DataType::Int8:
+      return value_of<std::int8_t>(bytes);
+    case DataType::Int16:
+      return value_of<std::int16_t>(bytes);
+    case DataType::Int32:
+      return value_of<std::int32_t>(bytes);
+    default:
+      return value_of<std::int64_t>(bytes);
   }
 }
 
@@ -115,8 +123,8 @@ void Parameters::get(std::string_view name, void* buffer, std::size_t size) cons
     throw Error(ECLUSE_ARGUMENT_ERROR,
                 "parameter '" + std::string(name) + "' is a " +
                     std::string(data_type_name(v->declaration->type)) + " of " +
-                    std::to_string(v->bytes.size() + (text ? 1 : 0)) + " bytes but the buffer has " +
-                    std::to_string(size) + " bytes");
+                    std::to_string(v->bytes.size() + (text ? 1 : 0)) +
+                    " bytes but the buffer has " + std::to_string(size) + " bytes");
   }
   std::memcpy(buffer, v->bytes.data(), v->bytes.size());
   if (text) static_cast<char*>(buffer)[v->bytes.size()] = '\0';

@@ -35,26 +35,40 @@ const std::vector<std::string>& data_type_names() {
 
 std::size_t data_type_size(DataType type) {
   switch (type) {
-    case DataType::Int8: return 1;
-    case DataType::Int16: return 2;
-    case DataType::Int32: return 4;
-    case DataType::Int64: return 8;
-    case DataType::Float32: return 4;
-    case DataType::Float64: return 8;
-    case DataType::String: return 1;
+    case DataType::Int8:
+      return 1;
+    case DataType::Int16:
+      return 2;
+    case DataType::Int32:
+      return 4;
+    case DataType::Int64:
+      return 8;
+    case DataType::Float32:
+      return 4;
+    case DataType::Float64:
+      return 8;
+    case DataType::String:
+      return 1;
   }
   return 0;
 }
 
 std::string_view data_type_name(DataType type) {
   switch (type) {
-    case DataType::Int8: return "char";
-    case DataType::Int16: return "short";
-    case DataType::Int32: return "int";
-    case DataType::Int64: return "long";
-    case DataType::Float32: return "float";
-    case DataType::Float64: return "double";
-    case DataType::String: return "string";
+    case DataType::Int8:
+      return "char";
+    case DataType::Int16:
+      return "short";
+    case DataType::Int32:
+      return "int";
+    case DataType::Int64:
+      return "long";
+    case DataType::Float32:
+      return "float";
+    case DataType::Float64:
+      return "double";
+    case DataType::String:
+      return "string";
   }
   return "?";
 }
@@ -64,6 +78,8 @@ bool is_integer(DataType type) {
          type == DataType::Int64;
 }
 
-bool is_array_type(DataType type) { return type != DataType::String; }
+bool is_array_type(DataType type) {
+  return type != DataType::String;
+}
 
 }  // namespace ecluse

@@ -45,7 +45,8 @@ Action EventTable::resolve(const Event& event) {
     const std::string where = event.library.empty() ? "the program" : "'" + event.library + "'";
     throw Error(ECLUSE_UNDEFINED_ACTION,
                 "event '" + event.name + "': function '" + event.action + "' not found in " +
-                    where + "; export it (extern \"C\", linked with -rdynamic) or bind one "
+                    where +
+                    "; export it (extern \"C\", linked with -rdynamic) or bind one "
                     "with ecluse_bind.");
   }
   auto function = reinterpret_cast<ecluse_signal_t>(symbol);

@@ -11,7 +11,8 @@ Runtime::Runtime(const std::string& source_name, const std::string& xml, MPI_Com
     : config_(parse_config(source_name, xml)) {
   Diagnostics ignored;  // values were validated by parse_config
   parameters_ = std::make_unique<Parameters>(config_, ignored);
-  run_collectively(comm, [&] { topology_ = std::make_unique<Topology>(comm, config_.architecture); });
+  run_collectively(comm,
+                   [&] { topology_ = std::make_unique<Topology>(comm, config_.architecture); });
   int rank = 0;
   MPI_Comm_rank(topology_->clients(), &rank);
   log_ = std::make_unique<Log>(config_.log, rank);
@@ -40,14 +41,17 @@ void Runtime::signal(std::string_view event) {
   events_->fire(event, topology_->world_rank(), client_->iteration());
 }
 
-void Runtime::stop() { stopped_ = true; }
+void Runtime::stop() {
+  stopped_ = true;
+}
 
 void Runtime::finalize() {
   if (finalized_) return;
   finalized_ = true;
   const std::size_t dropped = transport_->discard();
   if (dropped > 0) {
-    log_->warning(std::to_string(dropped) + " block(s) written after the last end_iteration "
+    log_->warning(std::to_string(dropped) +
+                  " block(s) written after the last end_iteration "
                   "were not stored; call end_iteration before finalize.");
   }
 }

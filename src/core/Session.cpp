@@ -52,8 +52,12 @@ Runtime& Session::runtime() const {
   return *runtime_;
 }
 
-bool Session::start() { return runtime().start(); }
-MPI_Comm Session::client_comm() const { return runtime().client_comm(); }
+bool Session::start() {
+  return runtime().start();
+}
+MPI_Comm Session::client_comm() const {
+  return runtime().client_comm();
+}
 
 void Session::write(std::string_view variable, const void* data, int block) {
   runtime().client().write(variable, block, data);
@@ -72,8 +76,8 @@ void Session::set_position(std::string_view variable, std::span<const std::int64
   Client& client = runtime().client();
   const std::size_t rank = client.rank_of(variable);
   if (position.size() != rank) {
-    throw Error(ECLUSE_ARGUMENT_ERROR, "position of variable '" + std::string(variable) +
-                                           "' has " + std::to_string(position.size()) +
+    throw Error(ECLUSE_ARGUMENT_ERROR, "position of variable '" + std::string(variable) + "' has " +
+                                           std::to_string(position.size()) +
                                            " values but its layout has " + std::to_string(rank) +
                                            " dimensions.");
   }
@@ -84,13 +88,21 @@ std::size_t Session::dimensions_of(std::string_view variable) const {
   return runtime().client().rank_of(variable);
 }
 
-void Session::signal(std::string_view event) { runtime().signal(event); }
+void Session::signal(std::string_view event) {
+  runtime().signal(event);
+}
 void Session::bind(std::string_view event, Action action) {
   runtime().events().bind(event, std::move(action));
 }
-void Session::end_iteration() { runtime().client().end_iteration(); }
-int Session::iteration() const { return runtime().client().iteration(); }
-void Session::stop() { runtime().stop(); }
+void Session::end_iteration() {
+  runtime().client().end_iteration();
+}
+int Session::iteration() const {
+  return runtime().client().iteration();
+}
+void Session::stop() {
+  runtime().stop();
+}
 
 void Session::finalize() {
   if (!runtime_) return;

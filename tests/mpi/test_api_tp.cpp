@@ -39,7 +39,9 @@ std::string config(const std::string& dir, const std::string& data, const std::s
          <actions><event name="ping" action="no_such_function"/></actions></simulation>)";
 }
 
-void expect_ok(int status) { ASSERT_EQ(status, ECLUSE_OK) << ecluse_error_message(); }
+void expect_ok(int status) {
+  ASSERT_EQ(status, ECLUSE_OK) << ecluse_error_message();
+}
 
 /** Initializes from a string; finalizes at scope exit. */
 struct Init {
@@ -115,7 +117,8 @@ TEST(ApiTp, FortranLayoutIsStoredInCOrderAtItsPosition) {
   const int size = world_size();
   const std::string data =
       R"(<parameter name="NX" type="int" value="4"/><parameter name="NY" type="int" value="3"/>
-      <parameter name="P" type="int" value=")" + std::to_string(size) + R"("/>
+      <parameter name="P" type="int" value=")" +
+      std::to_string(size) + R"("/>
       <layout name="f" type="float" dimensions="NX,NY" global="NX*P,NY" language="fortran"/>
       <variable name="u" layout="f"/>)";
   Init init(config(dir, data, "Collective"));
@@ -124,7 +127,8 @@ TEST(ApiTp, FortranLayoutIsStoredInCOrderAtItsPosition) {
   // Fortran u(NX, NY): x varies fastest in memory; u(i, j) = 100*(global i) + j.
   std::vector<float> u(4 * 3);
   for (int j = 0; j < 3; ++j) {
-    for (int i = 0; i < 4; ++i) u[static_cast<std::size_t>(j * 4 + i)] = static_cast<float>(100 * (rank * 4 + i) + j);
+    for (int i = 0; i < 4; ++i)
+      u[static_cast<std::size_t>(j * 4 + i)] = static_cast<float>(100 * (rank * 4 + i) + j);
   }
   const std::int64_t pos[2] = {rank * 4, 0};  // Fortran order: x offset first
   expect_ok(ecluse_set_position("u", pos));
@@ -136,7 +140,8 @@ TEST(ApiTp, FortranLayoutIsStoredInCOrderAtItsPosition) {
   ASSERT_EQ(d.dims, (std::vector<std::uint64_t>{3, static_cast<std::uint64_t>(4 * size)}));
   std::vector<float> want(static_cast<std::size_t>(3 * 4 * size));
   for (int j = 0; j < 3; ++j) {
-    for (int i = 0; i < 4 * size; ++i) want[static_cast<std::size_t>(j * 4 * size + i)] = static_cast<float>(100 * i + j);
+    for (int i = 0; i < 4 * size; ++i)
+      want[static_cast<std::size_t>(j * 4 * size + i)] = static_cast<float>(100 * i + j);
   }
   EXPECT_EQ(d.bytes, as_bytes(want));
 }
@@ -168,8 +173,10 @@ TEST(ApiTp, LayoutsFollowParametersAndBadValuesAreRefused) {
                "parameter 'N' is a int of 4 bytes but the buffer has 8 bytes");
   EXPECT_EQ(ecluse_parameter_get("M", &d, sizeof d), ECLUSE_UNDEFINED_PARAMETER);
   MPI_Barrier(MPI_COMM_WORLD);
-  EXPECT_EQ(read_dataset(file_per_process(dir, 0, world_rank()), "x/P" + std::to_string(world_rank())).bytes,
-            as_bytes(x));
+  EXPECT_EQ(
+      read_dataset(file_per_process(dir, 0, world_rank()), "x/P" + std::to_string(world_rank()))
+          .bytes,
+      as_bytes(x));
 }
 
 TEST(ApiTp, BadCallsGetClearErrorsAndTheRunGoesOn) {
@@ -179,7 +186,8 @@ TEST(ApiTp, BadCallsGetClearErrorsAndTheRunGoesOn) {
   EXPECT_STREQ(ecluse_error_message(),
                "Ecluse is not initialized; call ecluse_initialize first (or it was finalized).");
   Init init(config(dir, R"(<layout name="l" type="double" dimensions="4"/>
-      <variable name="temp" layout="l"/>)", "FilePerCore", 2));
+      <variable name="temp" layout="l"/>)",
+                   "FilePerCore", 2));
   expect_ok(init.status);
   EXPECT_EQ(ecluse_initialize_string("<simulation/>", MPI_COMM_WORLD), ECLUSE_ALREADY_INITIALIZED);
   EXPECT_EQ(ecluse_write("tmp", data.data()), ECLUSE_UNDEFINED_VARIABLE);
@@ -259,7 +267,8 @@ TEST(ApiTp, NonTimeVaryingVariablesAreWrittenOnce) {
 TEST(ApiTp, FullDiskFailsTheIterationKeepsEarlierFilesAndTheRunGoesOn) {
   const std::string dir = ecluse::test::fresh_dir("full");
   Init init(config(dir, R"(<layout name="l" type="double" dimensions="100000"/>
-      <variable name="big" layout="l"/>)", "FilePerCore"));
+      <variable name="big" layout="l"/>)",
+                   "FilePerCore"));
   expect_ok(init.status);
   std::vector<double> values(100000, 3.5);
   expect_ok(ecluse_write("big", values.data()));

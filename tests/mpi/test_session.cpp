@@ -33,9 +33,10 @@ TEST(Session, WritesThroughTheCppApi) {
 
 TEST(Session, ThrowsErrorsWithStatus) {
   try {
-    (void)ecluse::Session::from_string("<simulation name='x'><architecture/><data>"
-                                       "<variable name='v' layout='nope'/></data></simulation>",
-                                       MPI_COMM_WORLD);
+    (void)ecluse::Session::from_string(
+        "<simulation name='x'><architecture/><data>"
+        "<variable name='v' layout='nope'/></data></simulation>",
+        MPI_COMM_WORLD);
     FAIL() << "expected a configuration error";
   } catch (const ecluse::Error& e) {
     EXPECT_EQ(e.status(), ECLUSE_CONFIG_ERROR);

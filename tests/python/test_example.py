@@ -45,6 +45,6 @@ def test_broken_config_fails_on_every_rank_and_writes_nothing(tmp_path):
     result = run_example(tmp_path, 2, 1, config=text)
     assert result.returncode != 0
     message = ("ECLUSE_CONFIG_ERROR: simulation.xml:16:5: layout 'row': dimension 1 \"NY/0\": "
-               "division by zero (NY=48); declare the parameter as an integer or change its value.")
+               "division by zero (NY=48); change the parameter values or the expression.")
     assert message in result.stderr
     assert not (tmp_path / "out").exists()
