@@ -1,0 +1,42 @@
+// Allocators of a node's shared buffer, their state inside the segment, usable by every process.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "shm/ShmTypes.hpp"
+
+namespace ecluse::shm {
+
+/** A per-process view of allocator state that lives in shared memory at [base+offset, +size).
+ * Handles are offsets from `base` (the segment start), valid in every process. */
+class BufferAllocator {
+ public:
+  virtual ~BufferAllocator() = default;
+  /** nullopt when there is no room now (backpressure: wait for a release and retry). */
+  virtual std::optional<Handle> allocate(int client, std::size_t bytes) = 0;
+  virtual void release(Handle handle) = 0;
+  /** Largest block `client` could ever get (an empty buffer); bigger requests are errors. */
+  [[nodiscard]] virtual std::size_t capacity(int client) const = 0;
+  /** Bytes in use now (for statistics and tests). */
+  [[nodiscard]] virtual std::size_t used() const = 0;
+  /** Incremented on every release; clients sleep on it (futex) while the buffer is full. */
+  virtual std::atomic<std::uint32_t>& release_counter() = 0;
+};
+
+/** "general": best-fit with coalescing under a process-shared robust mutex; any client, any size.
+ * `init` is true in the one process that formats the region (the server). */
+std::unique_ptr<BufferAllocator> make_general_allocator(void* base, std::size_t offset,
+                                                        std::size_t size, bool init);
+/** "partitioned": the region split in `clients` equal parts, each a lock-free ring owned by one
+ * client (single producer: that client; releases in any order by the server). */
+std::unique_ptr<BufferAllocator> make_partitioned_allocator(void* base, std::size_t offset,
+                                                            std::size_t size, int clients,
+                                                            bool init);
+/** Bytes of shared memory the allocator needs for its own bookkeeping besides the data. */
+std::size_t allocator_overhead(const std::string& kind, int clients);
+
+}  // namespace ecluse::shm
