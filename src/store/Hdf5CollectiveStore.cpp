@@ -1,0 +1,404 @@
+// HDF5 store in Collective mode: one file per iteration shared by all writers through MPI-IO.
+#include "store/Hdf5CollectiveStore.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <string_view>
+#include <utility>
+
+#include "core/Collective.hpp"
+#include "ecluse/Error.hpp"
+
+namespace ecluse {
+
+/** One dataset of the shared file, as every writer knows it once the summaries are merged. */
+struct CollectiveVariable {
+  std::string name;
+  std::string units;
+  std::int64_t type = 0;                // DataType
+  std::vector<std::uint64_t> declared;  // declared global extent, empty when computed
+  std::vector<std::uint64_t> reach;     // max of position + interior over the blocks seen
+  std::int64_t blocks = 0;              // most blocks any one writer holds
+  [[nodiscard]] DataType data_type() const { return static_cast<DataType>(type); }
+  [[nodiscard]] const std::vector<std::uint64_t>& extent() const {
+    return declared.empty() ? reach : declared;
+  }
+};
+
+namespace {
+
+/** What one writer sends to all others: its variables, or the error that stops it. */
+struct WriterSummary {
+  std::int64_t status = ECLUSE_OK;
+  std::string message;
+  std::vector<CollectiveVariable> variables;
+};
+
+class Packer {
+ public:
+  void put(std::int64_t value) { bytes_.append(reinterpret_cast<const char*>(&value), 8); }
+  void put(const std::string& text) {
+    put(static_cast<std::int64_t>(text.size()));
+    bytes_ += text;
+  }
+  void put(const std::vector<std::uint64_t>& values) {
+    put(static_cast<std::int64_t>(values.size()));
+    for (std::uint64_t v : values) put(static_cast<std::int64_t>(v));
+  }
+  [[nodiscard]] const std::string& bytes() const { return bytes_; }
+
+ private:
+  std::string bytes_;
+};
+
+class Unpacker {
+ public:
+  explicit Unpacker(std::string_view bytes) : bytes_(bytes) {}
+  std::int64_t integer() {
+    std::int64_t value = 0;
+    std::memcpy(&value, take(8).data(), 8);
+    return value;
+  }
+  std::string text() { return std::string(take(static_cast<std::size_t>(integer()))); }
+  std::vector<std::uint64_t> extent() {
+    std::vector<std::uint64_t> values(static_cast<std::size_t>(integer()));
+    for (auto& v : values) v = static_cast<std::uint64_t>(integer());
+    return values;
+  }
+  [[nodiscard]] bool done() const { return at_ == bytes_.size(); }
+
+ private:
+  std::string_view take(std::size_t n) {
+    if (n > bytes_.size() - at_) throw Error(ECLUSE_MPI_ERROR, "truncated store summary");
+    at_ += n;
+    return bytes_.substr(at_ - n, n);
+  }
+  std::string_view bytes_;
+  std::size_t at_ = 0;
+};
+
+std::string pack(const WriterSummary& summary) {
+  Packer out;
+  out.put(summary.status);
+  out.put(summary.message);
+  for (const CollectiveVariable& v : summary.variables) {
+    out.put(v.name);
+    out.put(v.units);
+    out.put(v.type);
+    out.put(v.declared);
+    out.put(v.reach);
+    out.put(v.blocks);
+  }
+  return out.bytes();
+}
+
+WriterSummary unpack(std::string_view bytes) {
+  Unpacker in(bytes);
+  WriterSummary summary;
+  summary.status = in.integer();
+  summary.message = in.text();
+  while (!in.done()) {
+    CollectiveVariable v;
+    v.name = in.text();
+    v.units = in.text();
+    v.type = in.integer();
+    v.declared = in.extent();
+    v.reach = in.extent();
+    v.blocks = in.integer();
+    summary.variables.push_back(std::move(v));
+  }
+  return summary;
+}
+
+std::vector<std::string> allgather(MPI_Comm comm, const std::string& mine) {
+  int size = 0;
+  MPI_Comm_size(comm, &size);
+  int length = static_cast<int>(mine.size());
+  std::vector<int> lengths(static_cast<std::size_t>(size));
+  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm);
+  std::vector<int> offsets(lengths.size(), 0);
+  for (std::size_t i = 1; i < lengths.size(); ++i) offsets[i] = offsets[i - 1] + lengths[i - 1];
+  std::string all(static_cast<std::size_t>(offsets.back() + lengths.back()), '\0');
+  MPI_Allgatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(),
+                 MPI_CHAR, comm);
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    parts.push_back(
+        all.substr(static_cast<std::size_t>(offsets[i]), static_cast<std::size_t>(lengths[i])));
+  }
+  return parts;
+}
+
+std::string variable_error_prefix(const std::string& store, const std::string& variable) {
+  return "store '" + store + "': variable '" + variable + "'";
+}
+
+void check_inside(const BlockData& block, const std::vector<std::int64_t>& position,
+                  const std::string& store) {
+  const auto interior = block.interior();
+  bool inside = block.global.size() == interior.size();
+  for (std::size_t d = 0; inside && d < interior.size(); ++d) {
+    inside = position[d] >= 0 &&
+             static_cast<std::uint64_t>(position[d]) + interior[d] <= block.global[d];
+  }
+  if (inside) return;
+  throw Error(ECLUSE_DATASPACE_ERROR,
+              "store '" + store + "': block " + std::to_string(block.block) + " of variable '" +
+                  block.variable->name + "' from source " + std::to_string(block.source) +
+                  " at position " + format_extent(position) + " with interior extent " +
+                  format_extent(interior) + " lies outside the global extent " +
+                  format_extent(block.global) +
+                  ". Fix: check the positions given to ecluse_set_position and the layout's "
+                  "global dimensions");
+}
+
+void check_position(const BlockData& block, const std::vector<std::int64_t>& position,
+                    const std::string& store) {
+  if (!block.global.empty()) return check_inside(block, position, store);
+  if (std::all_of(position.begin(), position.end(), [](std::int64_t p) { return p >= 0; })) return;
+  throw Error(ECLUSE_DATASPACE_ERROR,
+              "store '" + store + "': block " + std::to_string(block.block) + " of variable '" +
+                  block.variable->name + "' from source " + std::to_string(block.source) +
+                  " has a negative position " + format_extent(position));
+}
+
+void start_variable(CollectiveVariable& v, const BlockData& block) {
+  v.name = block.variable->name;
+  v.units = block.variable->unit;
+  v.type = static_cast<std::int64_t>(block.type);
+  v.declared = block.global;
+  v.reach.assign(block.dims.size(), 0);
+}
+
+// Blocks of one variable must agree on what the dataset is; the first block decides.
+void check_same_dataset(const CollectiveVariable& a, const CollectiveVariable& b,
+                        const std::string& store) {
+  const std::string prefix = variable_error_prefix(store, a.name);
+  if (a.type != b.type) {
+    throw Error(ECLUSE_DATASPACE_ERROR, prefix + " has blocks of different types (" +
+                                            std::string(data_type_name(a.data_type())) + " and " +
+                                            std::string(data_type_name(b.data_type())) + ")");
+  }
+  if (a.reach.size() != b.reach.size() || a.declared != b.declared) {
+    throw Error(ECLUSE_DATASPACE_ERROR,
+                prefix + " has blocks of different dimensions or global extents (" +
+                    format_extent(a.extent()) + " and " + format_extent(b.extent()) + ")");
+  }
+}
+
+void add_block(CollectiveVariable& v, const BlockData& block, const std::string& store) {
+  check_block(block, store);
+  CollectiveVariable mine;
+  start_variable(mine, block);
+  if (v.blocks == 0) v = mine;
+  check_same_dataset(v, mine, store);
+  const std::vector<std::int64_t> position = block_position(block);
+  check_position(block, position, store);
+  const auto interior = block.interior();
+  for (std::size_t d = 0; d < interior.size(); ++d) {
+    v.reach[d] = std::max(v.reach[d], static_cast<std::uint64_t>(position[d]) + interior[d]);
+  }
+  ++v.blocks;
+}
+
+WriterSummary summarize(const std::vector<BlockData>& blocks, const std::string& store) {
+  WriterSummary summary;
+  try {
+    std::map<std::string, CollectiveVariable> variables;
+    for (const BlockData& block : blocks) {
+      add_block(variables[block.variable ? block.variable->name : ""], block, store);
+    }
+    for (auto& entry : variables) summary.variables.push_back(std::move(entry.second));
+  } catch (const Error& e) {
+    summary.status = e.status();
+    summary.message = e.what();
+  }
+  return summary;
+}
+
+void merge_variable(std::map<std::string, CollectiveVariable>& plan, const CollectiveVariable& v,
+                    const std::string& store) {
+  auto [it, inserted] = plan.emplace(v.name, v);
+  if (inserted) return;
+  CollectiveVariable& known = it->second;
+  check_same_dataset(known, v, store);
+  for (std::size_t d = 0; d < v.reach.size(); ++d) {
+    known.reach[d] = std::max(known.reach[d], v.reach[d]);
+  }
+  known.blocks = std::max(known.blocks, v.blocks);
+}
+
+// Runs on every writer with the same input, so it succeeds or throws the same error everywhere.
+std::vector<CollectiveVariable> merge(const std::vector<std::string>& packed,
+                                      const std::string& store) {
+  std::vector<WriterSummary> summaries;
+  for (const std::string& bytes : packed) summaries.push_back(unpack(bytes));
+  for (const WriterSummary& s : summaries) {
+    if (s.status != ECLUSE_OK) throw Error(static_cast<ecluse_status>(s.status), s.message);
+  }
+  std::map<std::string, CollectiveVariable> plan;
+  for (const WriterSummary& s : summaries) {
+    for (const CollectiveVariable& v : s.variables) merge_variable(plan, v, store);
+  }
+  std::vector<CollectiveVariable> sorted;
+  for (auto& entry : plan) sorted.push_back(std::move(entry.second));
+  return sorted;
+}
+
+Hdf5Handle collective_transfer(const std::string& path) {
+  Hdf5Handle dxpl = hdf5_own(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "create a property list", path);
+  hdf5_check(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "request collective I/O", path);
+  return dxpl;
+}
+
+// Parallel HDF5 allocates datasets at creation; writing fill values there would write every
+// byte twice. Parts no block covers stay unwritten (holes of a new file, read back as zeros).
+Hdf5Handle dataset_creation_list(const std::string& path) {
+  Hdf5Handle dcpl =
+      hdf5_own(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create a property list", path);
+  hdf5_check(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), "disable fill values", path);
+  return dcpl;
+}
+
+Hdf5Handle create_dataset(hid_t file, const CollectiveVariable& v, const std::string& path) {
+  Hdf5Handle space = make_dataspace(v.extent(), path);
+  Hdf5Handle lcpl = intermediate_group_lcpl(path);
+  Hdf5Handle dcpl = dataset_creation_list(path);
+  return hdf5_own(H5Dcreate2(file, v.name.c_str(), native_type(v.data_type()), space.get(),
+                             lcpl.get(), dcpl.get(), H5P_DEFAULT),
+                  H5Dclose, "create dataset '" + v.name + "'", path);
+}
+
+void select_in_file(hid_t file_space, const BlockData* block, const std::string& path) {
+  if (block == nullptr || element_count(block->interior()) == 0) {
+    hdf5_check(H5Sselect_none(file_space), "select nothing", path);
+    return;
+  }
+  if (block->dims.empty()) return;  // scalar: the whole dataset, selected by default
+  const std::vector<std::int64_t> position = block_position(*block);
+  const std::vector<hsize_t> start(position.begin(), position.end());
+  const std::vector<std::uint64_t> interior = block->interior();
+  const std::vector<hsize_t> count(interior.begin(), interior.end());
+  hdf5_check(
+      H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+      "select the place of a block", path);
+}
+
+Hdf5Handle memory_space_of(const BlockData* block, const std::string& path) {
+  if (block != nullptr) return interior_memory_space(*block, path);
+  Hdf5Handle space = make_dataspace({1}, path);
+  hdf5_check(H5Sselect_none(space.get()), "select nothing", path);
+  return space;
+}
+
+// A writer with fewer blocks than others still takes part, with an empty selection: the
+// write is collective and every writer must make the same number of calls.
+void write_collective_block(hid_t dataset, const CollectiveVariable& v, const BlockData* block,
+                            const std::string& path) {
+  Hdf5Handle file_space = hdf5_own(H5Dget_space(dataset), H5Sclose, "get a dataspace", path);
+  select_in_file(file_space.get(), block, path);
+  Hdf5Handle memory_space = memory_space_of(block, path);
+  Hdf5Handle dxpl = collective_transfer(path);
+  static const char nothing = 0;
+  const void* data = block != nullptr && block->data != nullptr ? block->data : &nothing;
+  hdf5_check(H5Dwrite(dataset, native_type(v.data_type()), memory_space.get(), file_space.get(),
+                      dxpl.get(), data),
+             "write dataset '" + v.name + "'", path);
+}
+
+std::uint64_t payload_bytes(const std::vector<CollectiveVariable>& plan) {
+  std::uint64_t bytes = 0;
+  for (const CollectiveVariable& v : plan) {
+    bytes += element_count(v.extent()) * data_type_size(v.data_type());
+  }
+  return bytes;
+}
+
+std::map<std::string, std::vector<const BlockData*>> by_variable(
+    const std::vector<BlockData>& blocks) {
+  std::map<std::string, std::vector<const BlockData*>> grouped;
+  for (const BlockData& block : blocks) grouped[block.variable->name].push_back(&block);
+  return grouped;
+}
+
+}  // namespace
+
+Hdf5CollectiveStore::Hdf5CollectiveStore(Hdf5Options options, StoreEnv env)
+    : options_(std::move(options)), env_(std::move(env)) {}
+
+bool Hdf5CollectiveStore::is_root() const {
+  int rank = 0;
+  MPI_Comm_rank(env_.comm, &rank);
+  return rank == 0;
+}
+
+void Hdf5CollectiveStore::write_iteration(int iteration, const std::vector<BlockData>& blocks) {
+  quiet_hdf5_errors();
+  const auto packed = allgather(env_.comm, pack(summarize(blocks, options_.store_name)));
+  const std::vector<CollectiveVariable> plan = merge(packed, options_.store_name);
+  if (plan.empty()) return;
+  const std::string path = output_file_path(options_, env_.simulation, iteration, 0);
+  const std::string directory = std::filesystem::path(path).parent_path().string();
+  run_collectively(env_.comm, [&] {
+    if (is_root()) ensure_output_directory(directory, options_.store_name);
+  });
+  try {
+    write_file(path, iteration, plan, blocks);
+  } catch (...) {
+    if (is_root()) discard_part(path);
+    throw;
+  }
+  run_collectively(env_.comm, [&] {
+    if (is_root()) publish_part(path);
+  });
+}
+
+void Hdf5CollectiveStore::write_file(const std::string& path, int iteration,
+                                     const std::vector<CollectiveVariable>& plan,
+                                     const std::vector<BlockData>& blocks) const {
+  Hdf5Handle file;
+  run_collectively(env_.comm, [&] {
+    file = create_file(path);
+    write_file_attributes(file.get(), env_.simulation, iteration, -1, path);
+    hdf5_check(H5Fflush(file.get(), H5F_SCOPE_LOCAL), "flush the file", path);
+  });
+  run_collectively(env_.comm, [&] {
+    if (!is_root()) return;
+    reserve_space(path, reservation_size(payload_bytes(plan), plan.size()), options_.store_name);
+  });
+  const auto mine = by_variable(blocks);
+  for (const CollectiveVariable& variable : plan) {
+    const auto found = mine.find(variable.name);
+    write_variable(file.get(), variable,
+                   found == mine.end() ? std::vector<const BlockData*>{} : found->second, path);
+  }
+  run_collectively(env_.comm, [&] { hdf5_check(file.close(), "close the file", path); });
+}
+
+void Hdf5CollectiveStore::write_variable(hid_t file, const CollectiveVariable& variable,
+                                         const std::vector<const BlockData*>& mine,
+                                         const std::string& path) const {
+  Hdf5Handle dataset;
+  run_collectively(env_.comm, [&] {
+    dataset = create_dataset(file, variable, path);
+    write_string_attribute(dataset.get(), "units", variable.units, path);
+  });
+  for (std::size_t i = 0; i < static_cast<std::size_t>(variable.blocks); ++i) {
+    const BlockData* block = i < mine.size() ? mine[i] : nullptr;
+    run_collectively(env_.comm,
+                     [&] { write_collective_block(dataset.get(), variable, block, path); });
+  }
+}
+
+Hdf5Handle Hdf5CollectiveStore::create_file(const std::string& path) const {
+  Hdf5Handle fapl = hdf5_own(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create a property list", path);
+  hdf5_check(H5Pset_fapl_mpio(fapl.get(), env_.comm, MPI_INFO_NULL), "select MPI-IO", path);
+  hdf5_check(H5Pset_all_coll_metadata_ops(fapl.get(), 1), "make metadata reads collective", path);
+  hdf5_check(H5Pset_coll_metadata_write(fapl.get(), 1), "make metadata writes collective", path);
+  return hdf5_own(H5Fcreate(part_path(path).c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()),
+                  H5Fclose, "create the file", path);
+}
+
+}  // namespace ecluse

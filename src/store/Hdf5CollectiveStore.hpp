@@ -1,0 +1,36 @@
+// HDF5 store in Collective mode: all writers write one shared file per iteration through
+// MPI-IO, one dataset per variable at its global extent, every block at its position.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "store/Hdf5Support.hpp"
+#include "store/StoreBackend.hpp"
+
+namespace ecluse {
+
+struct CollectiveVariable;
+
+/** Every HDF5 call here is collective on env.comm, so every decision that could differ between
+ * writers (which datasets, their extents, whether a step failed) is first agreed over MPI:
+ * all writers then take the same path and throw the same error, and none is left waiting. */
+class Hdf5CollectiveStore final : public StoreBackend {
+ public:
+  Hdf5CollectiveStore(Hdf5Options options, StoreEnv env);
+  void write_iteration(int iteration, const std::vector<BlockData>& blocks) override;
+
+ private:
+  void write_file(const std::string& path, int iteration,
+                  const std::vector<CollectiveVariable>& plan,
+                  const std::vector<BlockData>& blocks) const;
+  void write_variable(hid_t file, const CollectiveVariable& variable,
+                      const std::vector<const BlockData*>& mine, const std::string& path) const;
+  Hdf5Handle create_file(const std::string& path) const;
+  [[nodiscard]] bool is_root() const;
+
+  Hdf5Options options_;
+  StoreEnv env_;
+};
+
+}  // namespace ecluse

@@ -1,0 +1,30 @@
+// HDF5 store in FilePerCore mode: every writer writes its own file per iteration, one dataset
+// per block, as Damaris does ("<var>/P<source>" or "<var>/P<source>/B<block>").
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "store/Hdf5Support.hpp"
+#include "store/StoreBackend.hpp"
+
+namespace ecluse {
+
+class Hdf5FilePerProcessStore final : public StoreBackend {
+ public:
+  Hdf5FilePerProcessStore(Hdf5Options options, StoreEnv env);
+  void write_iteration(int iteration, const std::vector<BlockData>& blocks) override;
+
+  /** Dataset path of a block: "<variable>/P<source>", plus "/B<block>" when domains > 1. */
+  static std::string dataset_path(const BlockData& block, int domains);
+
+ private:
+  void write_file(const std::string& path, int iteration,
+                  const std::vector<BlockData>& blocks) const;
+  void write_block(hid_t file, const BlockData& block, const std::string& path) const;
+
+  Hdf5Options options_;
+  StoreEnv env_;
+};
+
+}  // namespace ecluse

@@ -1,0 +1,294 @@
+// HDF5 helpers shared by the HDF5 stores.
+#include "store/Hdf5Support.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <utility>
+
+#include "ecluse/Error.hpp"
+
+#ifndef ECLUSE_VERSION_STRING
+#define ECLUSE_VERSION_STRING "unknown"
+#endif
+
+namespace ecluse {
+namespace {
+
+// Walking upward visits the innermost error first: the one that says what really went wrong
+// (errno text, file name), where the outer ones only repeat "unable to create file".
+herr_t keep_innermost(unsigned n, const H5E_error2_t* error, void* data) {
+  if (n == 0 && error->desc != nullptr) *static_cast<std::string*>(data) = error->desc;
+  return 0;
+}
+
+std::string innermost_hdf5_error() {
+  std::string description;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, keep_innermost, &description);
+  H5Eclear2(H5E_DEFAULT);
+  return description.empty() ? "no detail on the HDF5 error stack" : description;
+}
+
+std::vector<hsize_t> to_hsize(const std::vector<std::uint64_t>& values) {
+  return {values.begin(), values.end()};
+}
+
+std::vector<hsize_t> ghost_offset(const BlockData& block) {
+  if (block.ghost_lo.empty()) return std::vector<hsize_t>(block.dims.size(), 0);
+  return to_hsize(block.ghost_lo);
+}
+
+Hdf5Handle string_type(std::size_t length, const std::string& path) {
+  Hdf5Handle type = hdf5_own(H5Tcopy(H5T_C_S1), H5Tclose, "copy the string type", path);
+  hdf5_check(H5Tset_size(type.get(), length + 1), "size a string type", path);
+  hdf5_check(H5Tset_strpad(type.get(), H5T_STR_NULLTERM), "pad a string type", path);
+  hdf5_check(H5Tset_cset(type.get(), H5T_CSET_UTF8), "set a string character set", path);
+  return type;
+}
+
+void write_attribute(hid_t object, const std::string& name, hid_t type, hid_t space,
+                     const void* data, const std::string& path) {
+  const std::string what = "attribute '" + name + "'";
+  Hdf5Handle attribute =
+      hdf5_own(H5Acreate2(object, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
+               "create " + what, path);
+  hdf5_check(H5Awrite(attribute.get(), type, data), "write " + what, path);
+}
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+bool is_directory(const std::string& path) {
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+}
+
+// mkdir one level; an existing directory is fine (another writer may have just made it), an
+// existing file in the way is reported as ENOTDIR, which is what the user has to fix.
+int make_one_directory(const std::string& path) {
+  if (::mkdir(path.c_str(), 0777) == 0) return 0;
+  if (errno != EEXIST) return errno;
+  return is_directory(path) ? 0 : ENOTDIR;
+}
+
+[[noreturn]] void throw_directory_error(const std::string& directory, const std::string& store,
+                                        int error) {
+  throw Error(ECLUSE_IO_ERROR,
+              "cannot create output directory '" + directory + "' for store '" + store +
+                  "': " + std::strerror(error) +
+                  ". Fix: make every component of this path a directory you may write to, or "
+                  "change the FilesPath option of the store");
+}
+
+}  // namespace
+
+Hdf5Handle::Hdf5Handle(Hdf5Handle&& other) noexcept
+    : id_(std::exchange(other.id_, -1)), closer_(other.closer_) {}
+
+Hdf5Handle& Hdf5Handle::operator=(Hdf5Handle&& other) noexcept {
+  if (this != &other) {
+    close();
+    id_ = std::exchange(other.id_, -1);
+    closer_ = other.closer_;
+  }
+  return *this;
+}
+
+herr_t Hdf5Handle::close() noexcept {
+  if (id_ < 0 || closer_ == nullptr) return 0;
+  return closer_(std::exchange(id_, -1));
+}
+
+void quiet_hdf5_errors() {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
+
+void throw_hdf5_error(const std::string& action, const std::string& path) {
+  throw Error(ECLUSE_IO_ERROR,
+              "HDF5 could not " + action + " in '" + path + "': " + innermost_hdf5_error());
+}
+
+std::int64_t hdf5_check(std::int64_t status, const std::string& action, const std::string& path) {
+  if (status < 0) throw_hdf5_error(action, path);
+  return status;
+}
+
+Hdf5Handle hdf5_own(hid_t id, Hdf5Handle::Closer closer, const std::string& action,
+                    const std::string& path) {
+  hdf5_check(id, action, path);
+  return {id, closer};
+}
+
+hid_t native_type(DataType type) {
+  switch (type) {
+    case DataType::Int8:
+      return H5T_NATIVE_INT8;
+    case DataType::Int16:
+      return H5T_NATIVE_INT16;
+    case DataType::Int32:
+      return H5T_NATIVE_INT32;
+    case DataType::Int64:
+      return H5T_NATIVE_INT64;
+    case DataType::Float32:
+      return H5T_NATIVE_FLOAT;
+    case DataType::Float64:
+      return H5T_NATIVE_DOUBLE;
+    case DataType::String:
+      return H5T_NATIVE_CHAR;
+  }
+  return H5T_NATIVE_CHAR;
+}
+
+Hdf5Handle make_dataspace(const std::vector<std::uint64_t>& dims, const std::string& path) {
+  if (dims.empty()) return hdf5_own(H5Screate(H5S_SCALAR), H5Sclose, "create a dataspace", path);
+  const std::vector<hsize_t> extent = to_hsize(dims);
+  return hdf5_own(H5Screate_simple(static_cast<int>(extent.size()), extent.data(), nullptr),
+                  H5Sclose, "create a dataspace", path);
+}
+
+Hdf5Handle interior_memory_space(const BlockData& block, const std::string& path) {
+  Hdf5Handle space = make_dataspace(block.dims, path);
+  const std::vector<hsize_t> count = to_hsize(block.interior());
+  if (count.empty()) return space;
+  if (element_count(block.interior()) == 0) {
+    hdf5_check(H5Sselect_none(space.get()), "select nothing", path);
+    return space;
+  }
+  const std::vector<hsize_t> start = ghost_offset(block);
+  hdf5_check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(),
+                                 nullptr),
+             "select the interior of a block", path);
+  return space;
+}
+
+Hdf5Handle intermediate_group_lcpl(const std::string& path) {
+  Hdf5Handle lcpl = hdf5_own(H5Pcreate(H5P_LINK_CREATE), H5Pclose, "create a property list", path);
+  hdf5_check(H5Pset_create_intermediate_group(lcpl.get(), 1), "enable intermediate groups", path);
+  return lcpl;
+}
+
+std::uint64_t element_count(const std::vector<std::uint64_t>& dims) {
+  std::uint64_t count = 1;
+  for (std::uint64_t n : dims) count *= n;
+  return count;
+}
+
+void check_block(const BlockData& block, const std::string& store_name) {
+  const std::string what = "store '" + store_name + "': block " + std::to_string(block.block) +
+                           " from source " + std::to_string(block.source);
+  if (block.variable == nullptr) throw Error(ECLUSE_INVALID_BLOCK, what + " names no variable");
+  const std::string of = what + " of variable '" + block.variable->name + "'";
+  if (!block.position.empty() && block.position.size() != block.dims.size()) {
+    throw Error(ECLUSE_INVALID_DIMENSIONS,
+                of + " has a position of " + std::to_string(block.position.size()) +
+                    " dimensions for an extent of " + std::to_string(block.dims.size()));
+  }
+  if (block.data == nullptr && element_count(block.interior()) > 0) {
+    throw Error(ECLUSE_INVALID_BLOCK, of + " has no data");
+  }
+}
+
+std::vector<std::int64_t> block_position(const BlockData& block) {
+  if (block.position.empty()) return std::vector<std::int64_t>(block.dims.size(), 0);
+  return block.position;
+}
+
+void write_int_attribute(hid_t object, const std::string& name, std::int64_t value,
+                         const std::string& path) {
+  Hdf5Handle space = hdf5_own(H5Screate(H5S_SCALAR), H5Sclose, "create a dataspace", path);
+  write_attribute(object, name, H5T_NATIVE_INT64, space.get(), &value, path);
+}
+
+void write_int_array_attribute(hid_t object, const std::string& name,
+                               const std::vector<std::int64_t>& values, const std::string& path) {
+  Hdf5Handle space = make_dataspace({values.size()}, path);
+  write_attribute(object, name, H5T_NATIVE_INT64, space.get(), values.data(), path);
+}
+
+void write_string_attribute(hid_t object, const std::string& name, const std::string& value,
+                            const std::string& path) {
+  Hdf5Handle space = hdf5_own(H5Screate(H5S_SCALAR), H5Sclose, "create a dataspace", path);
+  Hdf5Handle type = string_type(value.size(), path);
+  write_attribute(object, name, type.get(), space.get(), value.c_str(), path);
+}
+
+void write_file_attributes(hid_t file, const std::string& simulation, int iteration, int writer,
+                           const std::string& path) {
+  write_string_attribute(file, "simulation", simulation, path);
+  write_int_attribute(file, "iteration", iteration, path);
+  if (writer >= 0) write_int_attribute(file, "writer", writer, path);
+  write_string_attribute(file, "ecluse_version", ECLUSE_VERSION_STRING, path);
+}
+
+std::string output_file_path(const Hdf5Options& options, const std::string& simulation,
+                             int iteration, int writer) {
+  std::string name = replace_all(options.file_name, "{simulation}", simulation);
+  name = replace_all(name, "{iteration}", std::to_string(iteration));
+  name = replace_all(name, "{writer}", std::to_string(writer));
+  return options.directory + "/" + name;
+}
+
+void ensure_output_directory(const std::string& directory, const std::string& store_name) {
+  if (is_directory(directory)) return;
+  std::filesystem::path prefix;
+  for (const auto& part : std::filesystem::path(directory)) {
+    prefix /= part;
+    if (part == prefix.root_path() || part.empty()) continue;
+    if (int error = make_one_directory(prefix.string()); error != 0) {
+      throw_directory_error(directory, store_name, error);
+    }
+  }
+}
+
+std::uint64_t reservation_size(std::uint64_t payload, std::size_t datasets) {
+  return payload + (64u << 10) + (16u << 10) * static_cast<std::uint64_t>(datasets);
+}
+
+void reserve_space(const std::string& final_path, std::uint64_t bytes,
+                   const std::string& store_name) {
+  const int fd = ::open(part_path(final_path).c_str(), O_WRONLY | O_CLOEXEC);
+  int error = fd < 0 ? errno : 0;
+  if (fd >= 0 && ::fallocate(fd, 0, 0, static_cast<off_t>(bytes)) != 0) error = errno;
+  if (fd >= 0) ::close(fd);
+  if (error == 0 || error == EOPNOTSUPP || error == ENOSYS) return;
+  throw Error(ECLUSE_IO_ERROR, "cannot reserve " + std::to_string(bytes) + " bytes for '" +
+                                   final_path + "': " + std::strerror(error) +
+                                   ". Fix: free space on that file system or change the "
+                                   "FilesPath option of store '" +
+                                   store_name + "'");
+}
+
+void trim_part(const std::string& final_path, std::uint64_t size) {
+  const std::string part = part_path(final_path);
+  if (::truncate(part.c_str(), static_cast<off_t>(size)) == 0) return;
+  throw Error(ECLUSE_IO_ERROR, "cannot truncate '" + part + "' to " + std::to_string(size) +
+                                   " bytes: " + std::strerror(errno));
+}
+
+std::string part_path(const std::string& final_path) {
+  return final_path + ".part";
+}
+
+void publish_part(const std::string& final_path) {
+  const std::string part = part_path(final_path);
+  if (std::rename(part.c_str(), final_path.c_str()) == 0) return;
+  const int error = errno;
+  discard_part(final_path);
+  throw Error(ECLUSE_IO_ERROR,
+              "cannot rename '" + part + "' to '" + final_path + "': " + std::strerror(error));
+}
+
+void discard_part(const std::string& final_path) noexcept {
+  std::remove(part_path(final_path).c_str());
+}
+
+}  // namespace ecluse

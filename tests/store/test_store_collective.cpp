@@ -1,0 +1,194 @@
+// HDF5 store, Collective mode: every rank fills its block with values that encode the global
+// index, so rank 0 can check the whole assembled dataset bit for bit.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "StoreTestHelpers.hpp"
+
+namespace ecluse::test {
+namespace {
+
+std::string file_of(const std::string& dir, int iteration) {
+  return dir + "/sim_It" + std::to_string(iteration) + ".h5";
+}
+
+/** Local data of a block whose interior element at `inner` has global index position + inner. */
+template <class T, class F>
+std::vector<T> encoded_block(const Shape& shape, F&& value_at_global) {
+  return fill_block(shape, T(-7), [&](const std::vector<std::uint64_t>& inner) {
+    std::vector<std::uint64_t> global(inner.size());
+    for (std::size_t d = 0; d < inner.size(); ++d) {
+      global[d] = std::uint64_t(shape.position[d]) + inner[d];
+    }
+    return value_at_global(global);
+  });
+}
+
+template <class T, class F>
+std::vector<T> encoded_dataset(const std::vector<std::uint64_t>& extent, F&& value_at_global) {
+  std::vector<T> values;
+  for_each_index(
+      extent, [&](const std::vector<std::uint64_t>& g) { values.push_back(value_at_global(g)); });
+  return values;
+}
+
+double value2d(const std::vector<std::uint64_t>& g) {
+  return double(g[0] * 100 + g[1]) + 0.5;
+}
+std::int32_t value3d(const std::vector<std::uint64_t>& g) {
+  return std::int32_t(g[0] * 10000 + g[1] * 100 + g[2]);
+}
+std::int64_t value1d(const std::vector<std::uint64_t>& g) {
+  return std::int64_t(g[0] * 7);
+}
+
+TEST(StoreCollective, AssemblesDeclaredGlobalDatasetsFromAllRanks) {
+  const std::string dir = fresh_dir("coll_declared");
+  auto store = make_store(hdf5_store(dir, "Collective"), world_env());
+  const auto r = std::uint64_t(world_rank());
+  const auto p = std::uint64_t(world_size());
+  Variable field = variable("field", "K");
+  Variable cube = variable("mesh/cube");
+  // Rows of 3 per rank, with one ghost cell on every side that must not reach the file.
+  const Shape s2{{5, 6}, {1, 1}, {1, 1}, {std::int64_t(3 * r), 0}, {3 * p, 4}};
+  const Shape s3{{2, 2, 3}, {}, {}, {0, std::int64_t(2 * r), 0}, {2, 2 * p, 3}};
+  const auto d2 = encoded_block<double>(s2, value2d);
+  const auto d3 = encoded_block<std::int32_t>(s3, value3d);
+  store->write_iteration(2, {block_of(field, d2, s2, int(r)), block_of(cube, d3, s3, int(r))});
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (r != 0) return;
+  const std::string file = file_of(dir, 2);
+  const Dataset f = read_dataset(file, "field");
+  EXPECT_EQ(f.dims, (std::vector<std::uint64_t>{3 * p, 4}));
+  EXPECT_EQ(f.bytes, as_bytes(encoded_dataset<double>(f.dims, value2d)));
+  const Dataset c = read_dataset(file, "mesh/cube");
+  EXPECT_EQ(c.dims, (std::vector<std::uint64_t>{2, 2 * p, 3}));
+  EXPECT_EQ(c.bytes, as_bytes(encoded_dataset<std::int32_t>(c.dims, value3d)));
+  EXPECT_TRUE(files_ending_with(dir, ".part").empty());
+}
+
+TEST(StoreCollective, ComputesGlobalExtentFromUnevenBlocks) {
+  const std::string dir = fresh_dir("coll_computed");
+  auto store = make_store(hdf5_store(dir, "Collective"), world_env(2));
+  const int r = world_rank();
+  const auto p = std::uint64_t(world_size());
+  Variable temp = variable("grid/temp");
+  Variable solo = variable("solo");
+  // Rank 0 holds two blocks, the others one: writers make different numbers of block writes.
+  std::vector<Shape> shapes = {{{5}, {}, {}, {5 * r}}};
+  if (r == 0) shapes.push_back({{7}, {1}, {1}, {std::int64_t(5 * p)}});
+  std::vector<std::vector<std::int64_t>> data;
+  for (const Shape& s : shapes) data.push_back(encoded_block<std::int64_t>(s, value1d));
+  std::vector<BlockData> blocks;
+  for (std::size_t k = 0; k < shapes.size(); ++k) {
+    blocks.push_back(block_of(temp, data[k], shapes[k], r, int(k)));
+  }
+  const std::vector<std::int8_t> solo_data = {1, 2, 3, 4};
+  if (r == world_size() - 1) blocks.push_back(block_of(solo, solo_data, {{4}, {}, {}, {2}}, r));
+  store->write_iteration(0, blocks);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (r != 0) return;
+  const Dataset t = read_dataset(file_of(dir, 0), "grid/temp");
+  EXPECT_EQ(t.dims, std::vector<std::uint64_t>{5 * p + 5});
+  EXPECT_EQ(t.bytes, as_bytes(encoded_dataset<std::int64_t>(t.dims, value1d)));
+  const Dataset s = read_dataset(file_of(dir, 0), "solo");
+  EXPECT_EQ(s.dims, std::vector<std::uint64_t>{6});
+  // Cells no block covers are left unwritten: holes of a new file, zeros.
+  EXPECT_EQ(s.bytes, as_bytes(std::vector<std::int8_t>{0, 0, 1, 2, 3, 4}));
+}
+
+TEST(StoreCollective, WritesUnitsAndFileAttributes) {
+  const std::string dir = fresh_dir("coll_attributes");
+  auto store = make_store(hdf5_store(dir, "Collective"), world_env());
+  Variable v = variable("rho", "kg/m3");
+  Variable w = variable("group/bare");
+  const std::vector<float> data = {1, 2};
+  const std::int64_t r = world_rank();
+  store->write_iteration(
+      5, {block_of(v, data, {{2}, {}, {}, {2 * r}}, 0), block_of(w, data, {{2}, {}, {}, {2 * r}})});
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (r != 0) return;
+  const std::string file = file_of(dir, 5);
+  EXPECT_EQ(read_string_attribute(file, "rho", "units"), "kg/m3");
+  EXPECT_EQ(read_string_attribute(file, "group/bare", "units"), "");
+  EXPECT_EQ(read_string_attribute(file, "/", "simulation"), "sim");
+  EXPECT_EQ(read_int_attribute(file, "/", "iteration"), std::vector<std::int64_t>{5});
+  EXPECT_FALSE(read_string_attribute(file, "/", "ecluse_version").empty());
+  EXPECT_THROW(read_int_attribute(file, "/", "writer"), std::runtime_error);
+}
+
+TEST(StoreCollective, VariablesInDifferentLocalOrders) {
+  const std::string dir = fresh_dir("coll_order");
+  auto store = make_store(hdf5_store(dir, "Collective"), world_env());
+  Variable a = variable("a");
+  Variable b = variable("b");
+  const std::int64_t r = world_rank();
+  const std::vector<double> da = {double(r)};
+  const std::vector<double> db = {double(-r)};
+  const BlockData ba = block_of(a, da, {{1}, {}, {}, {r}}, int(r));
+  const BlockData bb = block_of(b, db, {{1}, {}, {}, {r}}, int(r));
+  store->write_iteration(
+      1, r % 2 == 0 ? std::vector<BlockData>{ba, bb} : std::vector<BlockData>{bb, ba});
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (r != 0) return;
+  std::vector<double> ea;
+  std::vector<double> eb;
+  for (int k = 0; k < world_size(); ++k) {
+    ea.push_back(k);
+    eb.push_back(-k);
+  }
+  EXPECT_EQ(read_dataset(file_of(dir, 1), "a").bytes, as_bytes(ea));
+  EXPECT_EQ(read_dataset(file_of(dir, 1), "b").bytes, as_bytes(eb));
+}
+
+TEST(StoreCollective, NoBlocksAnywhereWritesNoFile) {
+  const std::string dir = fresh_dir("coll_empty");
+  auto store = make_store(hdf5_store(dir, "Collective"), world_env());
+  store->write_iteration(0, {});
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+}
+
+TEST(StoreCollective, BlockOutsideDeclaredExtentFailsOnEveryRank) {
+  const std::string dir = fresh_dir("coll_outside");
+  auto store = make_store(hdf5_store(dir, "Collective"), world_env());
+  const int r = world_rank();
+  const int last = world_size() - 1;
+  Variable v = variable("field");
+  const std::vector<double> data(12, 1.0);
+  const std::int64_t row = r == last ? 3 * r + 1 : 3 * r;  // the last block overflows by one
+  const Shape shape{{3, 4}, {}, {}, {row, 0}, {3 * std::uint64_t(world_size()), 4}};
+  Error e = error_of([&] { store->write_iteration(0, {block_of(v, data, shape, r, 0)}); });
+  EXPECT_EQ(e.status(), ECLUSE_DATASPACE_ERROR);
+  const std::string n = std::to_string(3 * world_size());
+  EXPECT_EQ(std::string(e.what()),
+            "store 'h5': block 0 of variable 'field' from source " + std::to_string(last) +
+                " at position (" + std::to_string(3 * last + 1) +
+                ", 0) with interior extent (3, 4) lies outside the global extent (" + n +
+                ", 4). Fix: check the positions given to ecluse_set_position and the layout's "
+                "global dimensions");
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+}
+
+TEST(StoreCollective, WritersDisagreeingOnTypeFailTogether) {
+  if (world_size() == 1) GTEST_SKIP() << "needs two writers";
+  const std::string dir = fresh_dir("coll_types");
+  auto store = make_store(hdf5_store(dir, "Collective"), world_env());
+  const std::int64_t r = world_rank();
+  Variable v = variable("x");
+  const std::vector<float> f = {1};
+  const std::vector<double> d = {1};
+  const Shape shape{{1}, {}, {}, {r}};
+  Error e = error_of(
+      [&] { store->write_iteration(0, {r == 0 ? block_of(v, f, shape) : block_of(v, d, shape)}); });
+  EXPECT_EQ(e.status(), ECLUSE_DATASPACE_ERROR);
+  EXPECT_STREQ(e.what(),
+               "store 'h5': variable 'x' has blocks of different types (float and double)");
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+}
+
+}  // namespace
+}  // namespace ecluse::test
