@@ -75,12 +75,15 @@ std::uint64_t AttributeReader::bytes(const pugi::xml_node& node, const char* nam
   const std::size_t digits = value.find_first_not_of("0123456789");
   std::int64_t number = 0;
   const std::uint64_t factor = unit_factor(lower(value.substr(std::min(digits, value.size()))));
+  std::uint64_t size = 0;
   if (digits == 0 || factor == 0 || !parse_integer(value.substr(0, digits), number) ||
-      number <= 0) {
-    bad_value(node, name, "expected a positive size in bytes, e.g. 67108864 or 64MiB");
+      number <= 0 || __builtin_mul_overflow(static_cast<std::uint64_t>(number), factor, &size)) {
+    bad_value(node, name,
+              "expected a positive size in bytes, optionally followed by a unit (B, K, KB, M, MB, "
+              "G, GB, KiB, MiB, GiB or TiB), e.g. 67108864 or 64MiB");
     return fallback;
   }
-  return static_cast<std::uint64_t>(number) * factor;
+  return size;
 }
 
 bool AttributeReader::boolean(const pugi::xml_node& node, const char* name, bool fallback) const {
@@ -101,8 +104,8 @@ std::string AttributeReader::choice(const pugi::xml_node& node, const char* name
     if (lower(option) == lower(value)) return option;
   }
   std::string hint = closest(value, allowed);
-  hint = hint.empty() ? "" : "did you mean '" + hint + "'? ";
-  bad_value(node, name, hint + "expected one of: " + join(allowed));
+  hint = hint.empty() ? "expected" : "did you mean '" + hint + "'? Expected";
+  bad_value(node, name, hint + " one of: " + join(allowed));
   return fallback;
 }
 

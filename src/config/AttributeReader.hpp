@@ -23,7 +23,7 @@ class AttributeReader {
   [[nodiscard]] std::int64_t integer(const pugi::xml_node& node, const char* name,
                                      std::int64_t fallback, std::int64_t minimum) const;
   /** A byte count, with an optional suffix: K, M, G, KB, MB, GB (powers of 1000), KiB, MiB,
-   * GiB (powers of 1024). */
+   * GiB, TiB (powers of 1024). */
   [[nodiscard]] std::uint64_t bytes(const pugi::xml_node& node, const char* name,
                                     std::uint64_t fallback) const;
   [[nodiscard]] bool boolean(const pugi::xml_node& node, const char* name, bool fallback) const;

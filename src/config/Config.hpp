@@ -55,6 +55,7 @@ struct Variable {
 struct Mesh {
   struct Coord {
     std::string name, unit, label;
+    SourceLocation where;
   };
   std::string name;
   std::string type;

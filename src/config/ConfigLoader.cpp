@@ -1,6 +1,7 @@
 // Parsing, schema check, model building and validation, in that order.
 #include "config/ConfigLoader.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -12,6 +13,107 @@
 #include "ecluse/Error.hpp"
 
 namespace ecluse {
+namespace {
+
+struct OpenElement {
+  std::string name;
+  std::size_t offset;  // of its '<'
+};
+
+std::size_t tag_end(const std::string& text, std::size_t pos) {
+  char quote = 0;
+  for (; pos < text.size(); ++pos) {
+    if (quote != 0) {
+      if (text[pos] == quote) quote = 0;
+    } else if (text[pos] == '"' || text[pos] == '\'') {
+      quote = text[pos];
+    } else if (text[pos] == '>') {
+      return pos;
+    }
+  }
+  return text.size();
+}
+
+// pugixml only says "Start-end tags mismatch"; the user needs the element left open, which a
+// scan of the text before the error finds (that text parsed, so a simple scan is enough).
+std::vector<OpenElement> open_elements(const std::string& text, std::size_t end) {
+  std::vector<OpenElement> open;
+  for (std::size_t pos = text.find('<'); pos < end; pos = text.find('<', pos)) {
+    if (text.compare(pos, 4, "<!--") == 0) {
+      pos = text.find("-->", pos);
+    } else if (text.compare(pos, 9, "<![CDATA[") == 0) {
+      pos = text.find("]]>", pos);
+    } else if (text[pos + 1] == '?' || text[pos + 1] == '!') {
+      pos = text.find('>', pos);
+    } else {
+      const std::size_t close = tag_end(text, pos);
+      const bool closing = text[pos + 1] == '/';
+      const std::size_t start = pos + (closing ? 2 : 1);
+      const std::size_t length = text.find_first_of(" \t\r\n/>", start) - start;
+      if (closing && !open.empty()) open.pop_back();
+      if (!closing && text[close - 1] != '/') open.push_back({text.substr(start, length), pos});
+      pos = close;
+    }
+  }
+  return open;
+}
+
+void tags_mismatch(const XmlSource& source, std::size_t offset, Diagnostics& diagnostics) {
+  const std::string& text = source.text();
+  const bool at_closing_tag =
+      offset >= 2 && offset <= text.size() && text.compare(offset - 2, 2, "</") == 0;
+  const std::size_t end = at_closing_tag ? offset - 2 : text.size();
+  const std::vector<OpenElement> open = open_elements(text, end);
+  const std::string closing =
+      at_closing_tag ? "</" + text.substr(offset, text.find('>', offset) - offset) + ">" : "";
+  if (open.empty()) {
+    diagnostics.error(source.at(static_cast<std::ptrdiff_t>(end)),
+                      "malformed XML: " + closing + " closes no open element; remove it.");
+    return;
+  }
+  const OpenElement& last = open.back();
+  const SourceLocation opened = source.at(static_cast<std::ptrdiff_t>(last.offset));
+  const std::string fix = "; close it with </" + last.name + "> (or write <" + last.name +
+                          " .../> if it has no content).";
+  if (!at_closing_tag) {
+    diagnostics.error(
+        opened, "malformed XML: <" + last.name + "> is still open at the end of the file" + fix);
+    return;
+  }
+  diagnostics.error(source.at(static_cast<std::ptrdiff_t>(end)),
+                    "malformed XML: found " + closing + " but <" + last.name + "> opened at line " +
+                        std::to_string(opened.line) + " is still open" + fix);
+}
+
+std::string syntax_hint(pugi::xml_parse_status status) {
+  switch (status) {
+    case pugi::status_bad_attribute:
+      return "write attributes as name=\"value\", with the value between matching quotes";
+    case pugi::status_bad_start_element:
+      return "check that the start tag ends with '>' or '/>' and its attributes are quoted";
+    case pugi::status_bad_end_element:
+      return "write the closing tag as </name>";
+    case pugi::status_bad_comment:
+      return "end the comment with '-->' and do not use '--' inside it";
+    case pugi::status_no_document_element:
+      return "the file must contain <simulation name=\"...\"> ... </simulation>";
+    default:
+      return "fix the XML syntax at this place";
+  }
+}
+
+void malformed(const XmlSource& source, const pugi::xml_parse_result& parsed,
+               Diagnostics& diagnostics) {
+  if (parsed.status == pugi::status_end_element_mismatch) {
+    return tags_mismatch(source, static_cast<std::size_t>(parsed.offset), diagnostics);
+  }
+  std::string what = parsed.description();
+  if (!what.empty()) what[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(what[0])));
+  diagnostics.error(source.at(parsed.offset),
+                    "malformed XML: " + what + "; " + syntax_hint(parsed.status) + ".");
+}
+
+}  // namespace
 
 Config parse_config(const std::string& source_name, const std::string& text) {
   const XmlSource source(source_name, text);
@@ -19,9 +121,7 @@ Config parse_config(const std::string& source_name, const std::string& text) {
   pugi::xml_document document;
   const pugi::xml_parse_result parsed = document.load_buffer(text.data(), text.size());
   if (!parsed) {
-    diagnostics.error(source.at(parsed.offset), std::string("malformed XML: ") +
-                                                    parsed.description() +
-                                                    "; fix the XML syntax at this place.");
+    malformed(source, parsed, diagnostics);
     diagnostics.raise_if_any();
   }
   check_schema(document, source, diagnostics);

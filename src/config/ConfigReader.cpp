@@ -8,6 +8,22 @@
 namespace ecluse {
 namespace {
 
+// List items keep their spaces ("a, b"); names and expressions shown in messages do not.
+ListItem trimmed(const ListItem& item) {
+  const std::size_t first = item.text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return {"", item.offset};
+  const std::size_t last = item.text.find_last_not_of(" \t\r\n");
+  return {item.text.substr(first, last - first + 1), item.offset + first};
+}
+
+std::vector<std::string> type_names(bool array) {
+  std::vector<std::string> names;
+  for (const auto& name : data_type_names()) {
+    if (!array || is_array_type(*data_type_from_name(name))) names.push_back(name);
+  }
+  return names;
+}
+
 class Reader {
  public:
   Reader(const XmlSource& source, Diagnostics& diagnostics)
@@ -73,7 +89,8 @@ class Reader {
     if (name.empty() || name.find('/') != std::string::npos) {
       diagnostics_.error(attrs_.where(node, "name"),
                          std::string("invalid name '") + name + "' for <" + node.name() +
-                             ">; names are not empty and contain no '/' (use <group> to nest).");
+                             ">; a name must be non-empty and contain no '/' (to nest, use "
+                             "<group name=\"...\">).");
     }
     return name;
   }
@@ -82,12 +99,17 @@ class Reader {
     const std::string name = attrs_.text(node, "type", fallback);
     auto type = data_type_from_name(name);
     if (type && (!array || is_array_type(*type))) return *type;
-    std::string hint = closest(name, data_type_names());
-    hint = hint.empty() ? "." : "; did you mean '" + hint + "'?";
-    const std::string kind = type ? "cannot be used for array data" : "does not exist";
-    diagnostics_.error(
-        attrs_.where(node, "type"),
-        "type '" + name + "' " + kind + hint + " Known types: " + join(data_type_names()) + ".");
+    const std::vector<std::string> known = type_names(array);
+    if (type) {
+      diagnostics_.error(attrs_.where(node, "type"),
+                         "type '" + name + "' cannot be used for the elements of a layout; use " +
+                             "one of: " + join(known) + ".");
+      return DataType::Int32;
+    }
+    const std::string hint = did_you_mean(name, known);
+    diagnostics_.error(attrs_.where(node, "type"), "type '" + name + "' does not exist" +
+                                                       (hint.empty() ? "." : hint) +
+                                                       " Known types: " + join(known) + ".");
     return DataType::Int32;
   }
 
@@ -110,8 +132,9 @@ class Reader {
     return out;
   }
 
-  Expression parse_expression(const pugi::xml_node& node, const char* name, const ListItem& item,
-                              bool& broken) {
+  Expression parse_expression(const pugi::xml_node& node, const char* name,
+                              const ListItem& untrimmed, bool& broken) {
+    const ListItem item = trimmed(untrimmed);
     try {
       return Expression::parse(item.text);
     } catch (const ExpressionError& e) {
@@ -128,13 +151,14 @@ class Reader {
   void read_ghosts(const pugi::xml_node& node, Layout& layout) {
     const pugi::xml_attribute attribute = node.attribute("ghosts");
     if (!attribute || std::string(attribute.value()) == "#") return;
-    for (const ListItem& item : split_list(attribute.value(), ',')) {
+    for (const ListItem& untrimmed : split_list(attribute.value(), ',')) {
+      const ListItem item = trimmed(untrimmed);
       const std::size_t colon = item.text.find(':');
       if (colon == std::string::npos) {
         diagnostics_.error(source_.in_value(node, "ghosts", item.offset),
                            "ghosts \"" + item.text + "\" of layout '" + layout.name +
-                               "' needs the form low:high for each dimension, e.g. "
-                               "ghosts=\"1:1,2:2\".");
+                               "' is not of the form low:high; give low:high for each "
+                               "dimension, e.g. ghosts=\"1:1,2:2\".");
         layout.broken = true;
         continue;
       }
@@ -175,7 +199,8 @@ class Reader {
     (void)attrs_.choice(node, "type", {"scalar", "vector", "tensor"}, "scalar");
     (void)attrs_.boolean(node, "visualizable", true);
     for (const ListItem& item : split_list(attrs_.text(node, "store"), ',')) {
-      if (!item.text.empty() && item.text != "#") v.stores.push_back(item.text);
+      const std::string store = trimmed(item).text;
+      if (!store.empty() && store != "#") v.stores.push_back(store);
     }
     v.where = source_.of(node);
     config_.variables.push_back(std::move(v));
@@ -192,8 +217,8 @@ class Reader {
     mesh.group = prefix;
     mesh.topology = static_cast<int>(attrs_.integer(node, "topology", 0, 0));
     for (const auto& coord : node.children("coord")) {
-      mesh.coords.push_back(
-          {attrs_.text(coord, "name"), attrs_.text(coord, "unit"), attrs_.text(coord, "label")});
+      mesh.coords.push_back({attrs_.text(coord, "name"), attrs_.text(coord, "unit"),
+                             attrs_.text(coord, "label"), source_.of(coord)});
     }
     mesh.where = source_.of(node);
     config_.meshes.push_back(std::move(mesh));
@@ -225,7 +250,7 @@ class Reader {
 
   void read_option(const pugi::xml_node& node, Store& store, const StoreKind* kind) {
     const std::string key = attrs_.text(node, "key");
-    const std::string value = node.text().as_string();
+    const std::string value = trimmed({node.text().as_string(), 0}).text;
     if (store.options.count(key)) {
       diagnostics_.error(source_.of(node), "option '" + key + "' is given twice in store '" +
                                                store.name + "'; keep one.");
@@ -243,9 +268,11 @@ class Reader {
     }
     std::string hint = closest(key, keys);
     hint = hint.empty() ? "." : "; did you mean '" + hint + "'?";
+    const std::string known =
+        keys.empty() ? " Store type '" + kind.name + "' takes no options; remove this <option>."
+                     : " Known options: " + join(keys) + ".";
     diagnostics_.error(attrs_.where(node, "key"), "unknown option '" + key + "' for store type '" +
-                                                      kind.name + "'" + hint +
-                                                      " Known options: " + join(keys) + ".");
+                                                      kind.name + "'" + hint + known);
   }
 
   void check_option_value(const pugi::xml_node& node, const OptionSpec& spec,
@@ -255,10 +282,10 @@ class Reader {
       if (allowed == value) return;
     }
     std::string hint = closest(value, spec.allowed);
-    hint = hint.empty() ? "" : "did you mean '" + hint + "'? ";
+    hint = hint.empty() ? "expected" : "did you mean '" + hint + "'? Expected";
     diagnostics_.error(source_.of(node), "invalid value '" + value + "' for option '" + spec.key +
                                              "' of store type '" + kind.name + "'; " + hint +
-                                             "expected one of: " + join(spec.allowed) + ".");
+                                             " one of: " + join(spec.allowed) + ".");
   }
 
   void read_actions(const pugi::xml_node& node) {

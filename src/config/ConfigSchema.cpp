@@ -78,20 +78,34 @@ bool contains(const std::vector<std::string>& list, const std::string& word) {
   return std::find(list.begin(), list.end(), word) != list.end();
 }
 
+std::string article(const std::string& word) {
+  return std::string("aeiou").find(word.front()) == std::string::npos ? "a" : "an";
+}
+
 void check_attributes(const pugi::xml_node& node, const ElementRule& rule, const XmlSource& source,
                       Diagnostics& diagnostics) {
+  std::vector<std::string> seen;
+  std::vector<std::string> suggested;  // a misspelt required attribute is reported once
   for (const auto& attribute : node.attributes()) {
     const std::string name = attribute.name();
+    if (contains(seen, name)) {
+      diagnostics.error(
+          source.of(node, attribute.name()),
+          "attribute '" + name + "' is given twice on <" + rule.name + ">; keep one.");
+      continue;
+    }
+    seen.push_back(name);
     if (contains(rule.attributes, name) || name.rfind("xmlns:", 0) == 0) continue;
+    suggested.push_back(closest(name, rule.attributes));
     diagnostics.error(source.of(node, attribute.name()),
                       "unknown attribute '" + name + "' on <" + rule.name + ">" +
                           sentence_end(did_you_mean(name, rule.attributes)) +
                           " Allowed attributes: " + join(rule.attributes) + ".");
   }
   for (const auto& required : rule.required) {
-    if (node.attribute(required.c_str())) continue;
-    diagnostics.error(source.of(node), "<" + rule.name + "> needs a '" + required +
-                                           "' attribute; add " + required + "=\"...\".");
+    if (node.attribute(required.c_str()) || contains(suggested, required)) continue;
+    diagnostics.error(source.of(node), "<" + rule.name + "> needs " + article(required) + " '" +
+                                           required + "' attribute; add " + required + "=\"...\".");
   }
 }
 

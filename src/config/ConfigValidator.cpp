@@ -1,6 +1,7 @@
 // Cross-reference checks: names defined once, references resolved, layouts evaluable.
 #include "config/ConfigValidator.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "config/Parameters.hpp"
@@ -41,6 +42,40 @@ std::string resolve(const std::vector<T>& items, const std::string& scope,
   return "";
 }
 
+std::string last_part(const std::string& name) {
+  return name.substr(name.rfind('/') + 1);
+}
+
+/** What to suggest for an undefined reference: a name with the same last part (defined in
+ * another group), else the closest name as written from `scope`, else the closest full name. */
+template <class T>
+std::string suggestion(const std::vector<T>& items, const std::string& scope,
+                       const std::string& reference) {
+  for (const auto& item : items) {
+    if (last_part(item.name) == last_part(reference)) return item.name;
+  }
+  std::vector<std::string> relative;
+  for (const auto& item : items) {
+    if (!scope.empty() && item.name.rfind(scope, 0) == 0) {
+      relative.push_back(item.name.substr(scope.size()));
+    }
+  }
+  const std::string best = closest(reference, relative);
+  return best.empty() ? closest(reference, names_of(items)) : best;
+}
+
+/** "which is not defined in group 'g' or at top level; did you mean 'x'?" */
+template <class T>
+std::string not_found(const std::vector<T>& items, const std::string& scope,
+                      const std::string& reference, const std::string& verb) {
+  std::string text = "which is not " + verb;
+  if (!scope.empty()) {
+    text += " in group '" + scope.substr(0, scope.size() - 1) + "' or at top level";
+  }
+  const std::string hint = suggestion(items, scope, reference);
+  return text + (hint.empty() ? "." : "; did you mean '" + hint + "'?");
+}
+
 template <class T>
 bool resolve_reference(std::string& reference, const std::vector<T>& items,
                        const std::string& scope, const std::string& what, Diagnostics& d,
@@ -50,9 +85,8 @@ bool resolve_reference(std::string& reference, const std::vector<T>& items,
     reference = full;
     return true;
   }
-  std::string hint = closest(reference, names_of(items));
-  hint = hint.empty() ? "." : "; did you mean '" + hint + "'?";
-  d.error(where, what + " '" + reference + "' which is not defined" + hint + " " + fix);
+  d.error(where, what + " '" + reference + "' " + not_found(items, scope, reference, "defined") +
+                     " " + fix);
   return false;
 }
 
@@ -76,14 +110,14 @@ void check_variable_stores(const Variable& v, const Config& config, Diagnostics&
     std::string hint = closest(store, names_of(config.stores));
     hint = hint.empty() ? "." : "; did you mean '" + hint + "'?";
     d.error(v.where, who + " store '" + store + "' which is not defined in <storage>" + hint +
-                         " Fix the name or add <store name=\"" + store + "\" type=\"HDF5\">.");
+                         " Fix the name or add <store name=\"" + store + "\" type=\"HDF5\"/>.");
   }
 }
 
 void check_mesh(Mesh& mesh, const Config& config, Diagnostics& d) {
   for (auto& coord : mesh.coords) {
     resolve_reference(coord.name, config.variables, mesh.group,
-                      "mesh '" + mesh.name + "' has a coordinate variable", d, mesh.where,
+                      "mesh '" + mesh.name + "' has a coordinate variable", d, coord.where,
                       "Fix the name or declare the variable.");
   }
 }
@@ -94,26 +128,30 @@ bool check_layout_parameters(const Layout& layout, const Config& config,
   for (const auto& e : layout.dimensions) all.push_back(&e);
   for (const auto& e : layout.global) all.push_back(&e);
   for (const auto& [lo, hi] : layout.ghosts) all.insert(all.end(), {&lo, &hi});
-  bool ok = true;
+  std::vector<std::string> names;  // each name once, in order of appearance
   for (const Expression* e : all) {
     for (const auto& name : e->names()) {
-      if (parameters.integer(name, scope_of(layout.name))) continue;
-      ok = false;
-      const std::string full = resolve(config.parameters, scope_of(layout.name), name);
-      if (!full.empty()) {
-        d.error(layout.where, "layout '" + layout.name + "' uses parameter '" + name +
-                                  "' which is a " +
-                                  std::string(data_type_name(config.find_parameter(full)->type)) +
-                                  "; only integer parameters (short, int, long) can be used in "
-                                  "dimensions.");
-        continue;
-      }
-      std::string hint = closest(name, names_of(config.parameters));
-      hint = hint.empty() ? "." : "; did you mean '" + hint + "'?";
-      d.error(layout.where, "layout '" + layout.name + "' uses parameter '" + name +
-                                "' which is not declared" + hint + " Declare <parameter name=\"" +
-                                name + "\" type=\"int\" value=\"...\"/>.");
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
     }
+  }
+  const std::string scope = scope_of(layout.name);
+  bool ok = true;
+  for (const auto& name : names) {
+    if (parameters.integer(name, scope)) continue;
+    ok = false;
+    const std::string full = resolve(config.parameters, scope, name);
+    const Parameter* declared = full.empty() ? nullptr : config.find_parameter(full);
+    if (declared && is_integer(declared->type)) continue;  // its bad value is already reported
+    const std::string who = "layout '" + layout.name + "' uses parameter '" + name + "' ";
+    if (declared) {
+      d.error(layout.where, who + "which is a " + std::string(data_type_name(declared->type)) +
+                                "; only integer parameters can be used in dimensions: declare it " +
+                                "with type=\"int\" (or short, long) or use another parameter.");
+      continue;
+    }
+    d.error(layout.where, who + not_found(config.parameters, scope, name, "declared") +
+                              " Declare <parameter name=\"" + name +
+                              "\" type=\"int\" value=\"...\"/>.");
   }
   return ok;
 }

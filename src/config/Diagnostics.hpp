@@ -15,12 +15,17 @@ class Diagnostics {
   /** An error that has no place in the file (e.g. the file cannot be read). */
   void error(const std::string& what);
   [[nodiscard]] bool empty() const { return messages_.empty(); }
+  /** Every message, one per line, in the order of the file (messages without a place first). */
   [[nodiscard]] std::string text() const;
-  /** Throws Error(ECLUSE_CONFIG_ERROR) with every message, one per line, if any. */
+  /** Throws Error(ECLUSE_CONFIG_ERROR) with text(), if there is any message. */
   void raise_if_any() const;
 
  private:
-  std::vector<std::string> messages_;
+  struct Message {
+    int line, column;
+    std::string text;
+  };
+  std::vector<Message> messages_;
 };
 
 }  // namespace ecluse

@@ -16,6 +16,10 @@ std::string values_used(const Expression& e, const ParameterLookup& lookup) {
   return out.empty() ? "" : " (" + out + ")";
 }
 
+std::string count_of(std::size_t dimensions) {
+  return std::to_string(dimensions) + (dimensions == 1 ? " dimension" : " dimensions");
+}
+
 [[noreturn]] void fail(const Layout& layout, const std::string& what) {
   throw Error(ECLUSE_INVALID_DIMENSIONS, "layout '" + layout.name + "': " + what);
 }
@@ -47,9 +51,8 @@ void evaluate_ghosts(const Layout& layout, const ParameterLookup& lookup, Layout
     return;
   }
   if (layout.ghosts.size() != shape.dims.size()) {
-    fail(layout, "ghosts give " + std::to_string(layout.ghosts.size()) +
-                     " dimensions but the layout has " + std::to_string(shape.dims.size()) +
-                     "; give low:high for every dimension.");
+    fail(layout, "ghosts are given for " + count_of(layout.ghosts.size()) + " but the layout has " +
+                     std::to_string(shape.dims.size()) + "; give low:high for every dimension.");
   }
   for (std::size_t i = 0; i < layout.ghosts.size(); ++i) {
     const std::string part = "ghosts of dimension " + std::to_string(i + 1);
@@ -68,8 +71,8 @@ void evaluate_ghosts(const Layout& layout, const ParameterLookup& lookup, Layout
 void evaluate_global(const Layout& layout, const ParameterLookup& lookup, LayoutShape& shape) {
   if (layout.global.empty()) return;
   if (layout.global.size() != shape.dims.size()) {
-    fail(layout, "global gives " + std::to_string(layout.global.size()) +
-                     " dimensions but the layout has " + std::to_string(shape.dims.size()) +
+    fail(layout, "global sizes are given for " + count_of(layout.global.size()) +
+                     " but the layout has " + std::to_string(shape.dims.size()) +
                      "; give one global size per dimension or global=\"#\".");
   }
   for (std::size_t i = 0; i < layout.global.size(); ++i) {
@@ -88,7 +91,7 @@ LayoutShape evaluate_layout(const Layout& layout, const Parameters& parameters) 
     const std::string part = "dimension " + std::to_string(i + 1);
     shape.dims.push_back(positive(layout, part, layout.dimensions[i], lookup));
     if (__builtin_mul_overflow(shape.elements, shape.dims.back(), &shape.elements)) {
-      fail(layout, "the number of elements overflows; check the dimensions.");
+      fail(layout, "the number of elements does not fit in 64 bits; make the dimensions smaller.");
     }
   }
   evaluate_ghosts(layout, lookup, shape);

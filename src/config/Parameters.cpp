@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "ecluse/Error.hpp"
 
@@ -24,10 +25,25 @@ T value_of(const std::vector<unsigned char>& bytes) {
   return value;
 }
 
+std::pair<std::int64_t, std::int64_t> integer_range(DataType type) {
+  switch (type) {
+    case DataType::Int8:
+      return {std::numeric_limits<std::int8_t>::min(), std::numeric_limits<std::int8_t>::max()};
+    case DataType::Int16:
+      return {std::numeric_limits<std::int16_t>::min(), std::numeric_limits<std::int16_t>::max()};
+    case DataType::Int32:
+      return {std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()};
+    default:
+      return {std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()};
+  }
+}
+
 std::optional<std::vector<unsigned char>> parse_integer(DataType type, const std::string& text) {
   std::int64_t v = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+  const auto [low, high] = integer_range(type);
+  if (v < low || v > high) return std::nullopt;
   switch (type) {
     case DataType::Int8:
       return bytes_of(static_cast<std::int8_t>(v));
@@ -63,18 +79,26 @@ std::int64_t as_integer(DataType type, const std::vector<unsigned char>& bytes) 
   }
 }
 
+std::string expected_value(DataType type) {
+  if (!is_integer(type)) return "a number such as 0.5, -2 or 1e-3";
+  const auto [low, high] = integer_range(type);
+  return "a whole number from " + std::to_string(low) + " to " + std::to_string(high);
+}
+
 }  // namespace
 
 Parameters::Parameters(const Config& config, Diagnostics& diagnostics) {
   for (const Parameter& p : config.parameters) {
     auto bytes = parse_value(p.type, p.value);
-    if (!bytes) {
+    const bool valid = bytes.has_value();
+    if (!valid) {
       diagnostics.error(p.where, "parameter '" + p.name + "' has value '" + p.value +
-                                     "' which is not a " + std::string(data_type_name(p.type)) +
-                                     "; give a value of its type.");
+                                     "' which is not a valid " +
+                                     std::string(data_type_name(p.type)) + "; give " +
+                                     expected_value(p.type) + ".");
       bytes = std::vector<unsigned char>(data_type_size(p.type), 0);
     }
-    auto [it, inserted] = values_.try_emplace(p.name, Value{&p, std::move(*bytes)});
+    auto [it, inserted] = values_.try_emplace(p.name, Value{&p, std::move(*bytes), valid});
     if (!inserted) {
       diagnostics.error(p.where, "duplicate parameter '" + p.name + "' (first defined at " +
                                      to_string(it->second.declaration->where) +
@@ -104,7 +128,7 @@ Parameters::Value& Parameters::existing(std::string_view name) {
 std::optional<std::int64_t> Parameters::integer(std::string_view name,
                                                 std::string_view scope) const {
   const Value* v = find(name, scope);
-  if (!v || !is_integer(v->declaration->type)) return std::nullopt;
+  if (!v || !v->valid || !is_integer(v->declaration->type)) return std::nullopt;
   return as_integer(v->declaration->type, v->bytes);
 }
 
@@ -135,6 +159,7 @@ void Parameters::set(std::string_view name, const void* buffer, std::size_t size
   const auto* p = static_cast<const unsigned char*>(buffer);
   if (v.declaration->type == DataType::String) {
     v.bytes.assign(p, p + strnlen(static_cast<const char*>(buffer), size));
+    v.valid = true;
     return;
   }
   if (size != v.bytes.size()) {
@@ -145,6 +170,7 @@ void Parameters::set(std::string_view name, const void* buffer, std::size_t size
                                            " bytes");
   }
   v.bytes.assign(p, p + size);
+  v.valid = true;
 }
 
 std::vector<unsigned char> Parameters::raw(std::string_view name) const {
@@ -153,7 +179,9 @@ std::vector<unsigned char> Parameters::raw(std::string_view name) const {
 }
 
 void Parameters::restore(std::string_view name, std::vector<unsigned char> bytes) {
-  existing(name).bytes = std::move(bytes);
+  Value& v = existing(name);
+  v.bytes = std::move(bytes);
+  v.valid = true;
 }
 
 std::string scope_of(std::string_view full_name) {

@@ -33,6 +33,7 @@ class Parameters {
   struct Value {
     const Parameter* declaration;
     std::vector<unsigned char> bytes;
+    bool valid;  // false: the declared value did not parse (reported); not usable in layouts
   };
   [[nodiscard]] const Value* find(std::string_view name, std::string_view scope) const;
   Value& existing(std::string_view name);

@@ -1,4 +1,4 @@
-// Levenshtein distance for "did you mean" suggestions.
+// Edit distance for "did you mean" suggestions.
 #include "config/Suggest.hpp"
 
 #include <algorithm>
@@ -8,18 +8,25 @@
 namespace ecluse {
 namespace {
 
+bool same_letter(char a, char b) {
+  return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+}
+
+// Optimal string alignment: like Levenshtein, but swapping two neighbours costs one edit, the
+// most common typo ("WIDHT" for "WIDTH").
 std::size_t distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
+  std::vector<std::size_t> before(b.size() + 1), previous(b.size() + 1), row(b.size() + 1);
   std::iota(row.begin(), row.end(), 0);
   for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
+    before.swap(previous);
+    previous.swap(row);
     row[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const auto same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                        std::tolower(static_cast<unsigned char>(b[j - 1]));
-      const std::size_t next = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
-      diagonal = row[j];
-      row[j] = next;
+      const std::size_t cost = same_letter(a[i - 1], b[j - 1]) ? 0 : 1;
+      row[j] = std::min({previous[j] + 1, row[j - 1] + 1, previous[j - 1] + cost});
+      if (i > 1 && j > 1 && same_letter(a[i - 1], b[j - 2]) && same_letter(a[i - 2], b[j - 1])) {
+        row[j] = std::min(row[j], before[j - 2] + 1);
+      }
     }
   }
   return row[b.size()];
@@ -29,7 +36,10 @@ std::size_t distance(std::string_view a, std::string_view b) {
 
 std::string closest(std::string_view word, const std::vector<std::string>& candidates) {
   std::string best;
-  std::size_t best_distance = std::max<std::size_t>(1, word.size() / 3) + 1;
+  // One- and two-letter names differ from any other short name by one edit: only a difference
+  // of case is worth suggesting for them.
+  const std::size_t limit = word.size() < 3 ? 0 : std::max<std::size_t>(1, word.size() / 3);
+  std::size_t best_distance = limit + 1;
   for (const auto& candidate : candidates) {
     const std::size_t d = distance(word, candidate);
     if (d < best_distance) {

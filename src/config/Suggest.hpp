@@ -7,7 +7,8 @@
 
 namespace ecluse {
 
-/** The candidate closest to `word` (edit distance <= max(1, size/3)), or "" if none is close. */
+/** The candidate closest to `word`, ignoring case, with at most max(1, size/3) edits (a swap of
+ * two neighbours is one edit; words under 3 letters: case only), or "" if none is close. */
 std::string closest(std::string_view word, const std::vector<std::string>& candidates);
 /** "; did you mean 'x'?" or "" */
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates,
