@@ -1,0 +1,253 @@
+// Parameter values (get, set, sizes, strings, scopes) and layout shapes that follow them.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "config/ConfigLoader.hpp"
+#include "config/Parameters.hpp"
+#include "ecluse/Error.hpp"
+
+namespace {
+
+using ecluse::Config;
+using ecluse::Diagnostics;
+using ecluse::Error;
+using ecluse::evaluate_layout;
+using ecluse::LayoutShape;
+using ecluse::Parameters;
+using Dims = std::vector<std::uint64_t>;
+
+const char* kConfig = R"(<simulation name="p">
+  <architecture><domains count="1"/></architecture>
+  <data>
+    <parameter name="WIDTH" type="int" value="64"/>
+    <parameter name="size" type="int" value="4"/>
+    <parameter name="HEIGHT" type="long" value="16"/>
+    <parameter name="nz" type="short" value="3"/>
+    <parameter name="tiny" type="char" value="-5"/>
+    <parameter name="dt" type="double" value="0.25"/>
+    <parameter name="ratio" type="float" value="1.5"/>
+    <parameter name="title" type="string" value="supercell run"/>
+    <layout name="slab" type="double" dimensions="WIDTH/size,HEIGHT" global="WIDTH,HEIGHT"/>
+    <layout name="halo" type="float" dimensions="WIDTH/size+2,HEIGHT+4,nz"
+            ghosts="1:1,2:2,0:0"/>
+    <layout name="fslab" type="real" dimensions="WIDTH/size+2,HEIGHT+4,nz" ghosts="1:1,3:1,0:0"
+            global="WIDTH,HEIGHT*2,nz" language="fortran"/>
+    <group name="g">
+      <parameter name="size" type="int" value="8"/>
+      <layout name="slab" type="double" dimensions="WIDTH/size"/>
+    </group>
+  </data>
+</simulation>)";
+
+class ParametersTest : public ::testing::Test {
+ protected:
+  Config config = ecluse::parse_config("<test>", kConfig);
+  Diagnostics diagnostics;
+  Parameters parameters{config, diagnostics};
+
+  LayoutShape shape(const std::string& layout) const {
+    return evaluate_layout(*config.find_layout(layout), parameters);
+  }
+  template <class T>
+  T get(const std::string& name) const {
+    T value{};
+    parameters.get(name, &value, sizeof value);
+    return value;
+  }
+  template <class T>
+  void set(const std::string& name, T value) {
+    parameters.set(name, &value, sizeof value);
+  }
+};
+
+/** The status and message of the Error thrown by f, or {ECLUSE_OK, ""}. */
+template <class F>
+std::pair<ecluse_status, std::string> failure(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return {e.status(), e.what()};
+  }
+  return {ECLUSE_OK, ""};
+}
+
+TEST_F(ParametersTest, ReadsDeclaredValuesOfEveryType) {
+  EXPECT_TRUE(diagnostics.empty());
+  EXPECT_EQ(get<std::int32_t>("WIDTH"), 64);
+  EXPECT_EQ(get<std::int64_t>("HEIGHT"), 16);
+  EXPECT_EQ(get<std::int16_t>("nz"), 3);
+  EXPECT_EQ(get<std::int8_t>("tiny"), -5);
+  EXPECT_EQ(get<double>("dt"), 0.25);
+  EXPECT_EQ(get<float>("ratio"), 1.5f);
+}
+
+TEST_F(ParametersTest, IntegerLooksInTheScopeFirst) {
+  EXPECT_EQ(parameters.integer("size"), 4);
+  EXPECT_EQ(parameters.integer("size", "g/"), 8);
+  EXPECT_EQ(parameters.integer("WIDTH", "g/"), 64);
+  EXPECT_EQ(parameters.integer("g/size"), 8);
+  EXPECT_EQ(parameters.integer("tiny"), -5);
+  EXPECT_EQ(parameters.integer("dt"), std::nullopt);
+  EXPECT_EQ(parameters.integer("title"), std::nullopt);
+  EXPECT_EQ(parameters.integer("nope"), std::nullopt);
+  EXPECT_EQ(parameters.lookup("g/")("size"), 8);
+  EXPECT_EQ(ecluse::scope_of("a/b/c"), "a/b/");
+  EXPECT_EQ(ecluse::scope_of("c"), "");
+}
+
+TEST_F(ParametersTest, GetWithAWrongSizeSaysWhichSizeIsNeeded) {
+  std::int64_t wide = 0;
+  EXPECT_EQ(failure([&] { parameters.get("WIDTH", &wide, sizeof wide); }),
+            std::make_pair(ECLUSE_ARGUMENT_ERROR,
+                           std::string("parameter 'WIDTH' is a int of 4 bytes but the buffer has "
+                                       "8 bytes")));
+  std::int32_t narrow = 0;
+  EXPECT_EQ(failure([&] { parameters.get("HEIGHT", &narrow, sizeof narrow); }),
+            std::make_pair(ECLUSE_ARGUMENT_ERROR,
+                           std::string("parameter 'HEIGHT' is a long of 8 bytes but the buffer "
+                                       "has 4 bytes")));
+}
+
+TEST_F(ParametersTest, SetWithAWrongSizeLeavesTheValue) {
+  const std::int16_t small = 2;
+  EXPECT_EQ(failure([&] { parameters.set("WIDTH", &small, sizeof small); }),
+            std::make_pair(ECLUSE_ARGUMENT_ERROR,
+                           std::string("parameter 'WIDTH' is a int of 4 bytes but the buffer has "
+                                       "2 bytes")));
+  EXPECT_EQ(get<std::int32_t>("WIDTH"), 64);
+}
+
+TEST_F(ParametersTest, UndeclaredParametersAreRefused) {
+  int value = 0;
+  const auto expected =
+      std::make_pair(ECLUSE_UNDEFINED_PARAMETER,
+                     std::string("parameter 'nope' is not declared in the configuration"));
+  EXPECT_EQ(failure([&] { parameters.get("nope", &value, sizeof value); }), expected);
+  EXPECT_EQ(failure([&] { parameters.set("nope", &value, sizeof value); }), expected);
+  EXPECT_TRUE(parameters.raw("nope").empty());
+}
+
+TEST_F(ParametersTest, StringsNeedRoomForTheTerminatingNul) {
+  char exact[14];
+  parameters.get("title", exact, sizeof exact);
+  EXPECT_STREQ(exact, "supercell run");
+  char small[4];
+  EXPECT_EQ(failure([&] { parameters.get("title", small, sizeof small); }),
+            std::make_pair(ECLUSE_ARGUMENT_ERROR,
+                           std::string("parameter 'title' is a string of 14 bytes but the buffer "
+                                       "has 4 bytes")));
+}
+
+TEST_F(ParametersTest, StringsTakeAnyLengthAndStopAtNul) {
+  parameters.set("title", "abc", 3);
+  char buffer[32];
+  parameters.get("title", buffer, sizeof buffer);
+  EXPECT_STREQ(buffer, "abc");
+  const char with_nul[8] = "de\0fgh";
+  parameters.set("title", with_nul, sizeof with_nul);
+  parameters.get("title", buffer, sizeof buffer);
+  EXPECT_STREQ(buffer, "de");
+  const std::string longer(100, 'x');
+  parameters.set("title", longer.c_str(), longer.size());
+  EXPECT_EQ(parameters.raw("title").size(), 100u);
+}
+
+TEST_F(ParametersTest, RawAndRestoreRoundTrip) {
+  const std::vector<unsigned char> saved = parameters.raw("WIDTH");
+  EXPECT_EQ(saved.size(), 4u);
+  set<std::int32_t>("WIDTH", 128);
+  EXPECT_EQ(get<std::int32_t>("WIDTH"), 128);
+  parameters.restore("WIDTH", saved);
+  EXPECT_EQ(get<std::int32_t>("WIDTH"), 64);
+}
+
+TEST_F(ParametersTest, EvaluatesShapesInCOrder) {
+  const LayoutShape slab = shape("slab");
+  EXPECT_EQ(slab.dims, (Dims{16, 16}));
+  EXPECT_EQ(slab.ghost_lo, (Dims{0, 0}));
+  EXPECT_EQ(slab.ghost_hi, (Dims{0, 0}));
+  EXPECT_EQ(slab.global, (Dims{64, 16}));
+  EXPECT_EQ(slab.elements, 256u);
+  EXPECT_EQ(shape("g/slab").dims, (Dims{8}));  // g/size = 8 shadows size = 4
+}
+
+TEST_F(ParametersTest, EvaluatesGhosts) {
+  const LayoutShape halo = shape("halo");
+  EXPECT_EQ(halo.dims, (Dims{18, 20, 3}));
+  EXPECT_EQ(halo.ghost_lo, (Dims{1, 2, 0}));
+  EXPECT_EQ(halo.ghost_hi, (Dims{1, 2, 0}));
+  EXPECT_TRUE(halo.global.empty());
+  EXPECT_EQ(halo.elements, 18u * 20u * 3u);
+}
+
+TEST_F(ParametersTest, ReversesFortranLayouts) {
+  EXPECT_TRUE(config.find_layout("fslab")->fortran);
+  const LayoutShape f = shape("fslab");
+  EXPECT_EQ(f.dims, (Dims{3, 20, 18}));
+  EXPECT_EQ(f.ghost_lo, (Dims{0, 3, 1}));
+  EXPECT_EQ(f.ghost_hi, (Dims{0, 1, 1}));
+  EXPECT_EQ(f.global, (Dims{3, 32, 64}));
+}
+
+TEST_F(ParametersTest, LayoutsFollowParameterChanges) {
+  set<std::int32_t>("WIDTH", 128);
+  set<std::int64_t>("HEIGHT", 10);
+  EXPECT_EQ(shape("slab").dims, (Dims{32, 10}));
+  EXPECT_EQ(shape("slab").global, (Dims{128, 10}));
+  EXPECT_EQ(shape("g/slab").dims, (Dims{16}));
+  EXPECT_EQ(shape("fslab").dims, (Dims{3, 14, 34}));
+  set<std::int32_t>("size", 2);
+  EXPECT_EQ(shape("slab").dims, (Dims{64, 10}));
+  EXPECT_EQ(shape("g/slab").dims, (Dims{16}));  // still g/size
+}
+
+TEST_F(ParametersTest, ParameterChangesCanMakeLayoutsInvalid) {
+  set<std::int32_t>("WIDTH", 0);
+  EXPECT_EQ(failure([&] { (void)shape("slab"); }),
+            std::make_pair(ECLUSE_INVALID_DIMENSIONS,
+                           std::string("layout 'slab': dimension 1 \"WIDTH/size\" is 0 (WIDTH=0, "
+                                       "size=4); dimensions must be positive.")));
+  set<std::int32_t>("WIDTH", 64);
+  set<std::int32_t>("size", 0);
+  EXPECT_EQ(failure([&] { (void)shape("slab"); }),
+            std::make_pair(ECLUSE_INVALID_DIMENSIONS,
+                           std::string("layout 'slab': dimension 1 \"WIDTH/size\": division by "
+                                       "zero (WIDTH=64, size=0); change the parameter values or "
+                                       "the expression.")));
+  set<std::int32_t>("size", 4);
+  set<std::int16_t>("nz", 1);
+  set<std::int64_t>("HEIGHT", -3);
+  EXPECT_EQ(failure([&] { (void)shape("halo"); }),
+            std::make_pair(ECLUSE_INVALID_DIMENSIONS,
+                           std::string("layout 'halo': ghosts of dimension 2 are 2:2 for a "
+                                       "dimension of 1; ghosts must be >= 0 and leave at least "
+                                       "one interior cell.")));
+}
+
+TEST(ParametersValues, BadValuesAreReportedAndNotUsable) {
+  Config config;
+  config.parameters.push_back({"n", ecluse::DataType::Int32, "four", {"f.xml", 3, 5}});
+  config.parameters.push_back({"s", ecluse::DataType::Int16, "40000", {"f.xml", 4, 5}});
+  config.parameters.push_back({"x", ecluse::DataType::Float64, "1.5e", {"f.xml", 5, 5}});
+  config.parameters.push_back({"c", ecluse::DataType::Int8, "-128", {"f.xml", 6, 5}});
+  config.parameters.push_back({"n", ecluse::DataType::Int32, "1", {"f.xml", 7, 5}});
+  Diagnostics diagnostics;
+  const Parameters parameters(config, diagnostics);
+  EXPECT_EQ(diagnostics.text(),
+            "f.xml:3:5: parameter 'n' has value 'four' which is not a valid int; give a whole "
+            "number from -2147483648 to 2147483647.\n"
+            "f.xml:4:5: parameter 's' has value '40000' which is not a valid short; give a whole "
+            "number from -32768 to 32767.\n"
+            "f.xml:5:5: parameter 'x' has value '1.5e' which is not a valid double; give a number "
+            "such as 0.5, -2 or 1e-3.\n"
+            "f.xml:7:5: duplicate parameter 'n' (first defined at f.xml:3:5); rename or remove one "
+            "of them.");
+  EXPECT_EQ(parameters.integer("n"), std::nullopt);
+  EXPECT_EQ(parameters.integer("c"), -128);
+}
+
+}  // namespace
