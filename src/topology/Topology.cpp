@@ -25,18 +25,44 @@ int effective_ranks_per_node(const Architecture& architecture) {
 Topology::Topology(MPI_Comm world, const Architecture& architecture) {
   MPI_Comm_rank(world, &world_rank_);
   find_node(world, effective_ranks_per_node(architecture));
-  if (architecture.dedicated_cores > 0 || architecture.dedicated_nodes > 0) {
+  if (architecture.dedicated_nodes > 0) {
     MPI_Comm_free(&node_comm_);
     throw Error(ECLUSE_INIT_ERROR,
-                "dedicated cores and dedicated nodes are not available in this version of "
-                "Ecluse yet; use <dedicated cores=\"0\" nodes=\"0\"/> (time partitioning).");
+                "dedicated nodes are not available in this version of Ecluse yet; use "
+                "<dedicated cores=\"k\"/> (dedicated cores) or cores=\"0\" nodes=\"0\" "
+                "(time partitioning).");
   }
-  MPI_Comm_dup(world, &clients_);
+  if (architecture.dedicated_cores > 0) {
+    try {
+      plan_ = plan_dedicated_cores(node_, local_size_, architecture.dedicated_cores,
+                                   architecture.placement);
+    } catch (...) {
+      MPI_Comm_free(&node_comm_);
+      throw;
+    }
+    role_ = plan_.roles[static_cast<std::size_t>(local_rank_)];
+  }
+  split_roles(world);
 }
 
 Topology::~Topology() {
   if (clients_ != MPI_COMM_NULL) MPI_Comm_free(&clients_);
+  if (servers_ != MPI_COMM_NULL) MPI_Comm_free(&servers_);
   if (node_comm_ != MPI_COMM_NULL) MPI_Comm_free(&node_comm_);
+}
+
+void Topology::split_roles(MPI_Comm world) {
+  MPI_Comm mine = MPI_COMM_NULL;
+  MPI_Comm_split(world, is_client() ? 0 : 1, world_rank_, &mine);
+  (is_client() ? clients_ : servers_) = mine;
+  // Every rank of the node learns the clients-communicator rank of the node's clients.
+  int client_rank = -1;
+  if (is_client()) MPI_Comm_rank(clients_, &client_rank);
+  std::vector<int> by_local(static_cast<std::size_t>(local_size_));
+  MPI_Allgather(&client_rank, 1, MPI_INT, by_local.data(), 1, MPI_INT, node_comm_);
+  for (int r : by_local) {
+    if (r >= 0) node_client_ranks_.push_back(r);
+  }
 }
 
 void Topology::find_node(MPI_Comm world, int ranks_per_node) {

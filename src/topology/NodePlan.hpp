@@ -1,0 +1,26 @@
+// Pure role assignment inside one node: which local ranks are servers, which server serves whom.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ecluse {
+
+enum class Role { Client, DedicatedCore, DedicatedNode };
+
+struct NodePlan {
+  std::vector<Role> roles;          // by node-local rank
+  std::vector<int> server_index;    // by node-local rank: a server's index (0..k-1), or the
+                                    // index of the server a client is assigned to
+  std::vector<int> client_index;    // by node-local rank: index among the node's clients, or -1
+  int clients = 0;
+  int servers = 0;
+};
+
+/** k dedicated cores among local_size ranks, placed "last" (default) or "first"; clients are
+ * spread over the servers in contiguous groups whose sizes differ by at most one. Throws
+ * Error(ECLUSE_INIT_ERROR) when the node has no rank left for the simulation. */
+NodePlan plan_dedicated_cores(int node, int local_size, int dedicated_cores,
+                              const std::string& placement);
+
+}  // namespace ecluse
