@@ -85,6 +85,16 @@ std::string expected_value(DataType type) {
   return "a whole number from " + std::to_string(low) + " to " + std::to_string(high);
 }
 
+[[noreturn]] void size_mismatch(std::string_view name, DataType type, std::size_t needed,
+                                std::size_t given, bool at_least) {
+  const std::string n = std::to_string(needed);
+  throw Error(ECLUSE_ARGUMENT_ERROR, "parameter '" + std::string(name) + "' is of type " +
+                                         std::string(data_type_name(type)) + " (" + n +
+                                         " bytes) but the buffer has " + std::to_string(given) +
+                                         " bytes; pass a buffer of " +
+                                         (at_least ? "at least " : "exactly ") + n + " bytes.");
+}
+
 }  // namespace
 
 Parameters::Parameters(const Config& config, Diagnostics& diagnostics) {
@@ -144,11 +154,7 @@ void Parameters::get(std::string_view name, void* buffer, std::size_t size) cons
   }
   const bool text = v->declaration->type == DataType::String;
   if (text ? size < v->bytes.size() + 1 : size != v->bytes.size()) {
-    throw Error(ECLUSE_ARGUMENT_ERROR,
-                "parameter '" + std::string(name) + "' is a " +
-                    std::string(data_type_name(v->declaration->type)) + " of " +
-                    std::to_string(v->bytes.size() + (text ? 1 : 0)) +
-                    " bytes but the buffer has " + std::to_string(size) + " bytes");
+    size_mismatch(name, v->declaration->type, v->bytes.size() + (text ? 1 : 0), size, text);
   }
   std::memcpy(buffer, v->bytes.data(), v->bytes.size());
   if (text) static_cast<char*>(buffer)[v->bytes.size()] = '\0';
@@ -163,11 +169,7 @@ void Parameters::set(std::string_view name, const void* buffer, std::size_t size
     return;
   }
   if (size != v.bytes.size()) {
-    throw Error(ECLUSE_ARGUMENT_ERROR, "parameter '" + std::string(name) + "' is a " +
-                                           std::string(data_type_name(v.declaration->type)) +
-                                           " of " + std::to_string(v.bytes.size()) +
-                                           " bytes but the buffer has " + std::to_string(size) +
-                                           " bytes");
+    size_mismatch(name, v.declaration->type, v.bytes.size(), size, false);
   }
   v.bytes.assign(p, p + size);
   v.valid = true;

@@ -169,8 +169,10 @@ TEST(ApiTp, LayoutsFollowParametersAndBadValuesAreRefused) {
   EXPECT_EQ(d, 1);
   long wrong = 0;
   EXPECT_EQ(ecluse_parameter_get("N", &wrong, sizeof wrong), ECLUSE_ARGUMENT_ERROR);
-  EXPECT_STREQ(ecluse_error_message(),
-               "parameter 'N' is a int of 4 bytes but the buffer has 8 bytes");
+  EXPECT_STREQ(
+      ecluse_error_message(),
+      "parameter 'N' is of type int (4 bytes) but the buffer has 8 bytes; pass a buffer of "
+      "exactly 4 bytes.");
   EXPECT_EQ(ecluse_parameter_get("M", &d, sizeof d), ECLUSE_UNDEFINED_PARAMETER);
   MPI_Barrier(MPI_COMM_WORLD);
   EXPECT_EQ(

@@ -101,23 +101,26 @@ TEST_F(ParametersTest, IntegerLooksInTheScopeFirst) {
 
 TEST_F(ParametersTest, GetWithAWrongSizeSaysWhichSizeIsNeeded) {
   std::int64_t wide = 0;
-  EXPECT_EQ(failure([&] { parameters.get("WIDTH", &wide, sizeof wide); }),
-            std::make_pair(ECLUSE_ARGUMENT_ERROR,
-                           std::string("parameter 'WIDTH' is a int of 4 bytes but the buffer has "
-                                       "8 bytes")));
+  EXPECT_EQ(
+      failure([&] { parameters.get("WIDTH", &wide, sizeof wide); }),
+      std::make_pair(ECLUSE_ARGUMENT_ERROR,
+                     std::string("parameter 'WIDTH' is of type int (4 bytes) but the buffer has "
+                                 "8 bytes; pass a buffer of exactly 4 bytes.")));
   std::int32_t narrow = 0;
-  EXPECT_EQ(failure([&] { parameters.get("HEIGHT", &narrow, sizeof narrow); }),
-            std::make_pair(ECLUSE_ARGUMENT_ERROR,
-                           std::string("parameter 'HEIGHT' is a long of 8 bytes but the buffer "
-                                       "has 4 bytes")));
+  EXPECT_EQ(
+      failure([&] { parameters.get("HEIGHT", &narrow, sizeof narrow); }),
+      std::make_pair(ECLUSE_ARGUMENT_ERROR,
+                     std::string("parameter 'HEIGHT' is of type long (8 bytes) but the buffer "
+                                 "has 4 bytes; pass a buffer of exactly 8 bytes.")));
 }
 
 TEST_F(ParametersTest, SetWithAWrongSizeLeavesTheValue) {
   const std::int16_t small = 2;
-  EXPECT_EQ(failure([&] { parameters.set("WIDTH", &small, sizeof small); }),
-            std::make_pair(ECLUSE_ARGUMENT_ERROR,
-                           std::string("parameter 'WIDTH' is a int of 4 bytes but the buffer has "
-                                       "2 bytes")));
+  EXPECT_EQ(
+      failure([&] { parameters.set("WIDTH", &small, sizeof small); }),
+      std::make_pair(ECLUSE_ARGUMENT_ERROR,
+                     std::string("parameter 'WIDTH' is of type int (4 bytes) but the buffer has "
+                                 "2 bytes; pass a buffer of exactly 4 bytes.")));
   EXPECT_EQ(get<std::int32_t>("WIDTH"), 64);
 }
 
@@ -136,10 +139,11 @@ TEST_F(ParametersTest, StringsNeedRoomForTheTerminatingNul) {
   parameters.get("title", exact, sizeof exact);
   EXPECT_STREQ(exact, "supercell run");
   char small[4];
-  EXPECT_EQ(failure([&] { parameters.get("title", small, sizeof small); }),
-            std::make_pair(ECLUSE_ARGUMENT_ERROR,
-                           std::string("parameter 'title' is a string of 14 bytes but the buffer "
-                                       "has 4 bytes")));
+  EXPECT_EQ(
+      failure([&] { parameters.get("title", small, sizeof small); }),
+      std::make_pair(ECLUSE_ARGUMENT_ERROR,
+                     std::string("parameter 'title' is of type string (14 bytes) but the buffer "
+                                 "has 4 bytes; pass a buffer of at least 14 bytes.")));
 }
 
 TEST_F(ParametersTest, StringsTakeAnyLengthAndStopAtNul) {
