@@ -21,19 +21,19 @@ enum class EventType : std::uint32_t {
 /** One notification; fixed size so that the queue is a plain ring of cells. */
 struct Event {
   EventType type = EventType::Write;
-  std::int32_t source = 0;     // client rank in the clients' communicator
+  std::int32_t source = 0;  // client rank in the clients' communicator
   std::int32_t iteration = 0;
-  std::int32_t variable = 0;   // index in Config::variables
+  std::int32_t variable = 0;  // index in Config::variables
   std::int32_t block = 0;
   std::int32_t ndims = 0;
-  Handle handle = kNoHandle;   // data of a Write
+  Handle handle = kNoHandle;  // data of a Write
   std::uint64_t bytes = 0;
   std::uint64_t dims[kMaxDims] = {};
   std::uint64_t ghost_lo[kMaxDims] = {};
   std::uint64_t ghost_hi[kMaxDims] = {};
   std::uint64_t global[kMaxDims] = {};  // all 0: not declared
   std::int64_t position[kMaxDims] = {};
-  char name[64] = {};                   // event name of a Signal
+  char name[64] = {};  // event name of a Signal
 };
 
 }  // namespace ecluse::shm

@@ -20,7 +20,9 @@ NodePlan plan_dedicated_cores(int node, int local_size, int dedicated_cores,
                 "node " + std::to_string(node) + " has " + std::to_string(local_size - k) +
                     " simulation rank(s) for " + std::to_string(k) +
                     " dedicated cores; every dedicated core needs at least one client: run at "
-                    "least " + std::to_string(2 * k) + " ranks per node or lower the number of "
+                    "least " +
+                    std::to_string(2 * k) +
+                    " ranks per node or lower the number of "
                     "dedicated cores.");
   }
   NodePlan plan;
@@ -33,8 +35,7 @@ NodePlan plan_dedicated_cores(int node, int local_size, int dedicated_cores,
     plan.roles.push_back(server ? Role::DedicatedCore : Role::Client);
     plan.client_index.push_back(server ? -1 : next_client);
     // Contiguous groups: client c goes to server floor(c * k / clients).
-    plan.server_index.push_back(server ? local - first_server
-                                       : next_client * k / plan.clients);
+    plan.server_index.push_back(server ? local - first_server : next_client * k / plan.clients);
     if (!server) ++next_client;
   }
   return plan;

@@ -9,10 +9,10 @@ namespace ecluse {
 enum class Role { Client, DedicatedCore, DedicatedNode };
 
 struct NodePlan {
-  std::vector<Role> roles;          // by node-local rank
-  std::vector<int> server_index;    // by node-local rank: a server's index (0..k-1), or the
-                                    // index of the server a client is assigned to
-  std::vector<int> client_index;    // by node-local rank: index among the node's clients, or -1
+  std::vector<Role> roles;        // by node-local rank
+  std::vector<int> server_index;  // by node-local rank: a server's index (0..k-1), or the
+                                  // index of the server a client is assigned to
+  std::vector<int> client_index;  // by node-local rank: index among the node's clients, or -1
   int clients = 0;
   int servers = 0;
 };
