@@ -36,6 +36,10 @@ class Session {
   bool start();
   [[nodiscard]] MPI_Comm client_comm() const;
   void write(std::string_view variable, const void* data, int block = 0);
+  /** Zero copy: room for the block to fill in place, then commit or clear. */
+  [[nodiscard]] void* alloc(std::string_view variable, int block = 0);
+  void commit(std::string_view variable, int block = 0);
+  void clear(std::string_view variable, int block = 0);
   void parameter_get(std::string_view name, void* buffer, std::size_t size) const;
   void parameter_set(std::string_view name, const void* buffer, std::size_t size);
   void set_position(std::string_view variable, std::span<const std::int64_t> position,

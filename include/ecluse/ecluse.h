@@ -59,6 +59,14 @@ int ecluse_start(int* is_client);
 int ecluse_client_comm_get(MPI_Comm* comm);
 int ecluse_write(const char* variable, const void* data);
 int ecluse_write_block(const char* variable, int32_t block, const void* data);
+/** Zero copy: *data points to room for the block inside Ecluse's buffer (the node's shared
+ * memory with dedicated cores); fill it, then commit (hand it over) or clear (give it up). */
+int ecluse_alloc(const char* variable, void** data);
+int ecluse_alloc_block(const char* variable, int32_t block, void** data);
+int ecluse_commit(const char* variable);
+int ecluse_commit_block(const char* variable, int32_t block);
+int ecluse_clear(const char* variable);
+int ecluse_clear_block(const char* variable, int32_t block);
 int ecluse_parameter_get(const char* name, void* buffer, unsigned int size);
 int ecluse_parameter_set(const char* name, const void* buffer, unsigned int size);
 /** Global offset of block 0 (or of a block), one int64 per dimension, in layout order. */

@@ -95,6 +95,40 @@ int ecluse_write_block(const char* variable, int32_t block, const void* data) {
   });
 }
 
+int ecluse_alloc(const char* variable, void** data) {
+  return ecluse_alloc_block(variable, 0, data);
+}
+
+int ecluse_alloc_block(const char* variable, int32_t block, void** data) {
+  return guard([&] {
+    require(variable, "the variable name");
+    require(data, "data");
+    *data = current().alloc(variable, block);
+  });
+}
+
+int ecluse_commit(const char* variable) {
+  return ecluse_commit_block(variable, 0);
+}
+
+int ecluse_commit_block(const char* variable, int32_t block) {
+  return guard([&] {
+    require(variable, "the variable name");
+    current().commit(variable, block);
+  });
+}
+
+int ecluse_clear(const char* variable) {
+  return ecluse_clear_block(variable, 0);
+}
+
+int ecluse_clear_block(const char* variable, int32_t block) {
+  return guard([&] {
+    require(variable, "the variable name");
+    current().clear(variable, block);
+  });
+}
+
 int ecluse_parameter_get(const char* name, void* buffer, unsigned int size) {
   return guard([&] {
     require(name, "the parameter name");

@@ -55,6 +55,19 @@ std::vector<std::int64_t> Client::position(const Variable& v, int block) const {
   return std::vector<std::int64_t>(rank_of(v.name), 0);
 }
 
+BlockData Client::describe(const Variable& v, int block, const void* data) {
+  const Layout& layout = *config_.find_layout(v.layout);
+  const LayoutShape& s = shape(v);
+  return BlockData{&v,         layout.type, iteration_,         source_, block, s.dims, s.ghost_lo,
+                   s.ghost_hi, s.global,    position(v, block), data};
+}
+
+std::size_t Client::bytes_of(const BlockData& block) const {
+  std::size_t elements = 1;
+  for (std::uint64_t n : block.dims) elements *= n;
+  return elements * data_type_size(block.type);
+}
+
 void Client::write(std::string_view name, int block, const void* data) {
   const Variable& v = variable(name);
   check_block(v, block);
@@ -62,12 +75,30 @@ void Client::write(std::string_view name, int block, const void* data) {
     throw Error(ECLUSE_ARGUMENT_ERROR, "write of variable '" + v.name + "': data is NULL.");
   }
   if (!v.enabled || written_once_.count(&v)) return;
-  const Layout& layout = *config_.find_layout(v.layout);
-  const LayoutShape& s = shape(v);
-  BlockData b{&v,         layout.type, iteration_,         source_, block, s.dims, s.ghost_lo,
-              s.ghost_hi, s.global,    position(v, block), data};
-  transport_.put(b, s.elements * data_type_size(layout.type));
+  const BlockData b = describe(v, block, data);
+  transport_.put(b, bytes_of(b));
   if (!v.time_varying) written_now_.insert(&v);
+}
+
+void* Client::alloc(std::string_view name, int block) {
+  const Variable& v = variable(name);
+  check_block(v, block);
+  const BlockData b = describe(v, block, nullptr);
+  return transport_.alloc(b, bytes_of(b));
+}
+
+void Client::commit(std::string_view name, int block) {
+  const Variable& v = variable(name);
+  check_block(v, block);
+  if (!v.enabled || written_once_.count(&v)) return transport_.clear(v, block);
+  transport_.commit(v, block);
+  if (!v.time_varying) written_now_.insert(&v);
+}
+
+void Client::clear(std::string_view name, int block) {
+  const Variable& v = variable(name);
+  check_block(v, block);
+  transport_.clear(v, block);
 }
 
 void Client::set_position(std::string_view name, int block,

@@ -18,6 +18,10 @@ class Client {
   Client(const Config& config, Parameters& parameters, Transport& transport, int source);
 
   void write(std::string_view variable, int block, const void* data);
+  /** Zero copy: room for the block in the transport's buffer, to fill then commit. */
+  void* alloc(std::string_view variable, int block);
+  void commit(std::string_view variable, int block);
+  void clear(std::string_view variable, int block);
   void set_position(std::string_view variable, int block, std::span<const std::int64_t> position);
   /** Sets a parameter; layouts that use it follow, or the old value is restored and
    * ECLUSE_INVALID_DIMENSIONS explains which layout it would break. */
@@ -33,6 +37,8 @@ class Client {
   const LayoutShape& shape(const Variable& variable);
   [[nodiscard]] std::vector<std::int64_t> position(const Variable& variable, int block) const;
   void refresh_shapes();
+  BlockData describe(const Variable& variable, int block, const void* data);
+  [[nodiscard]] std::size_t bytes_of(const BlockData& block) const;
 
   const Config& config_;
   Parameters& parameters_;

@@ -1,8 +1,11 @@
-// Construction order and life cycle of one Ecluse instance.
+// Construction order and life cycle of one Ecluse instance, for each approach.
 #include "core/Runtime.hpp"
 
 #include "config/ConfigLoader.hpp"
 #include "core/Collective.hpp"
+#include "dc/DedicatedCoreServer.hpp"
+#include "dc/NodeBuffer.hpp"
+#include "dc/ShmTransport.hpp"
 #include "transport/DirectTransport.hpp"
 
 namespace ecluse {
@@ -14,46 +17,103 @@ Runtime::Runtime(const std::string& source_name, const std::string& xml, MPI_Com
   run_collectively(comm,
                    [&] { topology_ = std::make_unique<Topology>(comm, config_.architecture); });
   int rank = 0;
-  MPI_Comm_rank(topology_->clients(), &rank);
+  MPI_Comm_rank(comm, &rank);
   log_ = std::make_unique<Log>(config_.log, rank);
-  StoreEnv env{topology_->clients(), rank, config_.architecture.domains, config_.simulation};
-  writer_ = std::make_unique<Writer>(config_, env, *log_);
-  transport_ = std::make_unique<DirectTransport>(*writer_);
-  client_ = std::make_unique<Client>(config_, *parameters_, *transport_, rank);
   events_ = std::make_unique<EventTable>(config_);
+  if (config_.architecture.dedicated_cores > 0) {
+    build_dedicated_cores(comm);
+  } else {
+    build_time_partitioning();
+  }
 }
 
 Runtime::~Runtime() = default;
 
+std::unique_ptr<Writer> Runtime::make_writer(MPI_Comm writers) {
+  int rank = 0;
+  MPI_Comm_rank(writers, &rank);
+  StoreEnv env{writers, rank, config_.architecture.domains, config_.simulation};
+  return std::make_unique<Writer>(config_, env, *log_);
+}
+
+void Runtime::build_time_partitioning() {
+  writer_ = make_writer(topology_->clients());
+  transport_ = std::make_unique<DirectTransport>(*writer_);
+  int source = 0;
+  MPI_Comm_rank(topology_->clients(), &source);
+  client_ = std::make_unique<Client>(config_, *parameters_, *transport_, source);
+}
+
+void Runtime::build_dedicated_cores(MPI_Comm comm) {
+  const std::string job = job_identifier(comm);
+  run_collectively(comm, [&] {
+    node_buffer_ = std::make_unique<NodeBuffer>(*topology_, config_.architecture, job);
+  });
+  run_collectively(comm, [&] {
+    if (topology_->is_client()) {
+      build_dedicated_core_client();
+    } else {
+      writer_ = make_writer(topology_->servers());
+      server_ = std::make_unique<DedicatedCoreServer>(config_, *topology_, *node_buffer_, *writer_,
+                                                      *events_, *log_);
+    }
+  });
+}
+
+void Runtime::build_dedicated_core_client() {
+  const auto local = static_cast<std::size_t>(topology_->local_rank());
+  const NodePlan& plan = topology_->plan();
+  int source = 0;
+  MPI_Comm_rank(topology_->clients(), &source);
+  transport_ = std::make_unique<ShmTransport>(*node_buffer_, config_, plan.server_index[local],
+                                              plan.client_index[local], source, *log_);
+  client_ = std::make_unique<Client>(config_, *parameters_, *transport_, source);
+}
+
 bool Runtime::start() {
-  started_ = true;
-  return topology_->role() == Role::Client;
+  if (!server_) return true;
+  server_->run();
+  return false;
 }
 
 Client& Runtime::client() {
+  if (!client_) {
+    throw Error(ECLUSE_CORE_IS_SERVER,
+                "this rank is an Ecluse server; only clients (is_client = 1 after start) may "
+                "call this.");
+  }
   if (stopped_) {
     throw Error(ECLUSE_ARGUMENT_ERROR, "this client already called stop; no more writes.");
   }
   return *client_;
 }
 
-void Runtime::signal(std::string_view event) {
-  events_->fire(event, topology_->world_rank(), client_->iteration());
+void Runtime::signal(std::string_view name) {
+  Client& c = client();
+  const Event* event = config_.find_event(name);
+  const bool local = event && event->execution == "local";
+  if (local || !event || !transport_->signal(std::string(name), c.iteration())) {
+    events_->fire(name, topology_->world_rank(), c.iteration());
+  }
 }
 
 void Runtime::stop() {
+  if (stopped_ || !transport_) return;
   stopped_ = true;
+  transport_->stop();
 }
 
 void Runtime::finalize() {
   if (finalized_) return;
   finalized_ = true;
+  if (!transport_) return;
   const std::size_t dropped = transport_->discard();
   if (dropped > 0) {
     log_->warning(std::to_string(dropped) +
                   " block(s) written after the last end_iteration "
                   "were not stored; call end_iteration before finalize.");
   }
+  stop();
 }
 
 }  // namespace ecluse

@@ -1,7 +1,6 @@
 // One Ecluse instance: configuration, topology, client side, transport and writer side.
 #pragma once
 
-#include <map>
 #include <memory>
 #include <string>
 
@@ -17,12 +16,16 @@
 
 namespace ecluse {
 
+class NodeBuffer;
+class DedicatedCoreServer;
+
 class Runtime {
  public:
   /** Collective over comm: every rank gets the same error if the config is wrong. */
   Runtime(const std::string& source_name, const std::string& xml, MPI_Comm comm);
   ~Runtime();
 
+  /** Clients: returns true at once. Servers: serve until their clients stop, return false. */
   bool start();
   [[nodiscard]] MPI_Comm client_comm() const { return topology_->clients(); }
   Client& client();
@@ -33,15 +36,21 @@ class Runtime {
   void finalize();
 
  private:
+  void build_time_partitioning();
+  void build_dedicated_cores(MPI_Comm comm);
+  void build_dedicated_core_client();
+  std::unique_ptr<Writer> make_writer(MPI_Comm writers);
+
   Config config_;
   std::unique_ptr<Parameters> parameters_;
   std::unique_ptr<Topology> topology_;
   std::unique_ptr<Log> log_;
+  std::unique_ptr<EventTable> events_;
+  std::unique_ptr<NodeBuffer> node_buffer_;
   std::unique_ptr<Writer> writer_;
+  std::unique_ptr<DedicatedCoreServer> server_;
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<Client> client_;
-  std::unique_ptr<EventTable> events_;
-  bool started_ = false;
   bool stopped_ = false;
   bool finalized_ = false;
 };

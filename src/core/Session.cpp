@@ -63,6 +63,18 @@ void Session::write(std::string_view variable, const void* data, int block) {
   runtime().client().write(variable, block, data);
 }
 
+void* Session::alloc(std::string_view variable, int block) {
+  return runtime().client().alloc(variable, block);
+}
+
+void Session::commit(std::string_view variable, int block) {
+  runtime().client().commit(variable, block);
+}
+
+void Session::clear(std::string_view variable, int block) {
+  runtime().client().clear(variable, block);
+}
+
 void Session::parameter_get(std::string_view name, void* buffer, std::size_t size) const {
   runtime().parameters().get(name, buffer, size);
 }

@@ -3,31 +3,61 @@
 
 #include <cstring>
 
+#include "ecluse/Error.hpp"
+
 namespace ecluse {
 
+DirectTransport::Slot& DirectTransport::slot(const Variable& variable, int block) {
+  return slots_[{&variable, block}];
+}
+
+void* DirectTransport::alloc(const BlockData& block, std::size_t bytes) {
+  Slot& s = slot(*block.variable, block.block);
+  s.bytes.resize(bytes);
+  s.block = block;
+  s.block.data = s.bytes.data();
+  s.allocated = true;
+  s.filled = false;
+  return s.bytes.data();
+}
+
 void DirectTransport::put(const BlockData& block, std::size_t bytes) {
-  Slot& slot = slots_[{block.variable, block.block}];
-  slot.bytes.resize(bytes);
-  std::memcpy(slot.bytes.data(), block.data, bytes);
-  slot.block = block;
-  slot.block.data = slot.bytes.data();
-  slot.filled = true;
+  void* room = alloc(block, bytes);
+  std::memcpy(room, block.data, bytes);
+  commit(*block.variable, block.block);
+}
+
+void DirectTransport::commit(const Variable& variable, int block) {
+  Slot& s = slot(variable, block);
+  if (!s.allocated) {
+    throw Error(ECLUSE_BLOCK_NOT_FOUND, "commit of block " + std::to_string(block) +
+                                            " of variable '" + variable.name +
+                                            "': nothing was allocated; call alloc first.");
+  }
+  s.allocated = false;
+  s.filled = true;
+}
+
+void DirectTransport::clear(const Variable& variable, int block) {
+  Slot& s = slot(variable, block);
+  s.allocated = false;
+  s.filled = false;
 }
 
 void DirectTransport::end_iteration(int iteration) {
   std::vector<BlockData> blocks;
-  for (auto& [key, slot] : slots_) {
-    if (slot.filled) blocks.push_back(slot.block);
-    slot.filled = false;
+  for (auto& [key, s] : slots_) {
+    if (s.filled) blocks.push_back(s.block);
+    s.filled = false;
   }
   writer_.write_iteration(iteration, blocks);
 }
 
 std::size_t DirectTransport::discard() {
   std::size_t dropped = 0;
-  for (auto& [key, slot] : slots_) {
-    dropped += slot.filled ? 1 : 0;
-    slot.filled = false;
+  for (auto& [key, s] : slots_) {
+    dropped += s.filled || s.allocated ? 1 : 0;
+    s.filled = s.allocated = false;
   }
   return dropped;
 }

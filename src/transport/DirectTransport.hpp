@@ -14,7 +14,12 @@ class DirectTransport : public Transport {
  public:
   explicit DirectTransport(Writer& writer) : writer_(writer) {}
   void put(const BlockData& block, std::size_t bytes) override;
+  void* alloc(const BlockData& block, std::size_t bytes) override;
+  void commit(const Variable& variable, int block) override;
+  void clear(const Variable& variable, int block) override;
   void end_iteration(int iteration) override;
+  bool signal(const std::string&, int) override { return false; }
+  void stop() override {}
   std::size_t discard() override;
 
  private:
@@ -22,7 +27,9 @@ class DirectTransport : public Transport {
     BlockData block;
     std::vector<unsigned char> bytes;  // capacity kept from iteration to iteration
     bool filled = false;
+    bool allocated = false;
   };
+  Slot& slot(const Variable& variable, int block);
   Writer& writer_;
   std::map<std::pair<const Variable*, int>, Slot> slots_;  // (variable, block id)
 };

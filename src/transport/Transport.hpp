@@ -1,6 +1,8 @@
-// How blocks travel from a client to the writer: a direct call (TP); shared memory (dedicated
-// cores) and MPI (dedicated nodes) implement the same interface.
+// How blocks travel from a client to the writer: a direct call (TP), shared memory (dedicated
+// cores); MPI (dedicated nodes) will implement the same interface.
 #pragma once
+
+#include <string>
 
 #include "store/StoreBackend.hpp"
 
@@ -11,9 +13,19 @@ class Transport {
   virtual ~Transport() = default;
   /** Hands one block over; `block.data` may be reused by the caller once this returns. */
   virtual void put(const BlockData& block, std::size_t bytes) = 0;
+  /** Zero copy: room for a block described by `block` (data ignored), to fill in place. */
+  virtual void* alloc(const BlockData& block, std::size_t bytes) = 0;
+  /** The block allocated for (variable, block id) is filled: hand it over. */
+  virtual void commit(const Variable& variable, int block) = 0;
+  /** Gives up the block allocated for (variable, block id) without handing it over. */
+  virtual void clear(const Variable& variable, int block) = 0;
   /** Every block of `iteration` has been put; the writer may persist them. */
   virtual void end_iteration(int iteration) = 0;
-  /** Drops blocks put but never ended (finalize without end_iteration). */
+  /** Sends a user event to the server side; false when there is none (run it locally). */
+  virtual bool signal(const std::string& event, int iteration) = 0;
+  /** This client sends nothing more. */
+  virtual void stop() = 0;
+  /** Drops blocks put but never ended (finalize without end_iteration); returns how many. */
   virtual std::size_t discard() = 0;
 };
 

@@ -1,0 +1,139 @@
+// Layout and life cycle of a node's shared segment.
+#include "dc/NodeBuffer.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+
+#include "core/Collective.hpp"
+#include "ecluse/Error.hpp"
+
+namespace ecluse {
+
+namespace {
+constexpr std::uint64_t kMagic = 0x45434c5553453031ull;  // "ECLUSE01"
+constexpr int kMaxServers = 64;
+constexpr int kMaxClients = 4096;
+constexpr std::size_t kAlign = 4096;
+
+std::size_t round_up(std::size_t n, std::size_t to) {
+  return (n + to - 1) / to * to;
+}
+
+std::size_t queue_capacity(int requested) {
+  std::size_t capacity = 2;
+  while (capacity < static_cast<std::size_t>(requested)) capacity *= 2;
+  return capacity;
+}
+}  // namespace
+
+struct NodeBuffer::Header {
+  std::uint64_t magic;
+  std::int32_t servers;
+  std::int32_t clients;
+  std::uint64_t queue_offset[kMaxServers];
+  std::uint64_t allocator_offset;
+  std::uint64_t allocator_size;
+  std::int32_t server_pid[kMaxServers];
+  std::int32_t client_pid[kMaxClients];
+};
+
+std::string job_identifier(MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::string id;
+  if (rank == 0) {
+    const auto now = std::chrono::system_clock::now().time_since_epoch().count();
+    id = std::to_string(getpid()) + "x" + std::to_string(now % 1000000000);
+  }
+  return broadcast_string(comm, id, 0);
+}
+
+NodeBuffer::NodeBuffer(const Topology& topology, const Architecture& architecture,
+                       const std::string& job)
+    : servers_(topology.plan().servers), clients_(topology.plan().clients) {
+  if (servers_ > kMaxServers || clients_ > kMaxClients) {
+    throw Error(ECLUSE_INIT_ERROR, "a node may have at most " + std::to_string(kMaxServers) +
+                                       " dedicated cores and " + std::to_string(kMaxClients) +
+                                       " clients.");
+  }
+  const std::string name = shm::segment_name(job, topology.node(), architecture.buffer_name);
+  const auto local = static_cast<std::size_t>(topology.local_rank());
+  const bool creator = !topology.is_client() && topology.plan().server_index[local] == 0;
+  MPI_Comm node = topology.node_comm();
+  run_collectively(node, [&] {
+    if (creator) create(architecture, name);
+  });
+  run_collectively(node, [&] {
+    if (!creator) attach(architecture, name);
+  });
+  const int index = topology.plan().server_index[local];
+  const int client = topology.plan().client_index[local];
+  (topology.is_client() ? header().client_pid[client] : header().server_pid[index]) = getpid();
+  MPI_Barrier(node);
+  if (creator) segment_->unlink();
+}
+
+NodeBuffer::~NodeBuffer() = default;
+
+NodeBuffer::Header& NodeBuffer::header() const {
+  return *static_cast<Header*>(segment_->base());
+}
+
+void NodeBuffer::create(const Architecture& architecture, const std::string& name) {
+  const std::size_t capacity = queue_capacity(architecture.queue_size);
+  const std::size_t queue_bytes = round_up(shm::EventQueue::footprint(capacity), kAlign);
+  const std::size_t first_queue = round_up(sizeof(Header), kAlign);
+  const std::size_t allocator_offset = first_queue + queue_bytes * servers_;
+  const std::size_t allocator_size =
+      shm::allocator_overhead(architecture.allocator, clients_) + architecture.buffer_size;
+  segment_ = std::make_unique<shm::SharedSegment>(
+      shm::SharedSegment::create(name, allocator_offset + allocator_size));
+  Header& h = *new (segment_->base()) Header{};
+  h.servers = servers_;
+  h.clients = clients_;
+  for (int s = 0; s < servers_; ++s) {
+    h.queue_offset[s] = first_queue + queue_bytes * static_cast<std::size_t>(s);
+    queues_.push_back(shm::EventQueue::create(address(h.queue_offset[s]), capacity));
+  }
+  h.allocator_offset = allocator_offset;
+  h.allocator_size = allocator_size;
+  allocator_ =
+      architecture.allocator == "partitioned"
+          ? shm::make_partitioned_allocator(segment_->base(), allocator_offset, allocator_size,
+                                            clients_, true)
+          : shm::make_general_allocator(segment_->base(), allocator_offset, allocator_size, true);
+  h.magic = kMagic;
+}
+
+void NodeBuffer::attach(const Architecture& architecture, const std::string& name) {
+  segment_ = std::make_unique<shm::SharedSegment>(shm::SharedSegment::open(name));
+  const Header& h = header();
+  if (h.magic != kMagic || h.servers != servers_ || h.clients != clients_) {
+    throw Error(ECLUSE_CHANNEL_ERROR, "shared segment '" + name +
+                                          "' does not hold this job's buffer; another job may "
+                                          "use the same name.");
+  }
+  for (int s = 0; s < servers_; ++s) {
+    queues_.push_back(shm::EventQueue::attach(address(h.queue_offset[s])));
+  }
+  allocator_ = architecture.allocator == "partitioned"
+                   ? shm::make_partitioned_allocator(segment_->base(), h.allocator_offset,
+                                                     h.allocator_size, clients_, false)
+                   : shm::make_general_allocator(segment_->base(), h.allocator_offset,
+                                                 h.allocator_size, false);
+}
+
+void* NodeBuffer::address(shm::Handle handle) const {
+  return static_cast<char*>(segment_->base()) + handle;
+}
+
+pid_t NodeBuffer::server_pid(int server) const {
+  return header().server_pid[server];
+}
+pid_t NodeBuffer::client_pid(int client) const {
+  return header().client_pid[client];
+}
+
+}  // namespace ecluse

@@ -1,0 +1,51 @@
+// A node's shared segment for dedicated cores: header, one event queue per server, the buffer.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/Config.hpp"
+#include "shm/BufferAllocator.hpp"
+#include "shm/EventQueue.hpp"
+#include "shm/SharedSegment.hpp"
+#include "topology/Topology.hpp"
+
+namespace ecluse {
+
+class NodeBuffer {
+ public:
+  /** Collective over the node: its first server creates the segment (job-unique name, mode
+   * 0600), every rank maps it, then the name is removed from /dev/shm so that nothing is left
+   * behind even if a process is killed. */
+  NodeBuffer(const Topology& topology, const Architecture& architecture, const std::string& job);
+  ~NodeBuffer();
+  NodeBuffer(const NodeBuffer&) = delete;
+  NodeBuffer& operator=(const NodeBuffer&) = delete;
+
+  [[nodiscard]] shm::EventQueue& queue(int server) { return queues_.at(server); }
+  [[nodiscard]] shm::BufferAllocator& allocator() { return *allocator_; }
+  [[nodiscard]] void* address(shm::Handle handle) const;
+  [[nodiscard]] pid_t server_pid(int server) const;
+  [[nodiscard]] pid_t client_pid(int client) const;
+  [[nodiscard]] int servers() const { return servers_; }
+  [[nodiscard]] int clients() const { return clients_; }
+
+ private:
+  struct Header;
+  void create(const Architecture& architecture, const std::string& name);
+  void attach(const Architecture& architecture, const std::string& name);
+  [[nodiscard]] Header& header() const;
+  std::unique_ptr<shm::SharedSegment> segment_;
+  std::vector<shm::EventQueue> queues_;
+  std::unique_ptr<shm::BufferAllocator> allocator_;
+  int servers_ = 0;
+  int clients_ = 0;
+};
+
+/** A job-unique identifier, the same on every rank of comm (made on rank 0). */
+std::string job_identifier(MPI_Comm comm);
+
+}  // namespace ecluse

@@ -1,0 +1,61 @@
+// Dedicated cores, client side: a write is room in the node's buffer, one memcpy and an event
+// on the queue of this client's server.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "core/Log.hpp"
+#include "dc/NodeBuffer.hpp"
+#include "shm/ShmTypes.hpp"
+#include "transport/Transport.hpp"
+
+namespace ecluse {
+
+class ShmTransport : public Transport {
+ public:
+  /** `server`: index of this client's server on the node; `client`: node-local client index;
+   * `source`: rank in the clients' communicator. */
+  ShmTransport(NodeBuffer& buffer, const Config& config, int server, int client, int source,
+               Log& log);
+  void put(const BlockData& block, std::size_t bytes) override;
+  void* alloc(const BlockData& block, std::size_t bytes) override;
+  void commit(const Variable& variable, int block) override;
+  void clear(const Variable& variable, int block) override;
+  void end_iteration(int iteration) override;
+  bool signal(const std::string& event, int iteration) override;
+  void stop() override;
+  std::size_t discard() override;
+  /** Writes dropped by the "skip" policy so far. */
+  [[nodiscard]] std::uint64_t skipped() const { return skipped_; }
+
+ private:
+  struct Allocated {
+    BlockData block;
+    shm::Handle handle;
+    std::size_t bytes;
+  };
+  shm::Handle acquire(const BlockData& block, std::size_t bytes, bool may_skip);
+  void notify(const BlockData& block, shm::Handle handle, std::size_t bytes);
+  void push(const shm::Event& event, int server);
+  void check_alive(std::chrono::steady_clock::time_point deadline, const std::string& what) const;
+  [[nodiscard]] shm::Event event_of(shm::EventType type, int iteration) const;
+
+  NodeBuffer& buffer_;
+  const Config& config_;
+  int server_;
+  int client_;
+  int source_;
+  Log& log_;
+  std::chrono::seconds timeout_;
+  std::map<std::pair<const Variable*, int>, Allocated> allocated_;
+  std::uint64_t skipped_ = 0;
+  bool stopped_ = false;
+};
+
+/** Seconds a client or server waits for its peer before failing (ECLUSE_TIMEOUT, default 600). */
+std::chrono::seconds peer_timeout();
+
+}  // namespace ecluse
