@@ -1,6 +1,7 @@
 // Allocators of a node's shared buffer, their state inside the segment, usable by every process.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>

@@ -1,0 +1,220 @@
+// Vyukov's bounded queue (a ring of cells, each with a sequence number) used with many producers
+// and one consumer, plus two eventcounts so that an idle consumer or a blocked producer sleeps in
+// the kernel instead of spinning. Everything lives in shared memory: positions, never pointers.
+// Limits: one consumer process only; a producer killed between claiming a cell and publishing it
+// stalls the queue at that cell (the consumer then sees an empty queue until its timeout).
+#include "shm/EventQueue.hpp"
+
+#include <atomic>
+#include <climits>
+#include <cstdint>
+#include <new>
+#include <optional>
+
+#include "ecluse/Error.hpp"
+#include "shm/Futex.hpp"
+
+namespace ecluse::shm {
+
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free,
+              "queue positions must be lock-free (hence address-free) to be shared by processes");
+static_assert(std::atomic<std::uint32_t>::is_always_lock_free);
+
+namespace {
+
+constexpr std::uint64_t kMagic = 0x45434c5553455131;  // "ECLUSEQ1"
+constexpr std::size_t kLine = 64;
+constexpr std::size_t kMaxCapacity = std::size_t{1} << 30;
+
+struct alignas(kLine) Cell {
+  std::atomic<std::uint64_t> sequence;  // == position: free; == position + 1: holds an event
+  Event event;
+};
+
+using Clock = std::chrono::steady_clock;
+
+std::chrono::nanoseconds remaining(Clock::time_point deadline) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - Clock::now());
+}
+
+Clock::time_point deadline_after(std::chrono::nanoseconds timeout) {
+  const auto now = Clock::now();
+  // A huge timeout ("forever") must not overflow the time point.
+  if (timeout > Clock::time_point::max() - now) return Clock::time_point::max();
+  return now + std::chrono::duration_cast<Clock::duration>(timeout);
+}
+
+}  // namespace
+
+// Producers and the consumer write different cache lines, so they do not slow each other down.
+struct alignas(kLine) EventQueue::Header {
+  std::atomic<std::uint64_t> magic;
+  std::uint64_t capacity;
+  alignas(kLine) std::atomic<std::uint64_t> enqueue_pos;
+  alignas(kLine) std::atomic<std::uint64_t> dequeue_pos;
+  // Eventcount of the consumer: bumped by a producer that saw `consumer_sleeping`.
+  alignas(kLine) std::atomic<std::uint32_t> not_empty;
+  std::atomic<std::uint32_t> consumer_sleeping;
+  // Eventcount of the producers waiting while the queue is full.
+  alignas(kLine) std::atomic<std::uint32_t> not_full;
+  std::atomic<std::uint32_t> producers_waiting;
+
+  Cell* cells() { return reinterpret_cast<Cell*>(reinterpret_cast<char*>(this) + sizeof(*this)); }
+  Cell& cell(std::uint64_t position) { return cells()[position & (capacity - 1)]; }
+  bool try_push(const Event& event);
+  std::optional<Event> try_pop();
+  void wake_consumer();
+  void wake_producers();
+};
+
+namespace {
+
+void check_capacity(std::size_t capacity) {
+  const bool power_of_two = capacity >= 2 && (capacity & (capacity - 1)) == 0;
+  if (!power_of_two || capacity > kMaxCapacity) {
+    throw Error(ECLUSE_ARGUMENT_ERROR, "event queue capacity " + std::to_string(capacity) +
+                                           " is invalid: it must be a power of two between 2 and " +
+                                           std::to_string(kMaxCapacity) + " (e.g. 1024)");
+  }
+}
+
+void check_alignment(const void* where) {
+  if (where == nullptr || reinterpret_cast<std::uintptr_t>(where) % kLine != 0) {
+    throw Error(ECLUSE_ARGUMENT_ERROR,
+                "event queue address is not aligned on 64 bytes; place queues at offsets that "
+                "are multiples of 64 (EventQueue::footprint() keeps consecutive queues aligned)");
+  }
+}
+
+}  // namespace
+
+std::size_t EventQueue::footprint(std::size_t capacity) {
+  check_capacity(capacity);
+  return sizeof(Header) + capacity * sizeof(Cell);
+}
+
+EventQueue EventQueue::create(void* where, std::size_t capacity) {
+  check_capacity(capacity);
+  check_alignment(where);
+  auto* header = new (where) Header{};
+  header->capacity = capacity;
+  for (std::uint64_t i = 0; i < capacity; ++i) {
+    new (&header->cells()[i]) Cell{};
+    header->cells()[i].sequence.store(i, std::memory_order_relaxed);
+  }
+  // Published last: a process that attaches sees either no queue or a complete one.
+  header->magic.store(kMagic, std::memory_order_release);
+  return EventQueue(header);
+}
+
+EventQueue EventQueue::attach(void* where) {
+  check_alignment(where);
+  auto* header = static_cast<Header*>(where);
+  if (header->magic.load(std::memory_order_acquire) != kMagic) {
+    throw Error(ECLUSE_CHANNEL_ERROR,
+                "no event queue at this place of the shared segment: the dedicated core has "
+                "not formatted it yet, or client and server disagree on the layout; attach only "
+                "after the server has created the queues");
+  }
+  return EventQueue(header);
+}
+
+std::size_t EventQueue::capacity() const {
+  return header_->capacity;
+}
+
+// Vyukov's enqueue: claim a position whose cell is free (CAS on enqueue_pos), fill the cell, then
+// publish it through its sequence number. A cell one lap behind means the queue is full.
+bool EventQueue::Header::try_push(const Event& event) {
+  auto position = enqueue_pos.load(std::memory_order_relaxed);
+  for (;;) {
+    Cell& c = cell(position);
+    const auto sequence = c.sequence.load(std::memory_order_acquire);
+    const auto lag = static_cast<std::int64_t>(sequence - position);
+    if (lag < 0) return false;
+    if (lag > 0) {
+      position = enqueue_pos.load(std::memory_order_relaxed);
+    } else if (enqueue_pos.compare_exchange_weak(position, position + 1,
+                                                 std::memory_order_relaxed)) {
+      c.event = event;
+      c.sequence.store(position + 1, std::memory_order_release);
+      return true;
+    }
+  }
+}
+
+// Single consumer: no CAS. A claimed but not yet published cell reads as empty; its producer
+// wakes us once it publishes.
+std::optional<Event> EventQueue::Header::try_pop() {
+  const auto position = dequeue_pos.load(std::memory_order_relaxed);
+  Cell& c = cell(position);
+  if (c.sequence.load(std::memory_order_acquire) != position + 1) return std::nullopt;
+  Event event = c.event;
+  c.sequence.store(position + capacity, std::memory_order_release);
+  dequeue_pos.store(position + 1, std::memory_order_relaxed);
+  return event;
+}
+
+// The fence pairs with the one in pop(): either the consumer's re-check sees our event, or we
+// see its `consumer_sleeping` flag and wake it. A consumer that is awake costs no syscall.
+void EventQueue::Header::wake_consumer() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (consumer_sleeping.load(std::memory_order_relaxed) == 0) return;
+  not_empty.fetch_add(1, std::memory_order_release);
+  futex_wake(not_empty, 1);
+}
+
+// Same handshake with the producers that wait for room; all of them are woken because any one
+// may have given up (timeout) in the meantime.
+void EventQueue::Header::wake_producers() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (producers_waiting.load(std::memory_order_relaxed) == 0) return;
+  not_full.fetch_add(1, std::memory_order_release);
+  futex_wake(not_full, INT_MAX);
+}
+
+bool EventQueue::push(const Event& event, std::chrono::nanoseconds timeout) {
+  Header& h = *header_;
+  const auto deadline = deadline_after(timeout);
+  for (;;) {
+    if (h.try_push(event)) break;
+    const auto key = h.not_full.load(std::memory_order_acquire);
+    h.producers_waiting.fetch_add(1, std::memory_order_seq_cst);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    const bool pushed = h.try_push(event);
+    const auto left = remaining(deadline);
+    if (!pushed && left.count() > 0) futex_wait(h.not_full, key, left);
+    h.producers_waiting.fetch_sub(1, std::memory_order_relaxed);
+    if (pushed) break;
+    if (left.count() <= 0) return false;
+  }
+  h.wake_consumer();
+  return true;
+}
+
+std::optional<Event> EventQueue::try_pop() {
+  auto event = header_->try_pop();
+  if (event) header_->wake_producers();
+  return event;
+}
+
+std::optional<Event> EventQueue::pop(std::chrono::nanoseconds timeout) {
+  Header& h = *header_;
+  const auto deadline = deadline_after(timeout);
+  for (;;) {
+    if (auto event = try_pop()) return event;
+    // Announce the sleep, then look once more: a producer that published before seeing the
+    // flag is caught by the re-check, one that publishes after sees the flag and wakes us.
+    const auto key = h.not_empty.load(std::memory_order_acquire);
+    h.consumer_sleeping.store(1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    auto event = try_pop();
+    const auto left = remaining(deadline);
+    if (!event && left.count() > 0) futex_wait(h.not_empty, key, left);
+    h.consumer_sleeping.store(0, std::memory_order_relaxed);
+    if (event) return event;
+    if (left.count() <= 0) return std::nullopt;
+  }
+}
+
+}  // namespace ecluse::shm

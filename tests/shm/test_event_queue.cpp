@@ -1,0 +1,156 @@
+// EventQueue: argument checks, FIFO order, timeouts, and several producer processes pushing
+// thousands of events through a small queue with none lost, duplicated or reordered.
+#include <cstdio>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "ShmTestSupport.hpp"
+#include "ecluse/Error.hpp"
+#include "shm/EventQueue.hpp"
+#include "shm/SharedSegment.hpp"
+
+namespace ecluse::shm {
+namespace {
+
+using namespace std::chrono_literals;
+
+class EventQueueTest : public test::ShmTest {
+ protected:
+  EventQueue make(std::size_t capacity) {
+    segment_ = SharedSegment::create(test::unique_name(), EventQueue::footprint(capacity));
+    return EventQueue::create(segment_.base(), capacity);
+  }
+  SharedSegment segment_ = SharedSegment::create(test::unique_name("fixture"), 4096);
+};
+
+Event event_of(int source, int iteration) {
+  Event e;
+  e.source = source;
+  e.iteration = iteration;
+  e.handle = static_cast<Handle>(source) * 1'000'000u + static_cast<Handle>(iteration);
+  e.dims[kMaxDims - 1] = static_cast<std::uint64_t>(iteration);
+  std::snprintf(e.name, sizeof(e.name), "s%d-i%d", source, iteration);
+  return e;
+}
+
+bool same_payload(const Event& e) {
+  const auto expected = event_of(e.source, e.iteration);
+  return e.handle == expected.handle && e.dims[kMaxDims - 1] == expected.dims[kMaxDims - 1] &&
+         std::strcmp(e.name, expected.name) == 0;
+}
+
+std::chrono::nanoseconds elapsed_since(std::uint64_t start) {
+  return std::chrono::nanoseconds(test::now_ns() - start);
+}
+
+TEST_F(EventQueueTest, CapacityMustBeAPowerOfTwo) {
+  for (const std::size_t bad : {0, 1, 3, 6, 1000}) {
+    try {
+      EventQueue::footprint(bad);
+      FAIL() << bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.status(), ECLUSE_ARGUMENT_ERROR);
+      EXPECT_NE(std::string(e.what()).find("power of two"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(EventQueue::footprint(2) % 64, 0u);
+  EXPECT_EQ(EventQueue::footprint(1024) % 64, 0u);
+  EXPECT_GE(EventQueue::footprint(1024), 1024 * sizeof(Event));
+}
+
+TEST_F(EventQueueTest, AttachingUnformattedMemoryIsAChannelError) {
+  try {
+    EventQueue::attach(segment_.base());
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), ECLUSE_CHANNEL_ERROR);
+  }
+}
+
+TEST_F(EventQueueTest, KeepsFifoOrderAcrossManyLaps) {
+  auto queue = make(8);
+  auto reader = EventQueue::attach(segment_.base());
+  EXPECT_EQ(reader.capacity(), 8u);
+  EXPECT_FALSE(reader.try_pop());
+  int next = 0;
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_TRUE(queue.push(event_of(0, i), 0ns));
+    if (i % 3 == 2) {
+      while (auto e = reader.try_pop()) {
+        EXPECT_EQ(e->iteration, next++);
+        EXPECT_TRUE(same_payload(*e));
+      }
+    }
+  }
+  while (auto e = reader.try_pop()) EXPECT_EQ(e->iteration, next++);
+  EXPECT_EQ(next, 100);
+}
+
+TEST_F(EventQueueTest, PushOnAFullQueueTimesOut) {
+  auto queue = make(4);
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(queue.push(event_of(0, i), 0ns));
+  EXPECT_FALSE(queue.push(event_of(0, 4), 0ns));
+  const auto start = test::now_ns();
+  EXPECT_FALSE(queue.push(event_of(0, 4), 50ms));
+  EXPECT_GE(elapsed_since(start), 50ms);
+  ASSERT_TRUE(queue.try_pop());
+  EXPECT_TRUE(queue.push(event_of(0, 4), 0ns));
+}
+
+TEST_F(EventQueueTest, PopOnAnEmptyQueueTimesOut) {
+  auto queue = make(4);
+  const auto start = test::now_ns();
+  EXPECT_FALSE(queue.pop(50ms));
+  EXPECT_GE(elapsed_since(start), 50ms);
+  EXPECT_FALSE(queue.pop(0ns));
+}
+
+TEST_F(EventQueueTest, BlockedProducerResumesWhenTheConsumerPops) {
+  auto queue = make(4);
+  void* where = segment_.base();
+  const pid_t child = test::spawn([where] {
+    auto q = EventQueue::attach(where);
+    for (int i = 0; i < 40; ++i) {
+      if (!q.push(event_of(1, i), 10s)) return 1;
+    }
+    return 0;
+  });
+  for (int i = 0; i < 40; ++i) {
+    if (i % 10 == 0) std::this_thread::sleep_for(20ms);  // lets the producer fill and block
+    auto e = queue.pop(10s);
+    ASSERT_TRUE(e);
+    EXPECT_EQ(e->iteration, i);
+  }
+  EXPECT_EQ(test::wait_child(child), 0);
+}
+
+TEST_F(EventQueueTest, ManyProducerProcessesLoseNothing) {
+  constexpr int kProducers = 3;
+  constexpr int kEvents = 5000;
+  auto queue = make(64);
+  void* where = segment_.base();
+  std::vector<pid_t> children;
+  for (int p = 0; p < kProducers; ++p) {
+    children.push_back(test::spawn([where, p] {
+      auto q = EventQueue::attach(where);
+      for (int i = 0; i < kEvents; ++i) {
+        if (!q.push(event_of(p, i), 10s)) return 1;
+      }
+      return 0;
+    }));
+  }
+  std::vector<int> next(kProducers, 0);
+  for (int n = 0; n < kProducers * kEvents; ++n) {
+    auto e = queue.pop(10s);
+    ASSERT_TRUE(e) << "lost events after " << n;
+    ASSERT_TRUE(e->source >= 0 && e->source < kProducers);
+    ASSERT_EQ(e->iteration, next[e->source]++) << "producer " << e->source;
+    ASSERT_TRUE(same_payload(*e));
+  }
+  EXPECT_FALSE(queue.pop(10ms)) << "duplicated events";
+  for (const pid_t child : children) EXPECT_EQ(test::wait_child(child), 0);
+}
+
+}  // namespace
+}  // namespace ecluse::shm
