@@ -99,7 +99,7 @@ void DedicatedCoreServer::on_write(const shm::Event& e) {
   b.data = buffer_.address(e.handle);
   Iteration& it = iterations_[e.iteration];
   it.blocks.push_back(std::move(b));
-  it.handles.push_back(e.handle);
+  it.writes.push_back(e);
 }
 
 void DedicatedCoreServer::on_end(const shm::Event& e) {
@@ -120,7 +120,10 @@ void DedicatedCoreServer::flush(std::map<int, Iteration>::iterator it) {
   } catch (const Error& e) {
     log_.error("iteration " + std::to_string(it->first) + " was not stored: " + e.what());
   }
-  for (shm::Handle h : it->second.handles) buffer_.allocator().release(h);
+  for (const shm::Event& w : it->second.writes) {
+    buffer_.held(w.client) -= shm::block_footprint(w.bytes);
+    buffer_.allocator().release(w.handle);
+  }
   iterations_.erase(it);
 }
 

@@ -27,7 +27,7 @@ class DedicatedCoreServer {
  private:
   struct Iteration {
     std::vector<BlockData> blocks;
-    std::vector<shm::Handle> handles;
+    std::vector<shm::Event> writes;  // handle, size and client of each block, to free them
     int ended = 0;
   };
   void handle(const shm::Event& event);

@@ -37,6 +37,8 @@ struct NodeBuffer::Header {
   std::uint64_t allocator_size;
   std::int32_t server_pid[kMaxServers];
   std::int32_t client_pid[kMaxClients];
+  std::atomic<std::uint64_t> held[kMaxClients];
+  std::uint32_t partitioned;
 };
 
 std::string job_identifier(MPI_Comm comm) {
@@ -97,6 +99,7 @@ void NodeBuffer::create(const Architecture& architecture, const std::string& nam
     h.queue_offset[s] = first_queue + queue_bytes * static_cast<std::size_t>(s);
     queues_.push_back(shm::EventQueue::create(address(h.queue_offset[s]), capacity));
   }
+  h.partitioned = architecture.allocator == "partitioned" ? 1 : 0;
   h.allocator_offset = allocator_offset;
   h.allocator_size = allocator_size;
   allocator_ =
@@ -127,6 +130,15 @@ void NodeBuffer::attach(const Architecture& architecture, const std::string& nam
 
 void* NodeBuffer::address(shm::Handle handle) const {
   return static_cast<char*>(segment_->base()) + handle;
+}
+
+std::atomic<std::uint64_t>& NodeBuffer::held(int client) const {
+  return header().held[client];
+}
+
+std::size_t NodeBuffer::share(int client) const {
+  const std::size_t capacity = allocator_->capacity(client);
+  return header().partitioned ? capacity : capacity / static_cast<std::size_t>(clients_);
 }
 
 pid_t NodeBuffer::server_pid(int server) const {

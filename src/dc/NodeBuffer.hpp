@@ -30,6 +30,11 @@ class NodeBuffer {
   [[nodiscard]] void* address(shm::Handle handle) const;
   [[nodiscard]] pid_t server_pid(int server) const;
   [[nodiscard]] pid_t client_pid(int client) const;
+  /** Bytes of the buffer a client holds now (allocated, not yet released by its server). */
+  [[nodiscard]] std::atomic<std::uint64_t>& held(int client) const;
+  /** The most a client may hold, so that a fast client never starves the others: its fair
+   * share of a shared (general) buffer, or its own part of a partitioned one. */
+  [[nodiscard]] std::size_t share(int client) const;
   [[nodiscard]] int servers() const { return servers_; }
   [[nodiscard]] int clients() const { return clients_; }
 

@@ -62,28 +62,53 @@ void ShmTransport::check_alive(std::chrono::steady_clock::time_point deadline,
 }
 
 shm::Handle ShmTransport::acquire(const BlockData& block, std::size_t bytes, bool may_skip) {
+  const std::size_t need = shm::block_footprint(bytes);
+  const std::size_t share = buffer_.share(client_);
+  if (held_ + need > share && !(may_skip && skipping())) too_big(block, held_ + need, share);
   shm::BufferAllocator& a = buffer_.allocator();
-  if (bytes > a.capacity(client_)) {
-    throw Error(ECLUSE_ALLOCATION_ERROR,
-                "block " + std::to_string(block.block) + " of variable '" + block.variable->name +
-                    "' is " + std::to_string(bytes) + " bytes but the buffer can hold at most " +
-                    std::to_string(a.capacity(client_)) +
-                    " bytes for this client; raise <buffer size> in the configuration.");
-  }
+  std::atomic<std::uint64_t>& held = buffer_.held(client_);
   const auto deadline = std::chrono::steady_clock::now() + timeout_;
   while (true) {
     const std::uint32_t seen = a.release_counter().load();
-    if (auto handle = a.allocate(client_, bytes)) return *handle;
-    if (may_skip && config_.architecture.full_policy == "skip") {
-      ++skipped_;
-      log_.warning("buffer full: write of variable '" + block.variable->name + "' at iteration " +
-                   std::to_string(block.iteration) + " skipped (policy skip, " +
-                   std::to_string(skipped_) + " skipped so far)");
-      return shm::kNoHandle;
+    if (held.load() + need <= share) {
+      if (auto handle = a.allocate(client_, bytes)) {
+        held += need;
+        held_ += need;
+        return *handle;
+      }
     }
+    if (may_skip && skipping()) return skip(block);
     shm::futex_wait(a.release_counter(), seen, kSlice);
     check_alive(deadline, "waiting for room in the buffer");
   }
+}
+
+void ShmTransport::too_big(const BlockData& block, std::size_t need, std::size_t share) const {
+  const std::string what =
+      "block " + std::to_string(block.block) + " of variable '" + block.variable->name + "'";
+  throw Error(ECLUSE_ALLOCATION_ERROR,
+              held_ == 0
+                  ? what + " needs " + std::to_string(need) +
+                        " bytes of buffer (data and bookkeeping) but a client may hold "
+                        "at most " +
+                        std::to_string(share) + " bytes; raise <buffer size> in the configuration."
+                  : "iteration " + std::to_string(block.iteration) + " needs " +
+                        std::to_string(need) + " bytes of buffer with " + what +
+                        " but a client may hold at most " + std::to_string(share) +
+                        " bytes and the server frees an iteration only once it ends; raise "
+                        "<buffer size> in the configuration.");
+}
+
+shm::Handle ShmTransport::skip(const BlockData& block) {
+  ++skipped_;
+  log_.warning("buffer full: write of variable '" + block.variable->name + "' at iteration " +
+               std::to_string(block.iteration) + " skipped (policy skip, " +
+               std::to_string(skipped_) + " skipped so far)");
+  return shm::kNoHandle;
+}
+
+bool ShmTransport::skipping() const {
+  return config_.architecture.full_policy == "skip";
 }
 
 shm::Event ShmTransport::event_of(shm::EventType type, int iteration) const {
@@ -91,7 +116,13 @@ shm::Event ShmTransport::event_of(shm::EventType type, int iteration) const {
   e.type = type;
   e.iteration = iteration;
   e.source = source_;
+  e.client = client_;
   return e;
+}
+
+void ShmTransport::release(shm::Handle handle, std::size_t bytes) {
+  buffer_.held(client_) -= shm::block_footprint(bytes);
+  buffer_.allocator().release(handle);
 }
 
 void ShmTransport::notify(const BlockData& block, shm::Handle handle, std::size_t bytes) {
@@ -149,11 +180,13 @@ void ShmTransport::commit(const Variable& variable, int block) {
 void ShmTransport::clear(const Variable& variable, int block) {
   auto it = allocated_.find({&variable, block});
   if (it == allocated_.end()) return;
-  buffer_.allocator().release(it->second.handle);
+  release(it->second.handle, it->second.bytes);
+  held_ -= shm::block_footprint(it->second.bytes);
   allocated_.erase(it);
 }
 
 void ShmTransport::end_iteration(int iteration) {
+  held_ = 0;
   push(event_of(shm::EventType::EndIteration, iteration), server_);
 }
 
@@ -174,7 +207,7 @@ void ShmTransport::stop() {
 
 std::size_t ShmTransport::discard() {
   const std::size_t dropped = allocated_.size();
-  for (auto& [key, a] : allocated_) buffer_.allocator().release(a.handle);
+  for (auto& [key, a] : allocated_) release(a.handle, a.bytes);
   allocated_.clear();
   return dropped;
 }

@@ -38,6 +38,10 @@ class ShmTransport : public Transport {
     std::size_t bytes;
   };
   shm::Handle acquire(const BlockData& block, std::size_t bytes, bool may_skip);
+  [[nodiscard]] bool skipping() const;
+  [[noreturn]] void too_big(const BlockData& block, std::size_t need, std::size_t share) const;
+  shm::Handle skip(const BlockData& block);
+  void release(shm::Handle handle, std::size_t bytes);
   void notify(const BlockData& block, shm::Handle handle, std::size_t bytes);
   void push(const shm::Event& event, int server);
   void check_alive(std::chrono::steady_clock::time_point deadline, const std::string& what) const;
@@ -52,6 +56,7 @@ class ShmTransport : public Transport {
   std::chrono::seconds timeout_;
   std::map<std::pair<const Variable*, int>, Allocated> allocated_;
   std::uint64_t skipped_ = 0;
+  std::size_t held_ = 0;  // bytes of the current iteration the server cannot free yet
   bool stopped_ = false;
 };
 

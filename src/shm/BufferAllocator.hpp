@@ -12,6 +12,12 @@
 
 namespace ecluse::shm {
 
+/** Bytes a block of `bytes` really takes in both allocators: a 64-byte header plus the payload
+ * rounded up to 64 bytes. */
+inline std::size_t block_footprint(std::size_t bytes) {
+  return 64 + (bytes + 63) / 64 * 64;
+}
+
 /** A per-process view of allocator state that lives in shared memory at [base+offset, +size).
  * Handles are offsets from `base` (the segment start), valid in every process. */
 class BufferAllocator {

@@ -22,6 +22,7 @@ enum class EventType : std::uint32_t {
 struct Event {
   EventType type = EventType::Write;
   std::int32_t source = 0;  // client rank in the clients' communicator
+  std::int32_t client = 0;  // node-local client index (for the node's accounting)
   std::int32_t iteration = 0;
   std::int32_t variable = 0;  // index in Config::variables
   std::int32_t block = 0;

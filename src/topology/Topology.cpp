@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/Collective.hpp"
 #include "ecluse/Error.hpp"
 
 namespace ecluse {
@@ -34,8 +35,10 @@ Topology::Topology(MPI_Comm world, const Architecture& architecture) {
   }
   if (architecture.dedicated_cores > 0) {
     try {
-      plan_ = plan_dedicated_cores(node_, local_size_, architecture.dedicated_cores,
-                                   architecture.placement);
+      run_collectively(world, [&] {
+        plan_ = plan_dedicated_cores(node_, local_size_, architecture.dedicated_cores,
+                                     architecture.placement);
+      });
     } catch (...) {
       MPI_Comm_free(&node_comm_);
       throw;

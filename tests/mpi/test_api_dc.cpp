@@ -1,0 +1,318 @@
+// Dedicated cores with real ranks on virtual nodes: every block of every iteration read back
+// bit for bit from the servers' files; same data as time partitioning; backpressure; idle CPU.
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "TestSupport.hpp"
+#include "ecluse/ecluse.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ecluse::test::as_bytes;
+using ecluse::test::read_dataset;
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+int world_size() {
+  int s = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+void expect_ok(int status) {
+  ASSERT_EQ(status, ECLUSE_OK) << ecluse_error_message();
+}
+
+struct RunSetup {
+  int ranks_per_node = 2;
+  int cores = 1;
+  std::string buffer = "16MiB";
+  std::string allocator = "general";
+  std::string policy = "block";
+  std::string mode = "FilePerCore";
+  int domains = 2;
+};
+
+std::string config(const std::string& dir, const RunSetup& s) {
+  const std::string dedicated = s.cores > 0 ? std::to_string(s.cores) : "0";
+  return R"(<simulation name="dc" xmlns="urn:ecluse:config:1"><architecture>
+    <domains count=")" +
+         std::to_string(s.domains) + R"("/>
+    <dedicated cores=")" +
+         dedicated + R"(" nodes="0"/>
+    <buffer size=")" +
+         s.buffer + R"(" allocator=")" + s.allocator + R"(" policy=")" + s.policy +
+         R"("/>
+    <virtual-nodes ranks-per-node=")" +
+         std::to_string(s.ranks_per_node) + R"("/>
+    </architecture><data>
+    <parameter name="N" type="int" value="6"/>
+    <layout name="g" type="double" dimensions="N+2,5" ghosts="1:1,0:0"/>
+    <layout name="f" type="int" dimensions="3,N" language="fortran"/>
+    <variable name="field" layout="g" unit="K"/>
+    <group name="grp"><variable name="fort" layout="f"/></group>
+    </data><storage><store name="s" type="HDF5"><option key="FileMode">)" +
+         s.mode + R"(</option><option key="FilesPath">)" + dir +
+         R"(</option></store></storage><log LogLevel="warning" FileName=")" + dir +
+         R"(/log"/></simulation>)";
+}
+
+std::vector<double> field_values(int it, int source, int block) {
+  std::vector<double> v(8 * 5);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    v[i] = it * 1e6 + source * 1e4 + block * 1e3 + double(i);
+  return v;
+}
+
+std::vector<double> field_interior(int it, int source, int block) {
+  auto v = field_values(it, source, block);
+  return {v.begin() + 5, v.end() - 5};
+}
+
+std::vector<int> fort_values(int it, int source, int block) {
+  std::vector<int> v(18);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = it * 10000 + source * 100 + block * 50 + int(i);
+  return v;
+}
+
+/** Runs `iterations` iterations on clients; returns is_client and the number of clients. */
+std::pair<bool, int> run(const std::string& dir, const RunSetup& s, int iterations) {
+  expect_ok(ecluse_initialize_string(config(dir, s).c_str(), MPI_COMM_WORLD));
+  int is_client = 0;
+  expect_ok(ecluse_start(&is_client));
+  int clients = 0;
+  if (is_client) {
+    MPI_Comm comm;
+    expect_ok(ecluse_client_comm_get(&comm));
+    int source = 0;
+    MPI_Comm_rank(comm, &source);
+    MPI_Comm_size(comm, &clients);
+    for (int it = 0; it < iterations; ++it) {
+      for (int b = 0; b < s.domains; ++b) {
+        const std::int64_t pos[2] = {source * 6, b * 5};
+        expect_ok(ecluse_set_block_position("field", b, pos));
+        expect_ok(ecluse_write_block("field", b, field_values(it, source, b).data()));
+        void* room = nullptr;  // zero copy for the Fortran variable
+        expect_ok(ecluse_alloc_block("grp/fort", b, &room));
+        auto f = fort_values(it, source, b);
+        std::memcpy(room, f.data(), f.size() * sizeof(int));
+        expect_ok(ecluse_commit_block("grp/fort", b));
+      }
+      expect_ok(ecluse_end_iteration());
+    }
+    expect_ok(ecluse_stop());
+  }
+  expect_ok(ecluse_finalize());
+  MPI_Allreduce(MPI_IN_PLACE, &clients, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return {is_client != 0, clients};
+}
+
+/** Every (source, block) of every iteration, found once among the servers' files. */
+void check_file_per_core(const std::string& dir, int iterations, int clients, int servers,
+                         int domains) {
+  for (int it = 0; it < iterations; ++it) {
+    std::set<std::pair<int, int>> seen;
+    int files = 0;
+    for (int server = 0; server < servers; ++server) {
+      const std::string file =
+          dir + "/dc_It" + std::to_string(it) + "_Pr" + std::to_string(server) + ".h5";
+      if (!fs::exists(file)) continue;
+      ++files;
+      for (int src = 0; src < clients; ++src) {
+        for (int b = 0; b < domains; ++b) {
+          const std::string p = "/P" + std::to_string(src) + "/B" + std::to_string(b);
+          if (!ecluse::test::dataset_exists(file, "field" + p)) continue;
+          EXPECT_TRUE(seen.insert({src, b}).second) << "block stored twice";
+          EXPECT_EQ(read_dataset(file, "field" + p).bytes, as_bytes(field_interior(it, src, b)));
+          const auto f = read_dataset(file, "grp/fort" + p);
+          EXPECT_EQ(f.dims, (std::vector<std::uint64_t>{6, 3}));
+          EXPECT_EQ(f.bytes, as_bytes(fort_values(it, src, b)));
+        }
+      }
+    }
+    EXPECT_EQ(files, servers) << "one file per server and iteration";
+    EXPECT_EQ(seen.size(), static_cast<std::size_t>(clients * domains)) << "iteration " << it;
+  }
+}
+
+int servers_for(const RunSetup& s) {
+  const int size = world_size();
+  return (size + s.ranks_per_node - 1) / s.ranks_per_node * s.cores;
+}
+
+void round_trip(const RunSetup& s, const std::string& name) {
+  const std::string dir = ecluse::test::fresh_dir(name);
+  const auto [is_client, clients] = run(dir, s, 4);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) check_file_per_core(dir, 4, clients, servers_for(s), s.domains);
+}
+
+TEST(ApiDc, ANodeWithoutClientsIsAnErrorOnEveryRank) {
+  if (world_size() != 3) GTEST_SKIP() << "runs with 3 ranks";
+  const std::string dir = ecluse::test::fresh_dir("no-clients");
+  const int status = ecluse_initialize_string(config(dir, {2, 1}).c_str(), MPI_COMM_WORLD);
+  EXPECT_EQ(status, ECLUSE_INIT_ERROR);
+  EXPECT_STREQ(ecluse_error_message(),
+               "node 1 has 1 rank(s) but <dedicated cores=\"1\"/> leaves none for the "
+               "simulation; run at least 2 ranks per node or lower the number of dedicated "
+               "cores.");
+}
+
+TEST(ApiDc, OneDedicatedCorePerNodeOfTwoRanks) {
+  if (world_size() % 2 != 0) GTEST_SKIP() << "needs an even number of ranks";
+  round_trip({2, 1}, "dc-2x1");
+}
+
+TEST(ApiDc, OneDedicatedCoreServesSeveralClientsPartitioned) {
+  if (world_size() < 3) GTEST_SKIP() << "needs 3 ranks";
+  RunSetup s{world_size() >= 6 ? 3 : world_size(), 1};
+  if (world_size() % s.ranks_per_node != 0) s.ranks_per_node = world_size();
+  s.allocator = "partitioned";
+  round_trip(s, "dc-partitioned");
+}
+
+TEST(ApiDc, TwoDedicatedCoresPerNodeWithUnevenClients) {
+  if (world_size() < 4) GTEST_SKIP() << "needs 4 ranks";
+  // 4 ranks per node: 2 clients, 2 servers; 6 or 8 ranks: uneven last node or 2 nodes.
+  RunSetup s{4, 2};
+  if (world_size() == 6) s.ranks_per_node = 6;  // 4 clients over 2 servers
+  round_trip(s, "dc-2cores");
+}
+
+TEST(ApiDc, NodesOfUnequalSizes) {
+  if (world_size() < 6) GTEST_SKIP() << "needs 6 ranks";
+  RunSetup s{world_size() - 2, 1};  // 6 ranks: nodes of 4 and 2; 8 ranks: nodes of 6 and 2
+  round_trip(s, "dc-unequal");
+}
+
+TEST(ApiDc, SameCollectiveDataAsTimePartitioning) {
+  if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  RunSetup tp{world_size(), 0};
+  tp.mode = "Collective";
+  tp.domains = 1;
+  RunSetup dc = tp;
+  dc.cores = 1;
+  const std::string dir_tp = ecluse::test::fresh_dir("same-tp");
+  const std::string dir_dc = ecluse::test::fresh_dir("same-dc");
+  // The global array depends on the number of clients, so compare the part both cover.
+  run(dir_tp, tp, 2);
+  const auto [is_client, clients] = run(dir_dc, dc, 2);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() != 0) return;
+  for (int it = 0; it < 2; ++it) {
+    const std::string name = "/dc_It" + std::to_string(it) + ".h5";
+    const auto a = read_dataset(dir_tp + name, "field");
+    const auto b = read_dataset(dir_dc + name, "field");
+    ASSERT_EQ(b.dims, (std::vector<std::uint64_t>{static_cast<std::uint64_t>(6 * clients), 5}));
+    const std::size_t common = b.bytes.size();
+    EXPECT_TRUE(std::equal(b.bytes.begin(), b.bytes.end(), a.bytes.begin())) << common;
+  }
+  EXPECT_LT(std::distance(fs::directory_iterator(dir_dc), fs::directory_iterator()),
+            std::distance(fs::directory_iterator(dir_tp), fs::directory_iterator()) + 1);
+}
+
+TEST(ApiDc, SmallBufferIsReusedUnderBackpressure) {
+  if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  RunSetup s{world_size(), 1};
+  // One iteration of one client is 2 blocks x (320 + 72) bytes; the buffer holds about two
+  // iterations of all clients, so clients wait for the server again and again.
+  s.buffer = std::to_string(2 * 2 * (320 + 72 + 128) * (world_size() - 1) + 4096);
+  const std::string dir = ecluse::test::fresh_dir("reuse");
+  const auto [is_client, clients] = run(dir, s, 40);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) check_file_per_core(dir, 40, clients, 1, 2);
+}
+
+TEST(ApiDc, SkipPolicyDropsWholeBlocksAndLogsThem) {
+  if (world_size() != 2) GTEST_SKIP() << "runs with 2 ranks";
+  RunSetup s{2, 1};
+  s.policy = "skip";
+  s.domains = 1;
+  s.buffer = "1000";  // room for one field block (320 bytes) and one fort block (72) at most
+  const std::string dir = ecluse::test::fresh_dir("skip");
+  run(dir, s, 30);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() != 0) return;
+  int stored = 0;
+  for (int it = 0; it < 30; ++it) {
+    const std::string file = dir + "/dc_It" + std::to_string(it) + "_Pr0.h5";
+    if (!fs::exists(file) || !ecluse::test::dataset_exists(file, "field/P0")) continue;
+    EXPECT_EQ(read_dataset(file, "field/P0").bytes, as_bytes(field_interior(it, 0, 0)));
+    ++stored;
+  }
+  EXPECT_GT(stored, 0);
+  const std::string log = ecluse::test::read_text(dir + "/log.0.log");
+  const std::size_t skipped = static_cast<std::size_t>(std::count(log.begin(), log.end(), '\n'));
+  EXPECT_EQ(static_cast<int>(skipped) + stored, 30) << log;
+  if (stored < 30) {
+    EXPECT_NE(log.find("buffer full: write of variable 'field' at iteration "), std::string::npos);
+  }
+}
+
+TEST(ApiDc, IdleDedicatedCoreSleeps) {
+  if (world_size() != 2) GTEST_SKIP() << "runs with 2 ranks";
+  const std::string dir = ecluse::test::fresh_dir("idle");
+  expect_ok(ecluse_initialize_string(config(dir, {2, 1}).c_str(), MPI_COMM_WORLD));
+  int is_client = 0;
+  rusage before{}, after{};
+  getrusage(RUSAGE_SELF, &before);
+  const auto start = std::chrono::steady_clock::now();
+  expect_ok(ecluse_start(&is_client));
+  if (is_client) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // a long compute phase
+    expect_ok(ecluse_stop());
+  } else {
+    getrusage(RUSAGE_SELF, &after);
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    auto seconds = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) * 1e-6; };
+    const double cpu = seconds(after.ru_utime) - seconds(before.ru_utime) +
+                       seconds(after.ru_stime) - seconds(before.ru_stime);
+    EXPECT_GT(wall, 1.4);
+    EXPECT_LT(cpu / wall, 0.02) << "server used " << cpu << " s of CPU in " << wall << " s";
+  }
+  expect_ok(ecluse_finalize());
+}
+
+TEST(ApiDc, ClearedAndOversizedBlocks) {
+  if (world_size() != 2) GTEST_SKIP() << "runs with 2 ranks";
+  RunSetup s{2, 1};
+  s.buffer = "200";
+  s.domains = 1;
+  const std::string dir = ecluse::test::fresh_dir("oversized");
+  expect_ok(ecluse_initialize_string(config(dir, s).c_str(), MPI_COMM_WORLD));
+  int is_client = 0;
+  expect_ok(ecluse_start(&is_client));
+  if (is_client) {
+    EXPECT_EQ(ecluse_write("field", field_values(0, 0, 0).data()), ECLUSE_ALLOCATION_ERROR);
+    EXPECT_STREQ(ecluse_error_message(),
+                 "block 0 of variable 'field' needs 384 bytes of buffer (data and bookkeeping) but "
+                 "a client may hold at most 192 bytes; raise <buffer size> in the configuration.");
+    void* room = nullptr;
+    expect_ok(ecluse_alloc("grp/fort", &room));
+    expect_ok(ecluse_clear("grp/fort"));
+    EXPECT_EQ(ecluse_commit("grp/fort"), ECLUSE_BLOCK_NOT_FOUND);
+    expect_ok(ecluse_end_iteration());
+    expect_ok(ecluse_stop());
+  }
+  expect_ok(ecluse_finalize());
+}
+
+}  // namespace
