@@ -27,12 +27,19 @@ Runtime::Runtime(const std::string& source_name, const std::string& xml, MPI_Com
   }
 }
 
-Runtime::~Runtime() = default;
+Runtime::~Runtime() {
+  // Stores may use the node communicator until they are destroyed.
+  writer_.reset();
+  if (node_writers_ != MPI_COMM_NULL) MPI_Comm_free(&node_writers_);
+}
 
 std::unique_ptr<Writer> Runtime::make_writer(MPI_Comm writers) {
   int rank = 0;
   MPI_Comm_rank(writers, &rank);
-  StoreEnv env{writers, rank, config_.architecture.domains, config_.simulation};
+  MPI_Comm_split(writers, topology_->node(), rank, &node_writers_);
+  StoreEnv env{
+      writers,           rank, node_writers_, topology_->node(), config_.architecture.domains,
+      config_.simulation};
   return std::make_unique<Writer>(config_, env, *log_);
 }
 

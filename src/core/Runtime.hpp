@@ -51,6 +51,7 @@ class Runtime {
   std::unique_ptr<DedicatedCoreServer> server_;
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<Client> client_;
+  MPI_Comm node_writers_ = MPI_COMM_NULL;
   bool stopped_ = false;
   bool finalized_ = false;
 };

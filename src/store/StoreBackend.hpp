@@ -34,10 +34,12 @@ struct BlockData {
 
 /** What a store instance needs to know about where it runs. */
 struct StoreEnv {
-  MPI_Comm comm = MPI_COMM_NULL;  // every writer taking part (clients in TP, servers later)
-  int writer = 0;                 // this writer's rank in comm
-  int domains = 1;                // blocks per client, decides the dataset naming scheme
-  std::string simulation;         // <simulation name>
+  MPI_Comm comm = MPI_COMM_NULL;       // every writer taking part (clients in TP, servers later)
+  int writer = 0;                      // this writer's rank in comm
+  MPI_Comm node_comm = MPI_COMM_NULL;  // the writers of this writer's node (a subset of comm)
+  int node = 0;                        // this writer's node, numbered from 0
+  int domains = 1;                     // blocks per client, decides the dataset naming scheme
+  std::string simulation;              // <simulation name>
 };
 
 /** A storage plugin instance, created once per <store> element. */

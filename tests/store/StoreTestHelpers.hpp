@@ -36,7 +36,7 @@ inline Store hdf5_store(const std::string& dir, const std::string& mode,
 }
 
 inline StoreEnv world_env(int domains = 1) {
-  return {MPI_COMM_WORLD, world_rank(), domains, "sim"};
+  return {MPI_COMM_WORLD, world_rank(), MPI_COMM_SELF, 0, domains, "sim"};
 }
 
 inline std::unique_ptr<StoreBackend> make_store(const Store& store, const StoreEnv& env) {
