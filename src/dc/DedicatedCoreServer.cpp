@@ -41,6 +41,10 @@ DedicatedCoreServer::DedicatedCoreServer(const Config& config, const Topology& t
       index_(topology.plan().server_index[static_cast<std::size_t>(topology.local_rank())]),
       node_clients_(topology.plan().clients),
       last_check_(std::chrono::steady_clock::now()) {
+  int servers = 0;
+  MPI_Comm_size(servers_, &servers);
+  sent_to_.assign(static_cast<std::size_t>(servers), 0);
+  received_from_.assign(static_cast<std::size_t>(servers), 0);
   const NodePlan& plan = topology.plan();
   for (std::size_t local = 0; local < plan.roles.size(); ++local) {
     if (plan.roles[local] == Role::Client && plan.server_index[local] == index_) {
@@ -64,6 +68,7 @@ void DedicatedCoreServer::run() {
                  "they are.");
     while (!iterations_.empty()) flush(iterations_.begin());
   }
+  drain_broadcasts();
 }
 
 void DedicatedCoreServer::handle(const shm::Event& event) {
@@ -151,6 +156,7 @@ void DedicatedCoreServer::on_signal(const shm::Event& e) {
   const int message[2] = {e.source, e.iteration};
   for (int other = 0; other < size; ++other) {
     if (other == me) continue;
+    ++sent_to_[static_cast<std::size_t>(other)];
     MPI_Send(message, 2, MPI_INT, other, kSignalTag, servers_);
     MPI_Send(name.c_str(), static_cast<int>(name.size()), MPI_CHAR, other, kSignalTag + 1,
              servers_);
@@ -162,16 +168,31 @@ void DedicatedCoreServer::receive_broadcasts() {
   MPI_Status status;
   MPI_Iprobe(MPI_ANY_SOURCE, kSignalTag, servers_, &pending, &status);
   while (pending) {
-    int message[2];
-    MPI_Recv(message, 2, MPI_INT, status.MPI_SOURCE, kSignalTag, servers_, MPI_STATUS_IGNORE);
-    MPI_Probe(status.MPI_SOURCE, kSignalTag + 1, servers_, &status);
-    int length = 0;
-    MPI_Get_count(&status, MPI_CHAR, &length);
-    std::string name(static_cast<std::size_t>(length), '\0');
-    MPI_Recv(name.data(), length, MPI_CHAR, status.MPI_SOURCE, kSignalTag + 1, servers_,
-             MPI_STATUS_IGNORE);
-    fire(name, message[0], message[1]);
+    receive_broadcast(status.MPI_SOURCE);
     MPI_Iprobe(MPI_ANY_SOURCE, kSignalTag, servers_, &pending, &status);
+  }
+}
+
+void DedicatedCoreServer::receive_broadcast(int from) {
+  int message[2];
+  MPI_Recv(message, 2, MPI_INT, from, kSignalTag, servers_, MPI_STATUS_IGNORE);
+  MPI_Status status;
+  MPI_Probe(from, kSignalTag + 1, servers_, &status);
+  int length = 0;
+  MPI_Get_count(&status, MPI_CHAR, &length);
+  std::string name(static_cast<std::size_t>(length), '\0');
+  MPI_Recv(name.data(), length, MPI_CHAR, from, kSignalTag + 1, servers_, MPI_STATUS_IGNORE);
+  ++received_from_[static_cast<std::size_t>(from)];
+  fire(name, message[0], message[1]);
+}
+
+// Servers learn how many broadcast signals each peer sent them and receive every one before
+// leaving, so a signal sent just before a peer's clients stopped is not lost.
+void DedicatedCoreServer::drain_broadcasts() {
+  std::vector<int> expected(sent_to_.size());
+  MPI_Alltoall(sent_to_.data(), 1, MPI_INT, expected.data(), 1, MPI_INT, servers_);
+  for (std::size_t from = 0; from < expected.size(); ++from) {
+    while (received_from_[from] < expected[from]) receive_broadcast(static_cast<int>(from));
   }
 }
 

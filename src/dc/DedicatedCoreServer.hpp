@@ -38,6 +38,8 @@ class DedicatedCoreServer {
   void flush_complete();
   void flush(std::map<int, Iteration>::iterator it);
   void receive_broadcasts();
+  void receive_broadcast(int from);
+  void drain_broadcasts();
   void check_clients();
 
   const Config& config_;
@@ -53,6 +55,7 @@ class DedicatedCoreServer {
   std::map<int, Iteration> iterations_;
   std::map<std::pair<std::string, int>, int> group_counts_;  // (event, iteration) -> signals
   std::chrono::steady_clock::time_point last_check_;
+  std::vector<int> sent_to_, received_from_;  // bcast signals per peer server
 };
 
 }  // namespace ecluse

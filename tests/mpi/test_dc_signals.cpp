@@ -1,0 +1,79 @@
+// Events under dedicated cores: scope core runs on the caller's server, bcast on every server,
+// group once all clients of a node signalled; execution local runs on the client itself.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <string>
+
+#include "TestSupport.hpp"
+#include "ecluse/ecluse.h"
+
+namespace {
+
+int core_calls = 0, bcast_calls = 0, group_calls = 0, local_calls = 0;
+int last_group_iteration = -1;
+
+void on_core(const char*, int32_t, int32_t, const char*) {
+  ++core_calls;
+}
+void on_bcast(const char*, int32_t, int32_t, const char*) {
+  ++bcast_calls;
+}
+void on_group(const char*, int32_t, int32_t iteration, const char*) {
+  ++group_calls;
+  last_group_iteration = iteration;
+}
+void on_local(const char*, int32_t, int32_t, const char*) {
+  ++local_calls;
+}
+
+void expect_ok(int status) {
+  ASSERT_EQ(status, ECLUSE_OK) << ecluse_error_message();
+}
+
+const char* kConfig = R"(<simulation name="sig"><architecture>
+  <dedicated cores="1"/><virtual-nodes ranks-per-node="3"/></architecture>
+  <actions>
+    <event name="core" action="on_core" scope="core"/>
+    <event name="bcast" action="on_bcast" scope="bcast"/>
+    <event name="group" action="on_group" scope="group"/>
+    <event name="here" action="on_local" execution="local"/>
+  </actions></simulation>)";
+
+TEST(DcSignals, EachScopeReachesTheRightServers) {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size % 3 != 0) GTEST_SKIP() << "runs on nodes of 3 ranks";
+  expect_ok(ecluse_initialize_string(kConfig, MPI_COMM_WORLD));
+  expect_ok(ecluse_bind("core", on_core));
+  expect_ok(ecluse_bind("bcast", on_bcast));
+  expect_ok(ecluse_bind("group", on_group));
+  expect_ok(ecluse_bind("here", on_local));
+  int is_client = 0;
+  expect_ok(ecluse_start(&is_client));
+  if (is_client) {
+    MPI_Comm comm;
+    expect_ok(ecluse_client_comm_get(&comm));
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    for (int it = 0; it < 3; ++it) {
+      expect_ok(ecluse_signal("core"));
+      expect_ok(ecluse_signal("group"));
+      if (rank == 0 && it == 1) expect_ok(ecluse_signal("bcast"));
+      expect_ok(ecluse_signal("here"));
+      expect_ok(ecluse_end_iteration());
+    }
+    expect_ok(ecluse_stop());
+    EXPECT_EQ(local_calls, 3);
+    EXPECT_EQ(core_calls + bcast_calls + group_calls, 0);
+  } else {
+    EXPECT_EQ(core_calls, 2 * 3);  // two clients per node, three iterations
+    EXPECT_EQ(group_calls, 3);     // once per iteration, when both clients signalled
+    EXPECT_EQ(last_group_iteration, 2);
+    EXPECT_EQ(bcast_calls, 1);  // every server, once
+    EXPECT_EQ(local_calls, 0);
+  }
+  expect_ok(ecluse_finalize());
+}
+
+}  // namespace
