@@ -40,11 +40,27 @@ def test_example_output_reads_back(tmp_path, ranks):
     assert not list(out.rglob("*.part")), "no partial file may stay behind"
 
 
+@pytest.mark.parametrize("ranks,cores,per_node", [(4, 1, 4), (4, 1, 2), (6, 2, 6)])
+def test_dedicated_cores_store_the_same_data_in_fewer_files(tmp_path, ranks, cores, per_node):
+    text = (ROOT / "examples" / "simulation.xml").read_text().replace(
+        '<dedicated cores="0" nodes="0"/>',
+        f'<dedicated cores="{cores}" nodes="0"/><virtual-nodes ranks-per-node="{per_node}"/>')
+    result = run_example(tmp_path, ranks, 3, config=text)
+    assert result.returncode == 0, result.stderr
+    clients = ranks - cores * (ranks // per_node)
+    assert f"heat: 3 iterations on {clients} ranks written" in result.stdout
+    out = tmp_path / "out"
+    servers = ranks - clients
+    assert read_output.check_per_process(out, 3, clients) == 3 * servers
+    assert read_output.check_collective(out, 3, clients) == 3
+    assert not [p for p in pathlib.Path("/dev/shm").iterdir() if p.name.startswith("ecluse-")]
+
+
 def test_broken_config_fails_on_every_rank_and_writes_nothing(tmp_path):
     text = (ROOT / "examples" / "simulation.xml").read_text().replace('dimensions="NY"', 'dimensions="NY/0"')
     result = run_example(tmp_path, 2, 1, config=text)
     assert result.returncode != 0
-    message = ("ECLUSE_CONFIG_ERROR: simulation.xml:16:5: layout 'row': dimension 1 \"NY/0\": "
+    message = ("ECLUSE_CONFIG_ERROR: simulation.xml:17:5: layout 'row': dimension 1 \"NY/0\": "
                "division by zero (NY=48); change the parameter values or the expression.")
     assert message in result.stderr
     assert not (tmp_path / "out").exists()

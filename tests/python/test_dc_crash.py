@@ -1,0 +1,33 @@
+"""A killed run must leave nothing in /dev/shm, and the other processes must not hang."""
+import os
+import pathlib
+import shutil
+import subprocess
+import time
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BUILD = pathlib.Path(os.environ.get("ECLUSE_BUILD", ROOT / "build"))
+
+
+def ecluse_segments():
+    return {p.name for p in pathlib.Path("/dev/shm").iterdir() if p.name.startswith("ecluse-")}
+
+
+def mpi_env():
+    return dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+                OMPI_MCA_rmaps_base_oversubscribe="1", ECLUSE_TIMEOUT="20")
+
+
+@pytest.mark.parametrize("victim", ["client", "server"])
+def test_killed_process_leaves_no_segment_and_nobody_hangs(tmp_path, victim):
+    before = ecluse_segments()
+    mpiexec = os.environ.get("ECLUSE_MPIEXEC") or shutil.which("mpiexec.openmpi") or "mpiexec"
+    start = time.monotonic()
+    result = subprocess.run([mpiexec, "-n", "4", str(BUILD / "tests" / "mpi" / "dc_crash_program"), victim],
+                            cwd=tmp_path, env=mpi_env(), capture_output=True, text=True, timeout=120)
+    elapsed = time.monotonic() - start
+    assert result.returncode != 0, "a run with a killed process must fail"
+    assert elapsed < 60, f"the job took {elapsed:.1f} s to end after the kill"
+    assert ecluse_segments() - before == set(), "shared-memory segments left in /dev/shm"
