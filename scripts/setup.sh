@@ -3,7 +3,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 
-PACKAGES=(build-essential cmake ninja-build pkg-config openmpi-bin libopenmpi-dev
+PACKAGES=(bc build-essential cmake ninja-build pkg-config openmpi-bin libopenmpi-dev
   libhdf5-openmpi-dev hdf5-tools libpugixml-dev libgtest-dev clang-format python3-venv)
 
 install_packages() {
