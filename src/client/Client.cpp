@@ -15,10 +15,7 @@ Client::Client(const Config& config, Parameters& parameters, Transport& transpor
 
 const Variable& Client::variable(std::string_view name) const {
   if (const Variable* v = config_.find_variable(name)) return *v;
-  std::vector<std::string> names;
-  for (const auto& v : config_.variables) names.push_back(v.name);
-  std::string hint = closest(name, names);
-  hint = hint.empty() ? "." : "; did you mean '" + hint + "'?";
+  const std::string hint = did_you_mean_or_period(name, names_of(config_.variables));
   throw Error(ECLUSE_UNDEFINED_VARIABLE, "variable '" + std::string(name) +
                                              "' is not declared in " + config_.source + hint +
                                              " Declare it with <variable name=\"" +

@@ -106,9 +106,8 @@ class Reader {
                              "one of: " + join(known) + ".");
       return DataType::Int32;
     }
-    const std::string hint = did_you_mean(name, known);
     diagnostics_.error(attrs_.where(node, "type"), "type '" + name + "' does not exist" +
-                                                       (hint.empty() ? "." : hint) +
+                                                       did_you_mean_or_period(name, known) +
                                                        " Known types: " + join(known) + ".");
     return DataType::Int32;
   }
@@ -242,8 +241,7 @@ class Reader {
   void unknown_store_type(const pugi::xml_node& node, const std::string& type) {
     std::vector<std::string> names;
     for (const auto& kind : store_kinds()) names.push_back(kind.name);
-    std::string hint = closest(type, names);
-    hint = hint.empty() ? "." : "; did you mean '" + hint + "'?";
+    const std::string hint = did_you_mean_or_period(type, names);
     diagnostics_.error(attrs_.where(node, "type"), "unknown store type '" + type + "'" + hint +
                                                        " Known store types: " + join(names) + ".");
   }
@@ -266,8 +264,7 @@ class Reader {
       if (spec.key == key) return check_option_value(node, spec, value, kind);
       keys.push_back(spec.key);
     }
-    std::string hint = closest(key, keys);
-    hint = hint.empty() ? "." : "; did you mean '" + hint + "'?";
+    const std::string hint = did_you_mean_or_period(key, keys);
     const std::string known =
         keys.empty() ? " Store type '" + kind.name + "' takes no options; remove this <option>."
                      : " Known options: " + join(keys) + ".";

@@ -70,10 +70,6 @@ const std::vector<ElementRule>& rules() {
   return table;
 }
 
-std::string sentence_end(const std::string& hint) {
-  return hint.empty() ? "." : hint;
-}
-
 bool contains(const std::vector<std::string>& list, const std::string& word) {
   return std::find(list.begin(), list.end(), word) != list.end();
 }
@@ -99,7 +95,7 @@ void check_attributes(const pugi::xml_node& node, const ElementRule& rule, const
     suggested.push_back(closest(name, rule.attributes));
     diagnostics.error(source.of(node, attribute.name()),
                       "unknown attribute '" + name + "' on <" + rule.name + ">" +
-                          sentence_end(did_you_mean(name, rule.attributes)) +
+                          did_you_mean_or_period(name, rule.attributes) +
                           " Allowed attributes: " + join(rule.attributes) + ".");
   }
   for (const auto& required : rule.required) {

@@ -12,13 +12,6 @@ namespace ecluse {
 namespace {
 
 template <class T>
-std::vector<std::string> names_of(const std::vector<T>& items) {
-  std::vector<std::string> out;
-  for (const auto& item : items) out.push_back(item.name);
-  return out;
-}
-
-template <class T>
 void check_unique(const std::vector<T>& items, const std::string& kind, Diagnostics& d) {
   std::map<std::string, const T*> seen;
   for (const auto& item : items) {
@@ -107,8 +100,7 @@ void check_variable_stores(const Variable& v, const Config& config, Diagnostics&
   const std::string who = "variable '" + v.name + "' uses";
   for (const auto& store : v.stores) {
     if (config.find_store(store)) continue;
-    std::string hint = closest(store, names_of(config.stores));
-    hint = hint.empty() ? "." : "; did you mean '" + hint + "'?";
+    const std::string hint = did_you_mean_or_period(store, names_of(config.stores));
     d.error(v.where, who + " store '" + store + "' which is not defined in <storage>" + hint +
                          " Fix the name or add <store name=\"" + store + "\" type=\"HDF5\"/>.");
   }

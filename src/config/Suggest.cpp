@@ -57,6 +57,12 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
   return "; did you mean " + std::string(quote) + best + std::string(quote) + "?";
 }
 
+std::string did_you_mean_or_period(std::string_view word,
+                                   const std::vector<std::string>& candidates) {
+  const std::string hint = did_you_mean(word, candidates);
+  return hint.empty() ? "." : hint;
+}
+
 std::string join(const std::vector<std::string>& words, std::string_view separator) {
   std::string out;
   for (const auto& word : words) {

@@ -17,10 +17,7 @@ EventTable::~EventTable() {
 
 const Event& EventTable::declared(std::string_view name) const {
   if (const Event* e = config_.find_event(name)) return *e;
-  std::vector<std::string> names;
-  for (const auto& e : config_.events) names.push_back(e.name);
-  std::string hint = closest(name, names);
-  hint = hint.empty() ? "." : "; did you mean '" + hint + "'?";
+  const std::string hint = did_you_mean_or_period(name, names_of(config_.events));
   throw Error(ECLUSE_UNDEFINED_ACTION, "event '" + std::string(name) + "' is not declared in " +
                                            config_.source + hint +
                                            " Declare it in <actions> with <event name=\"" +
