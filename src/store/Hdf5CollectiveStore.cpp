@@ -2,7 +2,6 @@
 #include "store/Hdf5CollectiveStore.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <filesystem>
 #include <map>
 #include <string_view>
@@ -10,6 +9,7 @@
 
 #include "core/Collective.hpp"
 #include "ecluse/Error.hpp"
+#include "store/Packer.hpp"
 
 namespace ecluse {
 
@@ -34,49 +34,6 @@ struct WriterSummary {
   std::int64_t status = ECLUSE_OK;
   std::string message;
   std::vector<CollectiveVariable> variables;
-};
-
-class Packer {
- public:
-  void put(std::int64_t value) { bytes_.append(reinterpret_cast<const char*>(&value), 8); }
-  void put(const std::string& text) {
-    put(static_cast<std::int64_t>(text.size()));
-    bytes_ += text;
-  }
-  void put(const std::vector<std::uint64_t>& values) {
-    put(static_cast<std::int64_t>(values.size()));
-    for (std::uint64_t v : values) put(static_cast<std::int64_t>(v));
-  }
-  [[nodiscard]] const std::string& bytes() const { return bytes_; }
-
- private:
-  std::string bytes_;
-};
-
-class Unpacker {
- public:
-  explicit Unpacker(std::string_view bytes) : bytes_(bytes) {}
-  std::int64_t integer() {
-    std::int64_t value = 0;
-    std::memcpy(&value, take(8).data(), 8);
-    return value;
-  }
-  std::string text() { return std::string(take(static_cast<std::size_t>(integer()))); }
-  std::vector<std::uint64_t> extent() {
-    std::vector<std::uint64_t> values(static_cast<std::size_t>(integer()));
-    for (auto& v : values) v = static_cast<std::uint64_t>(integer());
-    return values;
-  }
-  [[nodiscard]] bool done() const { return at_ == bytes_.size(); }
-
- private:
-  std::string_view take(std::size_t n) {
-    if (n > bytes_.size() - at_) throw Error(ECLUSE_MPI_ERROR, "truncated store summary");
-    at_ += n;
-    return bytes_.substr(at_ - n, n);
-  }
-  std::string_view bytes_;
-  std::size_t at_ = 0;
 };
 
 std::string pack(const WriterSummary& summary) {
@@ -110,25 +67,6 @@ WriterSummary unpack(std::string_view bytes) {
     summary.variables.push_back(std::move(v));
   }
   return summary;
-}
-
-std::vector<std::string> allgather(MPI_Comm comm, const std::string& mine) {
-  int size = 0;
-  MPI_Comm_size(comm, &size);
-  int length = static_cast<int>(mine.size());
-  std::vector<int> lengths(static_cast<std::size_t>(size));
-  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm);
-  std::vector<int> offsets(lengths.size(), 0);
-  for (std::size_t i = 1; i < lengths.size(); ++i) offsets[i] = offsets[i - 1] + lengths[i - 1];
-  std::string all(static_cast<std::size_t>(offsets.back() + lengths.back()), '\0');
-  MPI_Allgatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(),
-                 MPI_CHAR, comm);
-  std::vector<std::string> parts;
-  for (std::size_t i = 0; i < lengths.size(); ++i) {
-    parts.push_back(
-        all.substr(static_cast<std::size_t>(offsets[i]), static_cast<std::size_t>(lengths[i])));
-  }
-  return parts;
 }
 
 std::string variable_error_prefix(const std::string& store, const std::string& variable) {
@@ -339,7 +277,7 @@ void Hdf5CollectiveStore::write_iteration(int iteration, const std::vector<Block
   const auto packed = allgather(env_.comm, pack(summarize(blocks, options_.store_name)));
   const std::vector<CollectiveVariable> plan = merge(packed, options_.store_name);
   if (plan.empty()) return;
-  const std::string path = output_file_path(options_, env_.simulation, iteration, 0);
+  const std::string path = output_file_path(options_, env_.simulation, iteration, 0, 0);
   const std::string directory = std::filesystem::path(path).parent_path().string();
   run_collectively(env_.comm, [&] {
     if (is_root()) ensure_output_directory(directory, options_.store_name);

@@ -15,13 +15,9 @@ class Hdf5FilePerProcessStore final : public StoreBackend {
   Hdf5FilePerProcessStore(Hdf5Options options, StoreEnv env);
   void write_iteration(int iteration, const std::vector<BlockData>& blocks) override;
 
-  /** Dataset path of a block: "<variable>/P<source>", plus "/B<block>" when domains > 1. */
-  static std::string dataset_path(const BlockData& block, int domains);
-
  private:
   void write_file(const std::string& path, int iteration,
                   const std::vector<BlockData>& blocks) const;
-  void write_block(hid_t file, const BlockData& block, const std::string& path) const;
 
   Hdf5Options options_;
   StoreEnv env_;

@@ -67,6 +67,22 @@ std::string replace_all(std::string text, const std::string& from, const std::st
   return text;
 }
 
+void write_block_attributes(hid_t dataset, const BlockData& block, const std::string& path) {
+  write_int_attribute(dataset, "iteration", block.iteration, path);
+  write_int_attribute(dataset, "source", block.source, path);
+  write_int_attribute(dataset, "block", block.block, path);
+  write_int_array_attribute(dataset, "global_offset", block_position(block), path);
+  write_string_attribute(dataset, "units", block.variable->unit, path);
+}
+
+// SEMI: closing the file fails while an object is still open instead of silently delaying the
+// flush, so a successful close really means the data reached the file before the rename.
+Hdf5Handle serial_file_access_list(const std::string& path) {
+  Hdf5Handle fapl = hdf5_own(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create a property list", path);
+  hdf5_check(H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_SEMI), "set the close degree", path);
+  return fapl;
+}
+
 bool is_directory(const std::string& path) {
   struct stat info {};
   return ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
@@ -229,11 +245,52 @@ void write_file_attributes(hid_t file, const std::string& simulation, int iterat
   write_string_attribute(file, "ecluse_version", ECLUSE_VERSION_STRING, path);
 }
 
+Hdf5Handle create_serial_part(const std::string& final_path) {
+  Hdf5Handle fapl = serial_file_access_list(final_path);
+  return hdf5_own(H5Fcreate(part_path(final_path).c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()),
+                  H5Fclose, "create the file", final_path);
+}
+
+// The serial driver keeps the file at its reserved size: cut the unused margin.
+void close_serial_part(Hdf5Handle& file, const std::string& final_path) {
+  hsize_t size = 0;
+  hdf5_check(H5Fget_filesize(file.get(), &size), "get the file size", final_path);
+  hdf5_check(file.close(), "close the file", final_path);
+  trim_part(final_path, size);
+}
+
+std::uint64_t interior_bytes(const BlockData& block) {
+  return element_count(block.interior()) * data_type_size(block.type);
+}
+
+std::string block_dataset_path(const BlockData& block, int domains) {
+  std::string name = block.variable->name + "/P" + std::to_string(block.source);
+  if (domains != 1) name += "/B" + std::to_string(block.block);
+  return name;
+}
+
+void write_block_dataset(hid_t file, const BlockData& block, int domains, const std::string& path) {
+  const std::string name = block_dataset_path(block, domains);
+  const hid_t type = native_type(block.type);
+  Hdf5Handle file_space = make_dataspace(block.interior(), path);
+  Hdf5Handle memory_space = interior_memory_space(block, path);
+  Hdf5Handle lcpl = intermediate_group_lcpl(path);
+  Hdf5Handle dataset = hdf5_own(
+      H5Dcreate2(file, name.c_str(), type, file_space.get(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
+      H5Dclose, "create dataset '" + name + "'", path);
+  if (element_count(block.interior()) > 0) {
+    hdf5_check(H5Dwrite(dataset.get(), type, memory_space.get(), H5S_ALL, H5P_DEFAULT, block.data),
+               "write dataset '" + name + "'", path);
+  }
+  write_block_attributes(dataset.get(), block, path);
+}
+
 std::string output_file_path(const Hdf5Options& options, const std::string& simulation,
-                             int iteration, int writer) {
+                             int iteration, int writer, int node) {
   std::string name = replace_all(options.file_name, "{simulation}", simulation);
   name = replace_all(name, "{iteration}", std::to_string(iteration));
   name = replace_all(name, "{writer}", std::to_string(writer));
+  name = replace_all(name, "{node}", std::to_string(node));
   return options.directory + "/" + name;
 }
 

@@ -17,7 +17,7 @@ namespace ecluse {
 struct Hdf5Options {
   std::string store_name;
   std::string directory;  // absolute, no trailing separator
-  std::string file_name;  // pattern with {simulation} {iteration} {writer}
+  std::string file_name;  // pattern with {simulation} {iteration} {writer} {node}
 };
 
 /** Owns one HDF5 identifier and closes it with the matching H5?close function. */
@@ -86,9 +86,22 @@ void write_string_attribute(hid_t object, const std::string& name, const std::st
 void write_file_attributes(hid_t file, const std::string& simulation, int iteration, int writer,
                            const std::string& path);
 
+/** Creates "<final>.part" with the serial driver, for one process to write. */
+Hdf5Handle create_serial_part(const std::string& final_path);
+/** Closes a file made by create_serial_part and cuts the unused reservation off its end. */
+void close_serial_part(Hdf5Handle& file, const std::string& final_path);
+/** Bytes of a block's interior. */
+std::uint64_t interior_bytes(const BlockData& block);
+/** Dataset path of a block in the per-core and per-node files: "<variable>/P<source>", plus
+ * "/B<block>" when domains > 1. */
+std::string block_dataset_path(const BlockData& block, int domains);
+/** Creates the block's dataset at its interior extent, writes the interior (ghosts skipped)
+ * and the attributes iteration, source, block, global_offset, units. */
+void write_block_dataset(hid_t file, const BlockData& block, int domains, const std::string& path);
+
 /** Full path of the file of one iteration: directory / expanded pattern. */
 std::string output_file_path(const Hdf5Options& options, const std::string& simulation,
-                             int iteration, int writer);
+                             int iteration, int writer, int node);
 /** Creates the directory and its parents; throws ECLUSE_IO_ERROR with a fix if impossible. */
 void ensure_output_directory(const std::string& directory, const std::string& store_name);
 /** Bytes to reserve for a file holding `payload` bytes of data in `datasets` datasets: the

@@ -6,6 +6,7 @@
 
 #include "ecluse/Error.hpp"
 #include "store/Hdf5CollectiveStore.hpp"
+#include "store/Hdf5FilePerNodeStore.hpp"
 #include "store/Hdf5FilePerProcessStore.hpp"
 #include "store/NullStore.hpp"
 #include "store/StoreBackend.hpp"
@@ -14,30 +15,39 @@ namespace ecluse {
 namespace {
 
 const char* const kPerProcessPattern = "{simulation}_It{iteration}_Pr{writer}.h5";
+const char* const kPerNodePattern = "{simulation}_It{iteration}_Node{node}.h5";
 const char* const kCollectivePattern = "{simulation}_It{iteration}.h5";
-const std::vector<std::string> kPlaceholders = {"{simulation}", "{iteration}", "{writer}"};
+const std::vector<std::string> kPlaceholders = {"{simulation}", "{iteration}", "{writer}",
+                                                "{node}"};
+
+enum class Hdf5Mode { PerCore, PerNode, Collective };
 
 std::vector<OptionSpec> hdf5_option_specs() {
   return {
       {"FileMode",
        "FilePerCore: every writer writes its own file per iteration, one dataset per block, "
        "named <variable>/P<source> (<variable>/P<source>/B<block> with several domains). "
+       "FilePerNode: the writers of a node (its dedicated cores, or its ranks in time "
+       "partitioning) write one file per node and iteration holding all their blocks, with the "
+       "datasets of FilePerCore; a node whose writers have no block writes no file. "
        "Collective: all writers write one shared file per iteration through MPI-IO, one "
        "dataset per variable at its global extent, every block at its position. FilePerProcess "
        "is another name for FilePerCore.",
        "FilePerCore",
-       {"FilePerCore", "FilePerProcess", "Collective"}},
+       {"FilePerCore", "FilePerProcess", "FilePerNode", "Collective"}},
       {"FilesPath",
        "Directory of the output files, created if missing; a relative path is relative to the "
        "working directory at the time the store is created.",
        ".",
        {}},
       {"FileName",
-       "File-name pattern in which {simulation}, {iteration} and {writer} stand for the "
-       "simulation name, the iteration and the writer's rank; a '/' makes subdirectories. The "
-       "default (empty) depends on FileMode: " +
-           std::string(kPerProcessPattern) + " for FilePerCore, " + kCollectivePattern +
-           " for Collective.",
+       "File-name pattern in which {simulation}, {iteration}, {writer} and {node} stand for the "
+       "simulation name, the iteration, the writer's rank and its node number; a '/' makes "
+       "subdirectories. FilePerCore needs {writer} and FilePerNode {node} when there are "
+       "several writers or nodes; {writer} is refused in FilePerNode and Collective, {node} in "
+       "Collective, since their writers share a file. The default (empty) depends on FileMode: " +
+           std::string(kPerProcessPattern) + " for FilePerCore, " + kPerNodePattern +
+           " for FilePerNode, " + kCollectivePattern + " for Collective.",
        "",
        {}},
       {"XDMFMode",
@@ -89,7 +99,24 @@ void check_options(const Store& store, const StoreKind& kind) {
   }
 }
 
-void check_placeholders(const Store& store, const std::string& pattern, bool collective) {
+Hdf5Mode hdf5_mode(const Store& store, const StoreKind& kind) {
+  const std::string mode = option_or_default(store, kind, "FileMode");
+  if (mode == "Collective") return Hdf5Mode::Collective;
+  return mode == "FilePerNode" ? Hdf5Mode::PerNode : Hdf5Mode::PerCore;
+}
+
+const char* mode_name(Hdf5Mode mode) {
+  if (mode == Hdf5Mode::Collective) return "Collective";
+  return mode == Hdf5Mode::PerNode ? "FilePerNode" : "FilePerCore";
+}
+
+// The placeholders that would give the writers sharing one file different file names.
+bool refused_placeholder(Hdf5Mode mode, const std::string& name) {
+  if (name == "{writer}") return mode != Hdf5Mode::PerCore;
+  return name == "{node}" && mode == Hdf5Mode::Collective;
+}
+
+void check_placeholders(const Store& store, const std::string& pattern, Hdf5Mode mode) {
   for (auto at = pattern.find('{'); at != std::string::npos; at = pattern.find('{', at + 1)) {
     const auto end = pattern.find('}', at);
     const std::string name = pattern.substr(at, end == std::string::npos ? end : end - at + 1);
@@ -97,28 +124,50 @@ void check_placeholders(const Store& store, const std::string& pattern, bool col
       config_error(store, "FileName '" + pattern + "' has an unknown placeholder '" + name +
                               "'; use " + join(kPlaceholders));
     }
-    if (collective && name == "{writer}") {
-      config_error(store, "FileName '" + pattern +
-                              "' uses {writer}, but in Collective mode all writers share one file");
-    }
+    if (!refused_placeholder(mode, name)) continue;
+    const char* sharing = mode == Hdf5Mode::Collective ? "all writers share one file"
+                                                       : "the writers of a node share one file";
+    config_error(store, "FileName '" + pattern + "' uses " + name + ", but in " + mode_name(mode) +
+                            " mode " + sharing);
   }
+}
+
+int size_of(MPI_Comm comm) {
+  int size = 1;
+  if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &size);
+  return size;
 }
 
 // Without {writer}, the writers of a FilePerCore store would all publish the same file name.
 void check_writer_placeholder(const Store& store, const std::string& pattern, const StoreEnv& env) {
-  int writers = 1;
-  if (env.comm != MPI_COMM_NULL) MPI_Comm_size(env.comm, &writers);
+  const int writers = size_of(env.comm);
   if (writers == 1 || pattern.find("{writer}") != std::string::npos) return;
   config_error(store, "FileName '" + pattern + "' lacks {writer}: the files of the " +
                           std::to_string(writers) + " writers would overwrite each other");
 }
 
+// Without {node}, the nodes of a FilePerNode store would all publish the same file name. A node
+// holding fewer writers than the store means there are other nodes; no communication needed.
+void check_node_placeholder(const Store& store, const std::string& pattern, const StoreEnv& env) {
+  const int node_writers = size_of(env.node_comm);  // MPI_COMM_NULL: alone on its node
+  if (node_writers == size_of(env.comm) || pattern.find("{node}") != std::string::npos) return;
+  config_error(store, "FileName '" + pattern +
+                          "' lacks {node}: the files of the writers' nodes would overwrite each "
+                          "other");
+}
+
+std::string default_pattern(Hdf5Mode mode) {
+  if (mode == Hdf5Mode::Collective) return kCollectivePattern;
+  return mode == Hdf5Mode::PerNode ? kPerNodePattern : kPerProcessPattern;
+}
+
 std::string file_name_pattern(const Store& store, const StoreKind& kind, const StoreEnv& env,
-                              bool collective) {
+                              Hdf5Mode mode) {
   std::string pattern = option_or_default(store, kind, "FileName");
-  if (pattern.empty()) pattern = collective ? kCollectivePattern : kPerProcessPattern;
-  check_placeholders(store, pattern, collective);
-  if (!collective) check_writer_placeholder(store, pattern, env);
+  if (pattern.empty()) pattern = default_pattern(mode);
+  check_placeholders(store, pattern, mode);
+  if (mode == Hdf5Mode::PerCore) check_writer_placeholder(store, pattern, env);
+  if (mode == Hdf5Mode::PerNode) check_node_placeholder(store, pattern, env);
   return pattern;
 }
 
@@ -132,10 +181,14 @@ std::string absolute_directory(std::string path) {
 std::unique_ptr<StoreBackend> make_hdf5(const Store& store, const StoreEnv& env) {
   const StoreKind& kind = *find_store_kind("HDF5");
   check_options(store, kind);
-  const bool collective = option_or_default(store, kind, "FileMode") == "Collective";
+  const Hdf5Mode mode = hdf5_mode(store, kind);
   Hdf5Options options{store.name, absolute_directory(option_or_default(store, kind, "FilesPath")),
-                      file_name_pattern(store, kind, env, collective)};
-  if (collective) return std::make_unique<Hdf5CollectiveStore>(std::move(options), env);
+                      file_name_pattern(store, kind, env, mode)};
+  if (mode == Hdf5Mode::Collective) {
+    return std::make_unique<Hdf5CollectiveStore>(std::move(options), env);
+  }
+  if (mode == Hdf5Mode::PerNode)
+    return std::make_unique<Hdf5FilePerNodeStore>(std::move(options), env);
   return std::make_unique<Hdf5FilePerProcessStore>(std::move(options), env);
 }
 
@@ -147,9 +200,9 @@ std::unique_ptr<StoreBackend> make_null(const Store& store, const StoreEnv& /*en
 std::vector<StoreKind> build_kinds() {
   return {
       {"HDF5",
-       "HDF5 files as Damaris writes them: one file per writer and iteration (FilePerCore) or "
-       "one shared file per iteration (Collective). A file appears under its final name only "
-       "once completely written.",
+       "HDF5 files as Damaris writes them: one file per writer and iteration (FilePerCore), one "
+       "per node and iteration (FilePerNode) or one shared file per iteration (Collective). A "
+       "file appears under its final name only once completely written.",
        hdf5_option_specs(), "", make_hdf5},
       {"null",
        "Writes nothing: blocks reach the store and are dropped, to measure Ecluse's own cost.",

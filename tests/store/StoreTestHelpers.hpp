@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 #include <mpi.h>
+#include <sys/resource.h>
 
+#include <csignal>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -153,6 +155,28 @@ inline std::vector<std::string> files_ending_with(const std::string& dir,
   }
   return found;
 }
+
+/** Lowers the file-size limit of this process for its lifetime, as a full disk would. */
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    getrlimit(RLIMIT_FSIZE, &saved_);
+    rlimit lowered = saved_;
+    lowered.rlim_cur = bytes;
+    setrlimit(RLIMIT_FSIZE, &lowered);
+    previous_ = std::signal(SIGXFSZ, SIG_IGN);  // EFBIG instead of death
+  }
+  ~FileSizeLimit() {
+    setrlimit(RLIMIT_FSIZE, &saved_);
+    std::signal(SIGXFSZ, previous_);
+  }
+  FileSizeLimit(const FileSizeLimit&) = delete;
+  FileSizeLimit& operator=(const FileSizeLimit&) = delete;
+
+ private:
+  rlimit saved_{};
+  void (*previous_)(int) = SIG_DFL;
+};
 
 /** Runs f and returns the ecluse::Error it throws (fails the test if it throws none). */
 template <class F>

@@ -1,9 +1,7 @@
 // Failed writes never publish a file: an impossible directory and a full disk (RLIMIT_FSIZE)
 // leave earlier iterations intact, no file under the failed iteration's name, no .part.
 #include <gtest/gtest.h>
-#include <sys/resource.h>
 
-#include <csignal>
 #include <filesystem>
 #include <fstream>
 
@@ -18,28 +16,6 @@ const char* const kFix =
 
 const char* const kFullFix =
     ". Fix: free space on that file system or change the FilesPath option of store 'h5'";
-
-/** Lowers the file-size limit of this process for its lifetime, as a full disk would. */
-class FileSizeLimit {
- public:
-  explicit FileSizeLimit(rlim_t bytes) {
-    getrlimit(RLIMIT_FSIZE, &saved_);
-    rlimit lowered = saved_;
-    lowered.rlim_cur = bytes;
-    setrlimit(RLIMIT_FSIZE, &lowered);
-    previous_ = std::signal(SIGXFSZ, SIG_IGN);  // EFBIG instead of death
-  }
-  ~FileSizeLimit() {
-    setrlimit(RLIMIT_FSIZE, &saved_);
-    std::signal(SIGXFSZ, previous_);
-  }
-  FileSizeLimit(const FileSizeLimit&) = delete;
-  FileSizeLimit& operator=(const FileSizeLimit&) = delete;
-
- private:
-  rlimit saved_{};
-  void (*previous_)(int) = SIG_DFL;
-};
 
 void make_blocker_file(const std::string& path) {
   if (world_rank() == 0) std::ofstream(path) << "in the way";

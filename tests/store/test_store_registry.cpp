@@ -36,13 +36,16 @@ TEST(StoreRegistry, Hdf5OptionsAndDefaults) {
   const StoreKind& kind = *find_store_kind("HDF5");
   ASSERT_EQ(kind.options.size(), 4u);
   EXPECT_EQ(option(kind, "FileMode").default_value, "FilePerCore");
-  EXPECT_EQ(option(kind, "FileMode").allowed,
-            (std::vector<std::string>{"FilePerCore", "FilePerProcess", "Collective"}));
+  EXPECT_EQ(
+      option(kind, "FileMode").allowed,
+      (std::vector<std::string>{"FilePerCore", "FilePerProcess", "FilePerNode", "Collective"}));
   EXPECT_EQ(option(kind, "FilesPath").default_value, ".");
   EXPECT_TRUE(option(kind, "FilesPath").allowed.empty());
   const OptionSpec& name = option(kind, "FileName");
   EXPECT_EQ(name.default_value, "");
   EXPECT_NE(name.description.find("{simulation}_It{iteration}_Pr{writer}.h5 for FilePerCore"),
+            std::string::npos);
+  EXPECT_NE(name.description.find("{simulation}_It{iteration}_Node{node}.h5 for FilePerNode"),
             std::string::npos);
   EXPECT_NE(name.description.find("{simulation}_It{iteration}.h5 for Collective"),
             std::string::npos);
@@ -72,7 +75,7 @@ TEST(StoreRegistry, RejectsBadOptionsWithLocation) {
   EXPECT_EQ(e.status(), ECLUSE_CONFIG_ERROR);
   EXPECT_STREQ(e.what(),
                "sim.xml:12:5: store 'out' of type 'HDF5': option FileMode is 'PerNode'; allowed "
-               "values: FilePerCore, FilePerProcess, Collective");
+               "values: FilePerCore, FilePerProcess, FilePerNode, Collective");
   store.options = {{"FilePath", "x"}};
   EXPECT_STREQ(make_error(store).what(),
                "sim.xml:12:5: store 'out' of type 'HDF5': unknown option 'FilePath'; known "
@@ -91,15 +94,27 @@ TEST(StoreRegistry, ChecksFileNamePlaceholders) {
   Store store{"out", "HDF5", {{"FileName", "{sim}_{iteration}.h5"}}, {}};
   EXPECT_STREQ(make_error(store).what(),
                "store 'out' of type 'HDF5': FileName '{sim}_{iteration}.h5' has an unknown "
-               "placeholder '{sim}'; use {simulation}, {iteration}, {writer}");
+               "placeholder '{sim}'; use {simulation}, {iteration}, {writer}, {node}");
   store.options = {{"FileMode", "Collective"}, {"FileName", "{simulation}_{writer}.h5"}};
   EXPECT_STREQ(make_error(store).what(),
                "store 'out' of type 'HDF5': FileName '{simulation}_{writer}.h5' uses {writer}, "
                "but in Collective mode all writers share one file");
+  store.options = {{"FileMode", "Collective"}, {"FileName", "{simulation}_{node}.h5"}};
+  EXPECT_STREQ(make_error(store).what(),
+               "store 'out' of type 'HDF5': FileName '{simulation}_{node}.h5' uses {node}, "
+               "but in Collective mode all writers share one file");
+  store.options = {{"FileMode", "FilePerNode"}, {"FileName", "{node}_{writer}.h5"}};
+  EXPECT_STREQ(make_error(store).what(),
+               "store 'out' of type 'HDF5': FileName '{node}_{writer}.h5' uses {writer}, but in "
+               "FilePerNode mode the writers of a node share one file");
   store.options = {{"FileName", "x_{iteration"}};
   EXPECT_EQ(make_error(store).status(), ECLUSE_CONFIG_ERROR);
   store.options = {{"FileMode", "FilePerProcess"}, {"FileName", "{simulation}.h5"}};
   EXPECT_NO_THROW(make_store(store, world_env()));  // one writer: {writer} not needed
+  store.options = {{"FileMode", "FilePerNode"}, {"FileName", "{simulation}.h5"}};
+  EXPECT_NO_THROW(make_store(store, world_env()));  // one node: {node} not needed
+  store.options = {{"FileName", "n{node}/{simulation}_{writer}.h5"}};
+  EXPECT_NO_THROW(make_store(store, world_env()));  // {node} allowed in FilePerCore
 }
 
 TEST(StoreRegistry, InteriorStripsGhosts) {
