@@ -124,15 +124,16 @@ std::pair<bool, int> run(const std::string& dir, const RunSetup& s, int iteratio
   return {is_client != 0, clients};
 }
 
-/** Every (source, block) of every iteration, found once among the servers' files. */
+/** Every (source, block) of every iteration, found once among the writers' files, named
+ * dc_It<it><tag><writer>.h5 for writer in [0, writers). */
 void check_file_per_core(const std::string& dir, int iterations, int clients, int servers,
-                         int domains) {
+                         int domains, const std::string& tag = "_Pr") {
   for (int it = 0; it < iterations; ++it) {
     std::set<std::pair<int, int>> seen;
     int files = 0;
     for (int server = 0; server < servers; ++server) {
       const std::string file =
-          dir + "/dc_It" + std::to_string(it) + "_Pr" + std::to_string(server) + ".h5";
+          dir + "/dc_It" + std::to_string(it) + tag + std::to_string(server) + ".h5";
       if (!fs::exists(file)) continue;
       ++files;
       for (int src = 0; src < clients; ++src) {
@@ -194,6 +195,16 @@ TEST(ApiDc, TwoDedicatedCoresPerNodeWithUnevenClients) {
   RunSetup s{4, 2};
   if (world_size() == 6) s.ranks_per_node = 6;  // 4 clients over 2 servers
   round_trip(s, "dc-2cores");
+}
+
+TEST(ApiDc, OneFilePerNodeGathersTheNodesServers) {
+  if (world_size() % 4 != 0) GTEST_SKIP() << "runs on nodes of 4 ranks";
+  RunSetup s{4, 2};
+  s.mode = "FilePerNode";
+  const std::string dir = ecluse::test::fresh_dir("dc-per-node");
+  const auto [is_client, clients] = run(dir, s, 3);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) check_file_per_core(dir, 3, clients, world_size() / 4, 2, "_Node");
 }
 
 TEST(ApiDc, NodesOfUnequalSizes) {
