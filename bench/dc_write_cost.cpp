@@ -1,0 +1,407 @@
+// Client-visible cost of a dedicated-core write, as a ratio to a plain memcpy of the same size,
+// and the time of a zero-copy alloc+commit. Run on 2 ranks: 1 client + 1 dedicated core.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "BenchSupport.hpp"
+#include "ecluse/ecluse.h"
+
+namespace {
+
+using namespace ecluse::bench;
+
+constexpr std::uint64_t kKiB = 1024;
+constexpr std::uint64_t kMiB = 1024 * kKiB;
+constexpr double kWriteGoal = 1.2;        // write / memcpy, for blocks of at least 1 MiB
+constexpr double kAllocCommitGoal = 5.0;  // microseconds per alloc+commit, any size
+constexpr double kUs = 1e6;
+
+struct Options {
+  std::string dir;
+  std::vector<std::string> stores;
+  std::vector<std::uint64_t> sizes;
+  int buffer_blocks = 4;
+  double reps_scale = 1.0;
+};
+
+/** Memory that is really fresh (not recycled by malloc): its first touch faults. */
+struct Mapping {
+  explicit Mapping(std::size_t n) : bytes(n) {
+    data = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (data == MAP_FAILED) fail("cannot map " + std::to_string(n) + " bytes");
+  }
+  ~Mapping() { ::munmap(data, bytes); }
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+  void* data;
+  std::size_t bytes;
+};
+
+int reps_for(std::uint64_t size, std::uint64_t budget, int most, double scale) {
+  const auto by_budget = static_cast<double>(budget / size) * scale;
+  return std::max(7, std::min(most, static_cast<int>(by_budget)));
+}
+
+/** Runs f; returns its wall time, and adds the minor page faults it caused to *faults. */
+template <class F>
+double timed(F&& f, std::vector<double>* faults = nullptr) {
+  const long before = faults ? minor_faults() : 0;
+  const auto t0 = Clock::now();
+  f();
+  const double t = seconds_between(t0, Clock::now());
+  if (faults) faults->push_back(static_cast<double>(minor_faults() - before));
+  return t;
+}
+
+/** A simulation's compute phase as seen by the caches: one read-modify-write pass over 16 MiB
+ * (a few ms), which evicts the client's L2 and much of the L3 and lets the server fall asleep. */
+class Sweep {
+ public:
+  Sweep() : data_(kBytes / sizeof(double), 1.0) {}
+  void run() {
+    for (double& x : data_) x = x * 1.0000001 + 1e-9;
+  }
+
+ private:
+  static constexpr std::size_t kBytes = 16 * kMiB;
+  std::vector<double> data_;
+};
+
+/** The samples of one scenario, in seconds (faults in counts). */
+struct Samples {
+  std::vector<double> memcpy, memcpy_shifted, write, end, alloc, commit, alloc_commit;
+  std::vector<double> memcpy_faults, write_faults, alloc_commit_faults;
+};
+
+/** One session (one store, one block size) seen from the client. */
+class SizeRun {
+ public:
+  SizeRun(const Options& options, std::string store, std::uint64_t size)
+      : options_(options),
+        store_(std::move(store)),
+        size_(size),
+        source_(size),
+        target_(size + 4096) {
+    fill_pattern(source_.data, size, 1);
+  }
+
+  ~SizeRun() {
+    if (!stored_.empty()) std::remove(stored_.c_str());
+  }
+  SizeRun(const SizeRun&) = delete;
+  SizeRun& operator=(const SizeRun&) = delete;
+
+  Json run() {
+    cold();
+    learn_payload_offset();
+    for (int i = 0; i < options_.buffer_blocks; ++i) copy_and_write(nullptr);  // warm-up
+    const int reps = reps_for(size_, 1024 * kMiB, 201, options_.reps_scale);
+    const int alloc_reps = reps_for(size_, 256 * kMiB, 101, options_.reps_scale);
+    const int after_reps = reps_for(size_, 256 * kMiB, 31, options_.reps_scale);
+    for (int i = 0; i < reps; ++i) copy_and_write(&hot_);
+    for (int i = 0; i < alloc_reps; ++i) alloc_and_commit(&hot_);
+    for (int i = 0; i < after_reps; ++i) after_compute();
+    return Json::object()
+        .set("size", size_)
+        .set("size_name", size_name(size_))
+        .set("hot", scenario(hot_))
+        .set("after_compute", scenario(after_))
+        .set("cold_first", Json::object()
+                               .set("memcpy_us", cold_memcpy_ * kUs)
+                               .set("write_us", cold_write_ * kUs)
+                               .set("write_ratio", cold_write_ / cold_memcpy_));
+  }
+
+  static std::string simulation(std::uint64_t size) { return "wc" + size_name(size); }
+  static double write_ratio(const Samples& s) { return median(s.write) / median(s.memcpy); }
+  static double alloc_commit_us(const Samples& s) { return median(s.alloc_commit) * kUs; }
+  [[nodiscard]] const Samples& hot() const { return hot_; }
+  [[nodiscard]] const Samples& after() const { return after_; }
+
+ private:
+  void cold() {
+    cold_memcpy_ = timed([&] { std::memcpy(target_.data, source_.data, size_); });
+    cold_write_ = timed([&] { check(ecluse_write("v", source_.data), "ecluse_write"); });
+    end_iteration(nullptr);
+  }
+
+  /** Where in its page Ecluse puts a payload (after the allocator's 64-byte header). */
+  void learn_payload_offset() {
+    void* room = nullptr;
+    check(ecluse_alloc("v", &room), "ecluse_alloc");
+    payload_offset_ = reinterpret_cast<std::uintptr_t>(room) % 4096;
+    check(ecluse_clear("v"), "ecluse_clear");
+  }
+
+  /** The baseline (same page offset as the source), and the same copy to a destination at the
+   * payload's page offset: glibc's copy of very large blocks depends on that offset. */
+  void copy(Samples* s) {
+    char* shifted = static_cast<char*>(target_.data) + payload_offset_;
+    auto plain = [&] { std::memcpy(target_.data, source_.data, size_); };
+    auto like_payload = [&] { std::memcpy(shifted, source_.data, size_); };
+    if (!s) return plain();
+    const bool plain_first = s->memcpy.size() % 2 == 0;
+    if (!plain_first) s->memcpy_shifted.push_back(timed(like_payload));
+    s->memcpy.push_back(timed(plain, &s->memcpy_faults));
+    if (plain_first) s->memcpy_shifted.push_back(timed(like_payload));
+  }
+
+  void write(Samples* s) {
+    const double t = timed([&] { check(ecluse_write("v", source_.data), "ecluse_write"); },
+                           s ? &s->write_faults : nullptr);
+    if (s) s->write.push_back(t);
+    end_iteration(s);
+  }
+
+  void copy_and_write(Samples* s) {
+    copy(s);
+    write(s);
+  }
+
+  void alloc_and_commit(Samples* s) {
+    void* room = nullptr;
+    const long faults = minor_faults();
+    const double alloc = timed([&] { check(ecluse_alloc("v", &room), "ecluse_alloc"); });
+    const double commit = timed([&] { check(ecluse_commit("v"), "ecluse_commit"); });
+    s->alloc_commit_faults.push_back(static_cast<double>(minor_faults() - faults));
+    s->alloc.push_back(alloc);
+    s->commit.push_back(commit);
+    s->alloc_commit.push_back(alloc + commit);
+    end_iteration(nullptr);
+  }
+
+  void after_compute() {
+    sweep_.run();
+    copy(&after_);
+    sweep_.run();
+    write(&after_);
+    sweep_.run();
+    alloc_and_commit(&after_);
+  }
+
+  /** Ends the iteration; with HDF5, waits (spinning: the client stays on its core, as a
+   * computing simulation would) until the server stored it, so that the next call does not
+   * compete with the store. The file is removed one iteration later, so that the kernel's work
+   * of freeing its pages does not precede the next measured call. */
+  void end_iteration(Samples* s) {
+    int iteration = 0;
+    check(ecluse_get_iteration(&iteration), "ecluse_get_iteration");
+    const double t = timed([] { check(ecluse_end_iteration(), "ecluse_end_iteration"); });
+    if (s) s->end.push_back(t);
+    if (store_ != "hdf5") return;
+    if (!stored_.empty()) std::remove(stored_.c_str());
+    stored_ = stored_file(files_path(), simulation(size_), iteration, 0);
+    const auto t0 = Clock::now();
+    while (::access(stored_.c_str(), F_OK) != 0) {
+      if (seconds_between(t0, Clock::now()) > 120) fail("the server did not store " + stored_);
+    }
+  }
+
+  [[nodiscard]] std::string files_path() const { return options_.dir + "/write-cost"; }
+
+  [[nodiscard]] Json scenario(const Samples& s) const {
+    Json j = Json::object().set("reps", static_cast<int>(s.write.size()));
+    std::vector<double> paired;
+    for (std::size_t i = 0; i < s.write.size(); ++i) paired.push_back(s.write[i] / s.memcpy[i]);
+    const bool goal_applies = size_ >= kMiB;
+    return j.set("memcpy_us", median(s.memcpy) * kUs)
+        .set("memcpy_GBps", static_cast<double>(size_) / median(s.memcpy) * 1e-9)
+        .set("write_us", median(s.write) * kUs)
+        .set("write_p90_us", percentile(s.write, 90) * kUs)
+        .set("write_ratio", write_ratio(s))
+        .set("write_ratio_paired_p50", median(paired))
+        .set("write_ratio_paired_p90", percentile(paired, 90))
+        .set("write_pass", goal_applies ? Json(write_ratio(s) <= kWriteGoal) : Json())
+        .set("payload_page_offset", static_cast<std::uint64_t>(payload_offset_))
+        .set("memcpy_like_payload_us", median(s.memcpy_shifted) * kUs)
+        .set("write_ratio_to_memcpy_like_payload", median(s.write) / median(s.memcpy_shifted))
+        .set("memcpy_minor_faults", median(s.memcpy_faults))
+        .set("write_minor_faults", median(s.write_faults))
+        .set("end_iteration_us", median(s.end) * kUs)
+        .set("alloc_reps", static_cast<int>(s.alloc.size()))
+        .set("alloc_us", median(s.alloc) * kUs)
+        .set("commit_us", median(s.commit) * kUs)
+        .set("alloc_commit_us", alloc_commit_us(s))
+        .set("alloc_commit_p90_us", percentile(s.alloc_commit, 90) * kUs)
+        .set("alloc_commit_max_us", maximum(s.alloc_commit) * kUs)
+        .set("alloc_commit_minor_faults", median(s.alloc_commit_faults))
+        .set("alloc_commit_pass", alloc_commit_us(s) <= kAllocCommitGoal);
+  }
+
+  const Options& options_;
+  std::string store_;
+  std::uint64_t size_;
+  Mapping source_;
+  Mapping target_;
+  Sweep sweep_;
+  double cold_memcpy_ = 0;
+  double cold_write_ = 0;
+  std::uintptr_t payload_offset_ = 0;
+  std::string stored_;  // the last file the server stored, removed at the next iteration
+  Samples hot_, after_;
+};
+
+std::string config_for(const Options& options, const std::string& store, std::uint64_t size) {
+  ConfigSpec spec;
+  spec.simulation = SizeRun::simulation(size);
+  spec.buffer_bytes = static_cast<std::uint64_t>(options.buffer_blocks) * footprint(size) + 4096;
+  spec.store_type = store == "hdf5" ? "HDF5" : "null";
+  spec.files_path = options.dir + "/write-cost";
+  spec.variables = {{"v", size}};
+  spec.log_file = options.dir + "/write-cost-log";
+  return make_config(spec);
+}
+
+/** What a store's summary needs from one size, per scenario (hot, after compute). */
+struct SizeResult {
+  Json json;
+  double write_ratio[2] = {0, 0};
+  double alloc_commit_us[2] = {0, 0};
+};
+
+/** One session on every rank; only the client's result is meaningful. */
+SizeResult run_session(const Options& options, const std::string& store, std::uint64_t size,
+                       bool* is_client_out) {
+  check(ecluse_initialize_string(config_for(options, store, size).c_str(), MPI_COMM_WORLD),
+        "ecluse_initialize_string");
+  int is_client = 0;
+  check(ecluse_start(&is_client), "ecluse_start");
+  SizeResult result;
+  if (is_client) {
+    SizeRun run(options, store, size);
+    result.json = run.run();
+    const Samples* scenarios[2] = {&run.hot(), &run.after()};
+    for (int i = 0; i < 2; ++i) {
+      result.write_ratio[i] = size >= kMiB ? SizeRun::write_ratio(*scenarios[i]) : 0;
+      result.alloc_commit_us[i] = SizeRun::alloc_commit_us(*scenarios[i]);
+    }
+    check(ecluse_stop(), "ecluse_stop");
+  }
+  check(ecluse_finalize(), "ecluse_finalize");
+  *is_client_out = is_client != 0;
+  return result;
+}
+
+Json verdict(double worst_ratio, double worst_alloc) {
+  return Json::object()
+      .set("worst_write_ratio_from_1MiB", worst_ratio)
+      .set("write_pass", worst_ratio <= kWriteGoal)
+      .set("worst_alloc_commit_us", worst_alloc)
+      .set("alloc_commit_pass", worst_alloc <= kAllocCommitGoal);
+}
+
+/** Every size of one store; clears *pass if a goal of the hot scenario is missed. */
+Json run_store(const Options& options, const std::string& store, bool* is_client, bool* pass) {
+  Json sizes = Json::array();
+  double worst_ratio[2] = {0, 0}, worst_alloc[2] = {0, 0};
+  for (std::uint64_t size : options.sizes) {
+    SizeResult r = run_session(options, store, size, is_client);
+    for (int i = 0; i < 2; ++i) {
+      worst_ratio[i] = std::max(worst_ratio[i], r.write_ratio[i]);
+      worst_alloc[i] = std::max(worst_alloc[i], r.alloc_commit_us[i]);
+    }
+    sizes.push(std::move(r.json));
+  }
+  *pass = *pass && worst_ratio[0] <= kWriteGoal && worst_alloc[0] <= kAllocCommitGoal;
+  return Json::object()
+      .set("store", store == "hdf5" ? "HDF5 FilePerCore (page cache, no fsync)" : "null")
+      .set("hot", verdict(worst_ratio[0], worst_alloc[0]))
+      .set("after_compute", verdict(worst_ratio[1], worst_alloc[1]))
+      .set("sizes", std::move(sizes));
+}
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    if (comma > start) items.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return items;
+}
+
+Options parse(const Args& args) {
+  Options o;
+  o.dir = args.get("dir", "");
+  if (o.dir.empty()) fail("--dir DIRECTORY is required (HDF5 output and logs)");
+  o.stores = split(args.get("stores", "null,hdf5"));
+  const auto max_size = static_cast<std::uint64_t>(args.number("max-mib", 256) * kMiB);
+  for (std::uint64_t s = 64 * kKiB; s <= max_size; s *= 4) o.sizes.push_back(s);
+  o.buffer_blocks = static_cast<int>(args.number("buffer-blocks", 4));
+  o.reps_scale = args.number("reps-scale", 1.0);
+  return o;
+}
+
+Json report(const Options& options, Json stores, bool pass) {
+  return Json::object()
+      .set("benchmark", "dc_write_cost")
+      .set("setup",
+           Json::object()
+               .set("ranks", 2)
+               .set("roles", "1 client + 1 dedicated core on one virtual node of 2 ranks")
+               .set("machine_note",
+                    "2 cores: the client and the server each have a core; see 'interference' "
+                    "for what else ran")
+               .set("buffer", std::to_string(options.buffer_blocks) +
+                                  " blocks of the measured size (a fresh session per size)")
+               .set("baseline",
+                    "memcpy of the same bytes into a preallocated, already touched "
+                    "buffer, interleaved with the writes")
+               .set("per_write",
+                    "ecluse_write timed alone, then ecluse_end_iteration; with "
+                    "HDF5 the client spins until the file of that iteration "
+                    "appears (server done), untimed, and removes it one iteration later")
+               .set("alloc_commit", "ecluse_alloc + ecluse_commit without filling the block")
+               .set("hot",
+                    "calls back to back (only end_iteration and the server's work "
+                    "between them)")
+               .set("after_compute",
+                    "each call after a compute phase (one read-modify-write pass over 16 MiB, "
+                    "a few ms): caches evicted, the server asleep on its futex")
+               .set("cold_first",
+                    "first write of a fresh session (buffer pages not yet "
+                    "mapped) vs first memcpy into fresh anonymous memory")
+               .set("statistic", "median over reps, after " +
+                                     std::to_string(options.buffer_blocks) + " warm-up writes")
+               .set("pass_means", "goals met by the hot scenario of every store")
+               .set("build", build_info()))
+      .set("goals", Json::object()
+                        .set("write_ratio_max", kWriteGoal)
+                        .set("write_ratio_applies_from_bytes", kMiB)
+                        .set("alloc_commit_us_max", kAllocCommitGoal))
+      .set("stores", std::move(stores))
+      .set("pass", pass);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int size = 0, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (size != 2) fail("dc_write_cost runs on 2 ranks (1 client + 1 dedicated core)");
+  const Options options = parse(Args(argc, argv));
+  const Interference interference;
+  Json stores = Json::object();
+  bool is_client = false, pass = true;
+  for (const std::string& store : options.stores) {
+    stores.set(store, run_store(options, store, &is_client, &pass));
+  }
+  int client_rank = is_client ? rank : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &client_rank, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  Json load = interference.report(MPI_COMM_WORLD);
+  Json out = Json::object();
+  if (is_client) out = report(options, std::move(stores), pass).set("interference", load);
+  print_on_rank0(out.dump(), client_rank);
+  MPI_Finalize();
+  return 0;
+}
