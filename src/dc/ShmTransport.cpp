@@ -28,6 +28,17 @@ template <class T, class U>
 void copy_dims(T* out, const std::vector<U>& in) {
   std::copy(in.begin(), in.end(), out);
 }
+
+// glibc's memcpy slows down ~3x on copies of hundreds of MiB whose source and destination
+// sit at different page offsets (our payloads follow a 64-byte header); 64 MiB pieces do not.
+void copy(void* to, const void* from, std::size_t bytes) {
+  constexpr std::size_t kPiece = std::size_t{64} << 20;
+  auto* out = static_cast<char*>(to);
+  const auto* in = static_cast<const char*>(from);
+  for (std::size_t done = 0; done < bytes; done += kPiece) {
+    std::memcpy(out + done, in + done, std::min(kPiece, bytes - done));
+  }
+}
 }  // namespace
 
 std::chrono::seconds peer_timeout() {
@@ -137,12 +148,13 @@ void ShmTransport::notify(const BlockData& block, shm::Handle handle, std::size_
   copy_dims(e.ghost_hi, block.ghost_hi);
   copy_dims(e.global, block.global);
   copy_dims(e.position, block.position);
-  push(e, server_);
+  // The server acts on blocks only at the end of an iteration: do not pay for waking it now.
+  push(e, server_, false);
 }
 
-void ShmTransport::push(const shm::Event& event, int server) {
+void ShmTransport::push(const shm::Event& event, int server, bool wake) {
   const auto deadline = std::chrono::steady_clock::now() + timeout_;
-  while (!buffer_.queue(server).push(event, kSlice)) {
+  while (!buffer_.queue(server).push(event, kSlice, wake)) {
     check_alive(deadline, "waiting for room in the event queue");
   }
 }
@@ -155,7 +167,7 @@ void ShmTransport::put(const BlockData& block, std::size_t bytes) {
   }
   const shm::Handle handle = acquire(block, bytes, true);
   if (handle == shm::kNoHandle) return;
-  std::memcpy(buffer_.address(handle), block.data, bytes);
+  copy(buffer_.address(handle), block.data, bytes);
   notify(block, handle, bytes);
 }
 

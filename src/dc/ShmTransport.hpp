@@ -43,7 +43,7 @@ class ShmTransport : public Transport {
   shm::Handle skip(const BlockData& block);
   void release(shm::Handle handle, std::size_t bytes);
   void notify(const BlockData& block, shm::Handle handle, std::size_t bytes);
-  void push(const shm::Event& event, int server);
+  void push(const shm::Event& event, int server, bool wake = true);
   void check_alive(std::chrono::steady_clock::time_point deadline, const std::string& what) const;
   [[nodiscard]] shm::Event event_of(shm::EventType type, int iteration) const;
 

@@ -173,11 +173,12 @@ void EventQueue::Header::wake_producers() {
   futex_wake(not_full, INT_MAX);
 }
 
-bool EventQueue::push(const Event& event, std::chrono::nanoseconds timeout) {
+bool EventQueue::push(const Event& event, std::chrono::nanoseconds timeout, bool wake) {
   Header& h = *header_;
   const auto deadline = deadline_after(timeout);
   for (;;) {
     if (h.try_push(event)) break;
+    h.wake_consumer();  // full: a consumer not woken by lazy pushes must drain it now
     const auto key = h.not_full.load(std::memory_order_acquire);
     h.producers_waiting.fetch_add(1, std::memory_order_seq_cst);
     std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -188,7 +189,7 @@ bool EventQueue::push(const Event& event, std::chrono::nanoseconds timeout) {
     if (pushed) break;
     if (left.count() <= 0) return false;
   }
-  h.wake_consumer();
+  if (wake) h.wake_consumer();
   return true;
 }
 

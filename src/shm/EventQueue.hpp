@@ -18,8 +18,10 @@ class EventQueue {
   static EventQueue create(void* where, std::size_t capacity);
   static EventQueue attach(void* where);
 
-  /** Waits while full, at most `timeout`; false on timeout. Wakes the consumer if asleep. */
-  bool push(const Event& event, std::chrono::nanoseconds timeout);
+  /** Waits while full, at most `timeout`; false on timeout. Wakes the consumer if asleep,
+   * unless `wake` is false (the event can wait for the next wake-up; a full queue always
+   * wakes the consumer). */
+  bool push(const Event& event, std::chrono::nanoseconds timeout, bool wake = true);
   /** Non-blocking pop. */
   std::optional<Event> try_pop();
   /** Sleeps (no CPU) until an event arrives or `timeout` passes. */
