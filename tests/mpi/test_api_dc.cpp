@@ -48,6 +48,7 @@ struct RunSetup {
   std::string policy = "block";
   std::string mode = "FilePerCore";
   int domains = 2;
+  int queue = 1024;
 };
 
 std::string config(const std::string& dir, const RunSetup& s) {
@@ -205,6 +206,16 @@ TEST(ApiDc, OneFilePerNodeGathersTheNodesServers) {
   const auto [is_client, clients] = run(dir, s, 3);
   MPI_Barrier(MPI_COMM_WORLD);
   if (world_rank() == 0) check_file_per_core(dir, 3, clients, world_size() / 4, 2, "_Node");
+}
+
+TEST(ApiDc, ATinyEventQueueFillsAndDrainsWithoutStalling) {
+  if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  RunSetup s{world_size(), 1};
+  s.queue = 2;  // 4 block events + 1 end per client and iteration: the queue is full often
+  const std::string dir = ecluse::test::fresh_dir("dc-tiny-queue");
+  const auto [is_client, clients] = run(dir, s, 20);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) check_file_per_core(dir, 20, clients, 1, 2);
 }
 
 TEST(ApiDc, NodesOfUnequalSizes) {
