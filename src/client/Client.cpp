@@ -40,6 +40,7 @@ void Client::refresh_shapes() {
   for (const Layout& layout : config_.layouts)
     fresh[&layout] = evaluate_layout(layout, parameters_);
   shapes_ = std::move(fresh);
+  blocks_.clear();
 }
 
 std::size_t Client::rank_of(std::string_view name) const {
@@ -52,11 +53,21 @@ std::vector<std::int64_t> Client::position(const Variable& v, int block) const {
   return std::vector<std::int64_t>(rank_of(v.name), 0);
 }
 
-BlockData Client::describe(const Variable& v, int block, const void* data) {
-  const Layout& layout = *config_.find_layout(v.layout);
-  const LayoutShape& s = shape(v);
-  return BlockData{&v,         layout.type, iteration_,         source_, block, s.dims, s.ghost_lo,
-                   s.ghost_hi, s.global,    position(v, block), data};
+// Descriptions are kept per (variable, block) so that a steady-state write allocates nothing;
+// they are rebuilt when a position or a parameter changes.
+BlockData& Client::describe(const Variable& v, int block, const void* data) {
+  auto [it, fresh] = blocks_.try_emplace({&v, block});
+  BlockData& b = it->second;
+  if (fresh) {
+    const Layout& layout = *config_.find_layout(v.layout);
+    const LayoutShape& s = shape(v);
+    b = BlockData{&v,     layout.type, 0,          source_,  block,
+                  s.dims, s.ghost_lo,  s.ghost_hi, s.global, position(v, block),
+                  nullptr};
+  }
+  b.iteration = iteration_;
+  b.data = data;
+  return b;
 }
 
 std::size_t Client::bytes_of(const BlockData& block) const {
@@ -72,7 +83,7 @@ void Client::write(std::string_view name, int block, const void* data) {
     throw Error(ECLUSE_ARGUMENT_ERROR, "write of variable '" + v.name + "': data is NULL.");
   }
   if (!v.enabled || written_once_.count(&v)) return;
-  const BlockData b = describe(v, block, data);
+  const BlockData& b = describe(v, block, data);
   transport_.put(b, bytes_of(b));
   if (!v.time_varying) written_now_.insert(&v);
 }
@@ -80,7 +91,7 @@ void Client::write(std::string_view name, int block, const void* data) {
 void* Client::alloc(std::string_view name, int block) {
   const Variable& v = variable(name);
   check_block(v, block);
-  const BlockData b = describe(v, block, nullptr);
+  const BlockData& b = describe(v, block, nullptr);
   return transport_.alloc(b, bytes_of(b));
 }
 
@@ -105,6 +116,7 @@ void Client::set_position(std::string_view name, int block,
   std::vector<std::int64_t> p(position.begin(), position.end());
   if (config_.find_layout(v.layout)->fortran) std::reverse(p.begin(), p.end());
   positions_[{&v, block}] = std::move(p);
+  blocks_.erase({&v, block});
 }
 
 void Client::parameter_set(std::string_view name, const void* buffer, std::size_t size) {

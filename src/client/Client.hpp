@@ -37,7 +37,7 @@ class Client {
   const LayoutShape& shape(const Variable& variable);
   [[nodiscard]] std::vector<std::int64_t> position(const Variable& variable, int block) const;
   void refresh_shapes();
-  BlockData describe(const Variable& variable, int block, const void* data);
+  BlockData& describe(const Variable& variable, int block, const void* data);
   [[nodiscard]] std::size_t bytes_of(const BlockData& block) const;
 
   const Config& config_;
@@ -47,6 +47,7 @@ class Client {
   int iteration_ = 0;
   std::map<const Layout*, LayoutShape> shapes_;
   std::map<std::pair<const Variable*, int>, std::vector<std::int64_t>> positions_;
+  std::map<std::pair<const Variable*, int>, BlockData> blocks_;
   std::set<const Variable*> written_once_;  // non-time-varying variables already handed over
   std::set<const Variable*> written_now_;
 };

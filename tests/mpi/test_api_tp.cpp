@@ -174,11 +174,20 @@ TEST(ApiTp, LayoutsFollowParametersAndBadValuesAreRefused) {
       "parameter 'N' is of type int (4 bytes) but the buffer has 8 bytes; pass a buffer of "
       "exactly 4 bytes.");
   EXPECT_EQ(ecluse_parameter_get("M", &d, sizeof d), ECLUSE_UNDEFINED_PARAMETER);
+  const int three = 3;  // after a write: the block's shape follows too
+  expect_ok(ecluse_parameter_set("N", &three, sizeof three));
+  const std::int64_t at = 10;  // and so does a new position
+  expect_ok(ecluse_set_position("x", &at));
+  expect_ok(ecluse_write("x", x.data()));
+  expect_ok(ecluse_end_iteration());
   MPI_Barrier(MPI_COMM_WORLD);
+  const std::string p = "x/P" + std::to_string(world_rank());
+  EXPECT_EQ(read_dataset(file_per_process(dir, 0, world_rank()), p).bytes, as_bytes(x));
+  const std::vector<int> first_three(x.begin(), x.begin() + 3);
+  EXPECT_EQ(read_dataset(file_per_process(dir, 1, world_rank()), p).bytes, as_bytes(first_three));
   EXPECT_EQ(
-      read_dataset(file_per_process(dir, 0, world_rank()), "x/P" + std::to_string(world_rank()))
-          .bytes,
-      as_bytes(x));
+      ecluse::test::read_int_attribute(file_per_process(dir, 1, world_rank()), p, "global_offset"),
+      (std::vector<std::int64_t>{10}));
 }
 
 TEST(ApiTp, BadCallsGetClearErrorsAndTheRunGoesOn) {
