@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -35,6 +36,8 @@ class Session {
   /** True on simulation ranks; on server ranks runs the server loop, then returns false. */
   bool start();
   [[nodiscard]] MPI_Comm client_comm() const;
+  /** Counters of this rank's transport or server, e.g. "dn.credit_waits" (empty in TP). */
+  [[nodiscard]] std::map<std::string, double> statistics() const;
   void write(std::string_view variable, const void* data, int block = 0);
   /** Zero copy: room for the block to fill in place, then commit or clear. */
   [[nodiscard]] void* alloc(std::string_view variable, int block = 0);

@@ -78,6 +78,9 @@ int ecluse_end_iteration(void);
 int ecluse_get_iteration(int* iteration);
 int ecluse_stop(void);
 int ecluse_finalize(void);
+/** A counter of this rank's transport or server, by name (e.g. "dn.credit_waits",
+ * "dn.peak_held_bytes"); call after stop or start, before finalize. */
+int ecluse_get_statistic(const char* name, double* value);
 /** Message of the last error of the calling thread ("" if none). */
 const char* ecluse_error_message(void);
 /** Short name of a status code, e.g. "ECLUSE_CONFIG_ERROR". */

@@ -77,6 +77,24 @@ int ecluse_start(int* is_client) {
   });
 }
 
+int ecluse_get_statistic(const char* name, double* value) {
+  return guard([&] {
+    require(name, "name");
+    require(value, "value");
+    const auto statistics = current().statistics();
+    const auto it = statistics.find(name);
+    if (it == statistics.end()) {
+      std::string known;
+      for (const auto& [key, v] : statistics) known += (known.empty() ? "" : ", ") + key;
+      throw ecluse::Error(ECLUSE_ARGUMENT_ERROR,
+                          std::string("no statistic named '") + name + "' on this rank; known: " +
+                              (known.empty() ? "none (time partitioning keeps none)" : known) +
+                              ".");
+    }
+    *value = it->second;
+  });
+}
+
 int ecluse_client_comm_get(MPI_Comm* comm) {
   return guard([&] {
     require(comm, "comm");

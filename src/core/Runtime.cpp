@@ -6,6 +6,8 @@
 #include "dc/DedicatedCoreServer.hpp"
 #include "dc/NodeBuffer.hpp"
 #include "dc/ShmTransport.hpp"
+#include "dn/DedicatedNodeServer.hpp"
+#include "dn/MpiTransport.hpp"
 #include "transport/DirectTransport.hpp"
 
 namespace ecluse {
@@ -22,6 +24,8 @@ Runtime::Runtime(const std::string& source_name, const std::string& xml, MPI_Com
   events_ = std::make_unique<EventTable>(config_);
   if (config_.architecture.dedicated_cores > 0) {
     build_dedicated_cores(comm);
+  } else if (config_.architecture.dedicated_nodes > 0) {
+    build_dedicated_nodes(comm);
   } else {
     build_time_partitioning();
   }
@@ -77,10 +81,47 @@ void Runtime::build_dedicated_core_client() {
   client_ = std::make_unique<Client>(config_, *parameters_, *transport_, source);
 }
 
+// Each dedicated node's <buffer size> is split equally among its server ranks.
+std::uint64_t Runtime::receive_memory(int server) const {
+  const DedicatedNodePlan& plan = topology_->node_plan();
+  const int node = plan.node_of[static_cast<std::size_t>(server)];
+  return config_.architecture.buffer_size /
+         static_cast<std::uint64_t>(plan.node_size[static_cast<std::size_t>(node)]);
+}
+
+void Runtime::build_dedicated_nodes(MPI_Comm comm) {
+  run_collectively(comm, [&] {
+    const DedicatedNodePlan& plan = topology_->node_plan();
+    const auto me = static_cast<std::size_t>(topology_->world_rank());
+    if (topology_->is_client()) {
+      const int server = plan.server_of[me];
+      const auto clients = plan.client_count[static_cast<std::size_t>(server)];
+      const std::uint64_t window = receive_memory(server) / static_cast<std::uint64_t>(clients);
+      int source = 0;
+      MPI_Comm_rank(topology_->clients(), &source);
+      transport_ = std::make_unique<MpiTransport>(config_, *topology_, window, source, *log_);
+      client_ = std::make_unique<Client>(config_, *parameters_, *transport_, source);
+    } else {
+      writer_ = make_writer(topology_->servers());
+      node_server_ = std::make_unique<DedicatedNodeServer>(
+          config_, *topology_, receive_memory(topology_->world_rank()), *writer_, *events_, *log_);
+    }
+  });
+}
+
 bool Runtime::start() {
+  if (node_server_) {
+    node_server_->run();
+    return false;
+  }
   if (!server_) return true;
   server_->run();
   return false;
+}
+
+Statistics Runtime::statistics() const {
+  if (node_server_) return node_server_->statistics();
+  return transport_ ? transport_->statistics() : Statistics{};
 }
 
 Client& Runtime::client() {

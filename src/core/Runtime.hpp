@@ -18,6 +18,7 @@ namespace ecluse {
 
 class NodeBuffer;
 class DedicatedCoreServer;
+class DedicatedNodeServer;
 
 class Runtime {
  public:
@@ -34,11 +35,15 @@ class Runtime {
   void signal(std::string_view event);
   void stop();
   void finalize();
+  /** Counters of this rank's transport or server (credit state, bytes moved...). */
+  [[nodiscard]] Statistics statistics() const;
 
  private:
   void build_time_partitioning();
   void build_dedicated_cores(MPI_Comm comm);
   void build_dedicated_core_client();
+  void build_dedicated_nodes(MPI_Comm comm);
+  [[nodiscard]] std::uint64_t receive_memory(int server) const;
   std::unique_ptr<Writer> make_writer(MPI_Comm writers);
 
   Config config_;
@@ -49,6 +54,7 @@ class Runtime {
   std::unique_ptr<NodeBuffer> node_buffer_;
   std::unique_ptr<Writer> writer_;
   std::unique_ptr<DedicatedCoreServer> server_;
+  std::unique_ptr<DedicatedNodeServer> node_server_;
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<Client> client_;
   MPI_Comm node_writers_ = MPI_COMM_NULL;

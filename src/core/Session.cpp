@@ -59,6 +59,10 @@ MPI_Comm Session::client_comm() const {
   return runtime().client_comm();
 }
 
+std::map<std::string, double> Session::statistics() const {
+  return runtime().statistics();
+}
+
 void Session::write(std::string_view variable, const void* data, int block) {
   runtime().client().write(variable, block, data);
 }

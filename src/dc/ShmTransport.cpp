@@ -5,11 +5,11 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 
 #include "ecluse/Error.hpp"
 #include "shm/Futex.hpp"
+#include "transport/TransportSupport.hpp"
 
 namespace ecluse {
 
@@ -20,32 +20,7 @@ bool process_alive(pid_t pid) {
   return pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH;
 }
 
-int variable_index(const Config& config, const Variable* v) {
-  return static_cast<int>(v - config.variables.data());
-}
-
-template <class T, class U>
-void copy_dims(T* out, const std::vector<U>& in) {
-  std::copy(in.begin(), in.end(), out);
-}
-
-// glibc's memcpy slows down ~3x on copies of hundreds of MiB whose source and destination
-// sit at different page offsets (our payloads follow a 64-byte header); 64 MiB pieces do not.
-void copy(void* to, const void* from, std::size_t bytes) {
-  constexpr std::size_t kPiece = std::size_t{64} << 20;
-  auto* out = static_cast<char*>(to);
-  const auto* in = static_cast<const char*>(from);
-  for (std::size_t done = 0; done < bytes; done += kPiece) {
-    std::memcpy(out + done, in + done, std::min(kPiece, bytes - done));
-  }
-}
 }  // namespace
-
-std::chrono::seconds peer_timeout() {
-  const char* env = std::getenv("ECLUSE_TIMEOUT");
-  const long seconds = env ? std::strtol(env, nullptr, 10) : 0;
-  return std::chrono::seconds(seconds > 0 ? seconds : 600);
-}
 
 ShmTransport::ShmTransport(NodeBuffer& buffer, const Config& config, int server, int client,
                            int source, Log& log)
@@ -95,26 +70,11 @@ shm::Handle ShmTransport::acquire(const BlockData& block, std::size_t bytes, boo
 }
 
 void ShmTransport::too_big(const BlockData& block, std::size_t need, std::size_t share) const {
-  const std::string what =
-      "block " + std::to_string(block.block) + " of variable '" + block.variable->name + "'";
-  throw Error(ECLUSE_ALLOCATION_ERROR,
-              held_ == 0
-                  ? what + " needs " + std::to_string(need) +
-                        " bytes of buffer (data and bookkeeping) but a client may hold "
-                        "at most " +
-                        std::to_string(share) + " bytes; raise <buffer size> in the configuration."
-                  : "iteration " + std::to_string(block.iteration) + " needs " +
-                        std::to_string(need) + " bytes of buffer with " + what +
-                        " but a client may hold at most " + std::to_string(share) +
-                        " bytes and the server frees an iteration only once it ends; raise "
-                        "<buffer size> in the configuration.");
+  throw_too_big(block, need, share, held_, "buffer (data and bookkeeping)");
 }
 
 shm::Handle ShmTransport::skip(const BlockData& block) {
-  ++skipped_;
-  log_.warning("buffer full: write of variable '" + block.variable->name + "' at iteration " +
-               std::to_string(block.iteration) + " skipped (policy skip, " +
-               std::to_string(skipped_) + " skipped so far)");
+  log_skipped(log_, block, ++skipped_, "buffer full");
   return shm::kNoHandle;
 }
 
@@ -137,17 +97,10 @@ void ShmTransport::release(shm::Handle handle, std::size_t bytes) {
 }
 
 void ShmTransport::notify(const BlockData& block, shm::Handle handle, std::size_t bytes) {
-  shm::Event e = event_of(shm::EventType::Write, block.iteration);
-  e.variable = variable_index(config_, block.variable);
-  e.block = block.block;
-  e.ndims = static_cast<std::int32_t>(block.dims.size());
+  shm::Event e = describe_block(config_, block, bytes);
+  e.source = source_;
+  e.client = client_;
   e.handle = handle;
-  e.bytes = bytes;
-  copy_dims(e.dims, block.dims);
-  copy_dims(e.ghost_lo, block.ghost_lo);
-  copy_dims(e.ghost_hi, block.ghost_hi);
-  copy_dims(e.global, block.global);
-  copy_dims(e.position, block.position);
   // The server acts on blocks only at the end of an iteration: do not pay for waking it now.
   push(e, server_, false);
 }
@@ -160,14 +113,10 @@ void ShmTransport::push(const shm::Event& event, int server, bool wake) {
 }
 
 void ShmTransport::put(const BlockData& block, std::size_t bytes) {
-  if (block.dims.size() > static_cast<std::size_t>(shm::kMaxDims)) {
-    throw Error(ECLUSE_INVALID_DIMENSIONS, "variable '" + block.variable->name + "' has " +
-                                               std::to_string(block.dims.size()) +
-                                               " dimensions; dedicated cores handle at most 8.");
-  }
+  check_dimensions(block, "dedicated cores");
   const shm::Handle handle = acquire(block, bytes, true);
   if (handle == shm::kNoHandle) return;
-  copy(buffer_.address(handle), block.data, bytes);
+  copy_block(buffer_.address(handle), block.data, bytes);
   notify(block, handle, bytes);
 }
 

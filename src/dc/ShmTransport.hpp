@@ -11,6 +11,7 @@
 #include "dc/NodeBuffer.hpp"
 #include "shm/ShmTypes.hpp"
 #include "transport/Transport.hpp"
+#include "transport/TransportSupport.hpp"
 
 namespace ecluse {
 
@@ -59,8 +60,5 @@ class ShmTransport : public Transport {
   std::size_t held_ = 0;  // bytes of the current iteration the server cannot free yet
   bool stopped_ = false;
 };
-
-/** Seconds a client or server waits for its peer before failing (ECLUSE_TIMEOUT, default 600). */
-std::chrono::seconds peer_timeout();
 
 }  // namespace ecluse

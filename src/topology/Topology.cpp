@@ -1,7 +1,10 @@
 // Node detection (real or virtual) and role assignment.
 #include "topology/Topology.hpp"
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <functional>
 #include <string>
 
 #include "core/Collective.hpp"
@@ -26,32 +29,55 @@ int effective_ranks_per_node(const Architecture& architecture) {
 Topology::Topology(MPI_Comm world, const Architecture& architecture) {
   MPI_Comm_rank(world, &world_rank_);
   find_node(world, effective_ranks_per_node(architecture));
-  if (architecture.dedicated_nodes > 0) {
+  try {
+    if (architecture.dedicated_nodes > 0) plan_nodes(world, architecture);
+    if (architecture.dedicated_cores > 0) plan_cores(world, architecture);
+  } catch (...) {
     MPI_Comm_free(&node_comm_);
-    throw Error(ECLUSE_INIT_ERROR,
-                "dedicated nodes are not available in this version of Ecluse yet; use "
-                "<dedicated cores=\"k\"/> (dedicated cores) or cores=\"0\" nodes=\"0\" "
-                "(time partitioning).");
-  }
-  if (architecture.dedicated_cores > 0) {
-    try {
-      run_collectively(world, [&] {
-        plan_ = plan_dedicated_cores(node_, local_size_, architecture.dedicated_cores,
-                                     architecture.placement);
-      });
-    } catch (...) {
-      MPI_Comm_free(&node_comm_);
-      throw;
-    }
-    role_ = plan_.roles[static_cast<std::size_t>(local_rank_)];
+    throw;
   }
   split_roles(world);
+}
+
+void Topology::plan_cores(MPI_Comm world, const Architecture& architecture) {
+  run_collectively(world, [&] {
+    plan_ = plan_dedicated_cores(node_, local_size_, architecture.dedicated_cores,
+                                 architecture.placement);
+  });
+  role_ = plan_.roles[static_cast<std::size_t>(local_rank_)];
+}
+
+void Topology::plan_nodes(MPI_Comm world, const Architecture& architecture) {
+  int size = 0;
+  MPI_Comm_size(world, &size);
+  std::vector<int> node_of(static_cast<std::size_t>(size));
+  MPI_Allgather(&node_, 1, MPI_INT, node_of.data(), 1, MPI_INT, world);
+  run_collectively(world, [&] {
+    node_plan_ =
+        plan_dedicated_nodes(node_of, architecture.dedicated_nodes, architecture.placement);
+  });
+  if (node_plan_.dedicated[static_cast<std::size_t>(node_)]) role_ = Role::DedicatedNode;
+  gather_processes(world);
+  MPI_Comm_dup(world, &channel_);
+}
+
+void Topology::gather_processes(MPI_Comm world) {
+  char host[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  MPI_Get_processor_name(host, &length);
+  ProcessId me{static_cast<long long>(getpid()),
+               std::hash<std::string>{}(std::string(host, static_cast<std::size_t>(length)))};
+  int size = 0;
+  MPI_Comm_size(world, &size);
+  processes_.resize(static_cast<std::size_t>(size));
+  MPI_Allgather(&me, sizeof me, MPI_BYTE, processes_.data(), sizeof me, MPI_BYTE, world);
 }
 
 Topology::~Topology() {
   if (clients_ != MPI_COMM_NULL) MPI_Comm_free(&clients_);
   if (servers_ != MPI_COMM_NULL) MPI_Comm_free(&servers_);
   if (node_comm_ != MPI_COMM_NULL) MPI_Comm_free(&node_comm_);
+  if (channel_ != MPI_COMM_NULL) MPI_Comm_free(&channel_);
 }
 
 void Topology::split_roles(MPI_Comm world) {

@@ -1,12 +1,16 @@
 // How blocks travel from a client to the writer: a direct call (TP), shared memory (dedicated
-// cores); MPI (dedicated nodes) will implement the same interface.
+// cores), MPI messages (dedicated nodes).
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "store/StoreBackend.hpp"
 
 namespace ecluse {
+
+/** Named counters of a transport (bytes sent, credit waits...), for the run's statistics. */
+using Statistics = std::map<std::string, double>;
 
 class Transport {
  public:
@@ -27,6 +31,7 @@ class Transport {
   virtual void stop() = 0;
   /** Drops blocks put but never ended (finalize without end_iteration); returns how many. */
   virtual std::size_t discard() = 0;
+  [[nodiscard]] virtual Statistics statistics() const { return {}; }
 };
 
 }  // namespace ecluse

@@ -1,0 +1,206 @@
+// The server loop of a dedicated node: poll with back-off, receive, store, return credit.
+#include "dn/DedicatedNodeServer.hpp"
+
+#include <signal.h>
+
+#include <cerrno>
+
+#include "dn/Backoff.hpp"
+#include "ecluse/Error.hpp"
+
+namespace ecluse {
+
+namespace {
+constexpr auto kLivenessPeriod = std::chrono::seconds(1);
+}
+
+DedicatedNodeServer::DedicatedNodeServer(const Config& config, const Topology& topology,
+                                         std::uint64_t memory, Writer& writer, EventTable& events,
+                                         Log& log)
+    : channel_(topology.channel()),
+      log_(log),
+      memory_(memory),
+      pool_(memory),
+      last_check_(std::chrono::steady_clock::now()) {
+  const DedicatedNodePlan& plan = topology.node_plan();
+  const int me = topology.world_rank();
+  self_ = topology.processes()[static_cast<std::size_t>(me)];
+  const auto clients = static_cast<std::size_t>(plan.client_count[static_cast<std::size_t>(me)]);
+  peers_.resize(clients);
+  for (std::size_t r = 0; r < plan.server_of.size(); ++r) {
+    if (plan.server_of[r] != me) continue;
+    Peer& p = peers_[static_cast<std::size_t>(plan.client_index[r])];
+    p.rank = static_cast<int>(r);
+    p.process = topology.processes()[r];
+  }
+  headers_.assign(clients, MPI_REQUEST_NULL);
+  completed_.resize(clients);
+  for (std::size_t c = 0; c < clients; ++c) {
+    channel_.receive_header(peers_[c].slot, peers_[c].rank, &headers_[c]);
+  }
+  // Group signals count the clients of this server.
+  collector_ = std::make_unique<BlockCollector>(
+      config, writer, events, log, topology.servers(), static_cast<int>(clients),
+      static_cast<int>(clients), [this](const shm::Event& e) { release(e); });
+}
+
+DedicatedNodeServer::~DedicatedNodeServer() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;
+  for (MPI_Request& r : headers_) {
+    if (r == MPI_REQUEST_NULL) continue;
+    MPI_Cancel(&r);
+    MPI_Request_free(&r);
+  }
+}
+
+void DedicatedNodeServer::run() {
+  Backoff backoff;
+  while (stopped_ < peers_.size()) {
+    if (progress()) {
+      backoff.reset();
+    } else {
+      backoff.pause();
+    }
+    collector_->receive_broadcasts();
+    check_clients();
+  }
+  collector_->finish();
+  Backoff drain;
+  for (complete_credits(); !credits_.empty(); complete_credits()) drain.pause();
+  log_statistics();
+}
+
+bool DedicatedNodeServer::progress() {
+  bool any = receive_headers();
+  for (std::size_t c = 0; c < peers_.size(); ++c) any = deliver(c) || any;
+  return_credits();
+  complete_credits();
+  return any;
+}
+
+bool DedicatedNodeServer::receive_headers() {
+  int count = 0;
+  MPI_Testsome(static_cast<int>(headers_.size()), headers_.data(), &count, completed_.data(),
+               MPI_STATUSES_IGNORE);
+  if (count == MPI_UNDEFINED || count == 0) return false;
+  for (int i = 0; i < count; ++i) on_header(static_cast<std::size_t>(completed_[i]));
+  return true;
+}
+
+// Headers of a client arrive in order; its payload receives are posted in the same order, so
+// MPI's non-overtaking rule matches each payload with its header.
+void DedicatedNodeServer::on_header(std::size_t client) {
+  Peer& peer = peers_[client];
+  Pending& p = peer.queue.emplace_back();
+  p.header = peer.slot;
+  p.header.client = static_cast<std::int32_t>(client);
+  if (p.header.type == shm::EventType::Write) {
+    p.buffer = pool_.acquire(p.header.bytes);
+    channel_.receive_payload(p.buffer.data.get(), p.header.bytes, peer.rank, p.payload);
+    held_ += p.header.bytes;
+    peak_held_ = std::max(peak_held_, held_);
+  }
+  if (p.header.type != shm::EventType::Stop) {
+    channel_.receive_header(peer.slot, peer.rank, &headers_[client]);
+  }
+}
+
+bool DedicatedNodeServer::deliver(std::size_t client) {
+  auto& queue = peers_[client].queue;
+  bool any = false;
+  while (!queue.empty() && test_all(queue.front().payload, 2)) {
+    handle(client, queue.front());
+    queue.pop_front();
+    any = true;
+  }
+  return any;
+}
+
+void DedicatedNodeServer::handle(std::size_t client, Pending& p) {
+  switch (p.header.type) {
+    case shm::EventType::Write:
+      p.header.handle = next_handle_++;
+      received_bytes_ += p.header.bytes;
+      ++received_blocks_;
+      collector_->on_write(p.header, p.buffer.data.get());
+      stored_.emplace(p.header.handle, std::move(p.buffer));
+      return;
+    case shm::EventType::EndIteration:
+      return collector_->on_end(p.header);
+    case shm::EventType::Signal:
+      return collector_->on_signal(p.header);
+    case shm::EventType::Stop:
+      peers_[client].stopped = true;
+      ++stopped_;
+      return send_credit(client, kBye);
+    default:
+      log_.warning("unknown event type ignored");
+  }
+}
+
+void DedicatedNodeServer::release(const shm::Event& e) {
+  auto it = stored_.find(e.handle);
+  pool_.release(std::move(it->second));
+  stored_.erase(it);
+  held_ -= e.bytes;
+  peers_[static_cast<std::size_t>(e.client)].freed += e.bytes;
+}
+
+void DedicatedNodeServer::send_credit(std::size_t client, std::uint64_t bytes) {
+  Credit& c = credits_.emplace_back();
+  c.bytes = bytes;
+  channel_.send_credit(c.bytes, peers_[client].rank, &c.request);
+  ++credit_messages_;
+}
+
+void DedicatedNodeServer::return_credits() {
+  for (std::size_t c = 0; c < peers_.size(); ++c) {
+    Peer& p = peers_[c];
+    // A stopped client no longer listens; its memory simply returns to the pool.
+    if (p.freed == 0 || p.stopped) continue;
+    send_credit(c, p.freed);
+    p.freed = 0;
+  }
+}
+
+void DedicatedNodeServer::complete_credits() {
+  for (auto it = credits_.begin(); it != credits_.end();) {
+    it = test_all(&it->request, 1) ? credits_.erase(it) : std::next(it);
+  }
+}
+
+void DedicatedNodeServer::check_clients() {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_check_ < kLivenessPeriod) return;
+  last_check_ = now;
+  for (const Peer& p : peers_) {
+    if (p.stopped || !p.process.same_host_as(self_)) continue;
+    const auto pid = static_cast<pid_t>(p.process.pid);
+    if (kill(pid, 0) != 0 && errno == ESRCH) {
+      throw Error(ECLUSE_CHANNEL_ERROR, "client process " + std::to_string(pid) + " (world rank " +
+                                            std::to_string(p.rank) +
+                                            ") died without calling stop; the dedicated node "
+                                            "server stops.");
+    }
+  }
+}
+
+Statistics DedicatedNodeServer::statistics() const {
+  return {{"dn.receive_memory_bytes", static_cast<double>(memory_)},
+          {"dn.peak_held_bytes", static_cast<double>(peak_held_)},
+          {"dn.received_blocks", static_cast<double>(received_blocks_)},
+          {"dn.received_bytes", static_cast<double>(received_bytes_)},
+          {"dn.credit_messages", static_cast<double>(credit_messages_)}};
+}
+
+void DedicatedNodeServer::log_statistics() const {
+  log_.info("dedicated node server: " + std::to_string(received_blocks_) + " block(s), " +
+            std::to_string(received_bytes_) + " bytes received from " +
+            std::to_string(peers_.size()) + " client(s); peak receive memory " +
+            std::to_string(peak_held_) + " of " + std::to_string(memory_) + " bytes; " +
+            std::to_string(credit_messages_) + " credit message(s)");
+}
+
+}  // namespace ecluse

@@ -1,0 +1,82 @@
+// Dedicated nodes, server side: keeps a header receive posted for each client, receives
+// payloads into pooled memory within the receive budget, returns credit once data is stored.
+#pragma once
+
+#include <chrono>
+#include <list>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "config/Config.hpp"
+#include "core/EventTable.hpp"
+#include "core/Log.hpp"
+#include "dn/BufferPool.hpp"
+#include "dn/MessageChannel.hpp"
+#include "server/BlockCollector.hpp"
+#include "topology/Topology.hpp"
+#include "transport/Transport.hpp"
+#include "writer/Writer.hpp"
+
+namespace ecluse {
+
+class DedicatedNodeServer {
+ public:
+  /** `memory`: this server's receive memory in bytes (payloads held at once, at most). */
+  DedicatedNodeServer(const Config& config, const Topology& topology, std::uint64_t memory,
+                      Writer& writer, EventTable& events, Log& log);
+  ~DedicatedNodeServer();
+  /** Serves until every client has stopped; throws ECLUSE_CHANNEL_ERROR if a client dies. */
+  void run();
+  [[nodiscard]] Statistics statistics() const;
+
+ private:
+  struct Pending {
+    shm::Event header;
+    BufferPool::Buffer buffer;
+    MPI_Request payload[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  };
+  struct Peer {
+    int rank = 0;  // world rank
+    ProcessId process;
+    shm::Event slot;  // the posted header receive lands here
+    std::list<Pending> queue;
+    std::uint64_t freed = 0;  // bytes stored since the last credit message
+    bool stopped = false;
+  };
+  struct Credit {
+    std::uint64_t bytes = 0;
+    MPI_Request request = MPI_REQUEST_NULL;
+  };
+  bool progress();
+  bool receive_headers();
+  void on_header(std::size_t client);
+  bool deliver(std::size_t client);
+  void handle(std::size_t client, Pending& p);
+  void release(const shm::Event& e);
+  void send_credit(std::size_t client, std::uint64_t bytes);
+  void return_credits();
+  void complete_credits();
+  void check_clients();
+  void log_statistics() const;
+
+  MessageChannel channel_;
+  Log& log_;
+  std::uint64_t memory_;
+  ProcessId self_;
+  std::vector<Peer> peers_;           // by client index
+  std::vector<MPI_Request> headers_;  // by client index
+  std::vector<int> completed_;        // scratch for MPI_Testsome
+  std::list<Credit> credits_;         // credit messages in flight
+  BufferPool pool_;
+  std::unordered_map<std::uint64_t, BufferPool::Buffer> stored_;  // by handle, until released
+  std::uint64_t next_handle_ = 0;
+  std::unique_ptr<BlockCollector> collector_;
+  std::size_t stopped_ = 0;
+  std::chrono::steady_clock::time_point last_check_;
+  // Statistics.
+  std::uint64_t held_ = 0, peak_held_ = 0, received_bytes_ = 0, received_blocks_ = 0;
+  std::uint64_t credit_messages_ = 0;
+};
+
+}  // namespace ecluse

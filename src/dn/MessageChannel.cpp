@@ -1,0 +1,67 @@
+// Point-to-point messages of dedicated nodes.
+#include "dn/MessageChannel.hpp"
+
+namespace ecluse {
+
+namespace {
+constexpr std::uint64_t kUnit = 64 * 1024;
+}
+
+MessageChannel::MessageChannel(MPI_Comm comm) : comm_(comm) {
+  MPI_Type_contiguous(static_cast<int>(kUnit), MPI_BYTE, &unit_);
+  MPI_Type_commit(&unit_);
+}
+
+MessageChannel::~MessageChannel() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Type_free(&unit_);
+}
+
+void MessageChannel::send_header(const shm::Event& header, int to, MPI_Request* request) const {
+  MPI_Isend(&header, sizeof header, MPI_BYTE, to, kHeaderTag, comm_, request);
+}
+
+void MessageChannel::receive_header(shm::Event& header, int from, MPI_Request* request) const {
+  MPI_Irecv(&header, sizeof header, MPI_BYTE, from, kHeaderTag, comm_, request);
+}
+
+void MessageChannel::send_payload(const void* data, std::uint64_t bytes, int to,
+                                  MPI_Request requests[2]) const {
+  const auto units = static_cast<int>(bytes / kUnit);
+  const auto tail = static_cast<int>(bytes % kUnit);
+  requests[0] = requests[1] = MPI_REQUEST_NULL;
+  const auto* p = static_cast<const char*>(data);
+  if (units > 0) MPI_Isend(p, units, unit_, to, kPayloadTag, comm_, &requests[0]);
+  if (tail > 0)
+    MPI_Isend(p + (bytes - static_cast<std::uint64_t>(tail)), tail, MPI_BYTE, to, kPayloadTag,
+              comm_, &requests[1]);
+}
+
+void MessageChannel::receive_payload(void* data, std::uint64_t bytes, int from,
+                                     MPI_Request requests[2]) const {
+  const auto units = static_cast<int>(bytes / kUnit);
+  const auto tail = static_cast<int>(bytes % kUnit);
+  requests[0] = requests[1] = MPI_REQUEST_NULL;
+  auto* p = static_cast<char*>(data);
+  if (units > 0) MPI_Irecv(p, units, unit_, from, kPayloadTag, comm_, &requests[0]);
+  if (tail > 0)
+    MPI_Irecv(p + (bytes - static_cast<std::uint64_t>(tail)), tail, MPI_BYTE, from, kPayloadTag,
+              comm_, &requests[1]);
+}
+
+void MessageChannel::send_credit(const std::uint64_t& bytes, int to, MPI_Request* request) const {
+  MPI_Isend(&bytes, 1, MPI_UINT64_T, to, kCreditTag, comm_, request);
+}
+
+void MessageChannel::receive_credit(std::uint64_t& bytes, int from, MPI_Request* request) const {
+  MPI_Irecv(&bytes, 1, MPI_UINT64_T, from, kCreditTag, comm_, request);
+}
+
+bool test_all(MPI_Request* requests, int count) {
+  int done = 0;
+  MPI_Testall(count, requests, &done, MPI_STATUSES_IGNORE);
+  return done != 0;
+}
+
+}  // namespace ecluse

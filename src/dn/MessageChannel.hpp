@@ -1,0 +1,43 @@
+// The messages of dedicated nodes on the channel communicator: fixed-size headers, payloads
+// of any size (split in 64 KiB units plus a tail, so counts fit an int), credit returns.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+
+#include "shm/ShmTypes.hpp"
+
+namespace ecluse {
+
+inline constexpr int kHeaderTag = 7401;   // client -> server: shm::Event
+inline constexpr int kPayloadTag = 7402;  // client -> server: the bytes of a Write
+inline constexpr int kCreditTag = 7403;   // server -> client: bytes freed, or kBye
+/** Last credit message: the server has every message of this client. */
+inline constexpr std::uint64_t kBye = ~std::uint64_t{0};
+
+class MessageChannel {
+ public:
+  explicit MessageChannel(MPI_Comm comm);
+  ~MessageChannel();
+  MessageChannel(const MessageChannel&) = delete;
+  MessageChannel& operator=(const MessageChannel&) = delete;
+
+  [[nodiscard]] MPI_Comm comm() const { return comm_; }
+  void send_header(const shm::Event& header, int to, MPI_Request* request) const;
+  void receive_header(shm::Event& header, int from, MPI_Request* request) const;
+  /** Two requests: the units and the tail (either may be MPI_REQUEST_NULL). */
+  void send_payload(const void* data, std::uint64_t bytes, int to, MPI_Request requests[2]) const;
+  void receive_payload(void* data, std::uint64_t bytes, int from, MPI_Request requests[2]) const;
+  void send_credit(const std::uint64_t& bytes, int to, MPI_Request* request) const;
+  void receive_credit(std::uint64_t& bytes, int from, MPI_Request* request) const;
+
+ private:
+  MPI_Comm comm_;
+  MPI_Datatype unit_ = MPI_DATATYPE_NULL;
+};
+
+/** True when every request of `requests` completed (null ones count as completed). */
+bool test_all(MPI_Request* requests, int count);
+
+}  // namespace ecluse

@@ -1,0 +1,249 @@
+// Client side of dedicated nodes: credit-based admission, outgoing copies, non-blocking sends.
+#include "dn/MpiTransport.hpp"
+
+#include <signal.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "dn/Backoff.hpp"
+#include "ecluse/Error.hpp"
+#include "transport/TransportSupport.hpp"
+
+namespace ecluse {
+
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+}  // namespace
+
+MpiTransport::MpiTransport(const Config& config, const Topology& topology, std::uint64_t window,
+                           int source, Log& log)
+    : config_(config),
+      channel_(topology.channel()),
+      server_(topology.node_plan().server_of[static_cast<std::size_t>(topology.world_rank())]),
+      server_process_(topology.processes()[static_cast<std::size_t>(server_)]),
+      server_local_(server_process_.same_host_as(
+          topology.processes()[static_cast<std::size_t>(topology.world_rank())])),
+      source_(source),
+      log_(log),
+      timeout_(peer_timeout()),
+      pool_(window),
+      window_(window),
+      credit_(window),
+      lowest_credit_(window) {
+  channel_.receive_credit(credit_message_, server_, &credit_request_);
+}
+
+MpiTransport::~MpiTransport() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized || credit_request_ == MPI_REQUEST_NULL) return;
+  // Only after an error: the server will not answer any more.
+  MPI_Cancel(&credit_request_);
+  MPI_Request_free(&credit_request_);
+}
+
+void MpiTransport::progress() {
+  collect_credits();
+  complete_sends();
+}
+
+void MpiTransport::collect_credits() {
+  while (credit_request_ != MPI_REQUEST_NULL && test_all(&credit_request_, 1)) {
+    if (credit_message_ == kBye) {
+      bye_ = true;
+      return;
+    }
+    credit_ += credit_message_;
+    channel_.receive_credit(credit_message_, server_, &credit_request_);
+  }
+}
+
+void MpiTransport::complete_sends() {
+  for (auto it = in_flight_.begin(); it != in_flight_.end();) {
+    auto next = std::next(it);
+    if (test_all(it->requests, 3)) {
+      pool_.release(std::move(it->buffer));
+      spare_.splice(spare_.end(), in_flight_, it);
+    }
+    it = next;
+  }
+}
+
+void MpiTransport::check_server(std::chrono::steady_clock::time_point deadline,
+                                const std::string& what) {
+  const auto pid = static_cast<pid_t>(server_process_.pid);
+  if (server_local_ && kill(pid, 0) != 0 && errno == ESRCH) {
+    throw Error(ECLUSE_CHANNEL_ERROR, "the Ecluse server of this client (world rank " +
+                                          std::to_string(server_) + ", process " +
+                                          std::to_string(pid) + ") is gone while " + what +
+                                          "; the run cannot go on: see that server's output.");
+  }
+  if (std::chrono::steady_clock::now() > deadline) {
+    throw Error(ECLUSE_CHANNEL_ERROR,
+                "waited " + std::to_string(timeout_.count()) + " s " + what +
+                    ": the dedicated node server (world rank " + std::to_string(server_) +
+                    ") does not answer; check its log, or raise ECLUSE_TIMEOUT.");
+  }
+}
+
+bool MpiTransport::skipping() const {
+  return config_.architecture.full_policy == "skip";
+}
+
+void MpiTransport::check_fits(const BlockData& block, std::size_t need, bool may_skip) const {
+  if (held_ + need <= window_ || (may_skip && skipping())) return;
+  throw_too_big(block, held_ + need, window_, held_, "the dedicated node's receive memory");
+}
+
+bool MpiTransport::wait_for_credit(const BlockData& block, std::size_t need, bool may_skip) {
+  check_fits(block, need, may_skip);
+  progress();
+  if (credit_ >= need) return true;
+  if (may_skip && skipping()) return false;
+  ++credit_waits_;
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + timeout_;
+  Backoff backoff;
+  while (credit_ < need) {
+    backoff.pause();
+    progress();
+    check_server(deadline, "waiting for credit (receive memory) from the dedicated node");
+  }
+  credit_wait_seconds_ += seconds_since(start);
+  return true;
+}
+
+shm::Event MpiTransport::header_of(shm::EventType type, int iteration) const {
+  shm::Event e;
+  e.type = type;
+  e.iteration = iteration;
+  e.source = source_;
+  return e;
+}
+
+shm::Event MpiTransport::header_of(const BlockData& block, std::size_t bytes) const {
+  shm::Event e = describe_block(config_, block, bytes);
+  e.source = source_;
+  return e;
+}
+
+void MpiTransport::send(const shm::Event& header, BufferPool::Buffer buffer) {
+  if (spare_.empty()) spare_.emplace_back();
+  in_flight_.splice(in_flight_.end(), spare_, spare_.begin());
+  InFlight& f = in_flight_.back();
+  f.header = header;
+  f.buffer = std::move(buffer);
+  channel_.send_header(f.header, server_, &f.requests[0]);
+  if (header.type != shm::EventType::Write) return;
+  channel_.send_payload(f.buffer.data.get(), header.bytes, server_, &f.requests[1]);
+  credit_ -= header.bytes;
+  lowest_credit_ = std::min(lowest_credit_, credit_);
+  held_ += header.bytes;
+  sent_bytes_ += header.bytes;
+  ++sent_blocks_;
+}
+
+void MpiTransport::put(const BlockData& block, std::size_t bytes) {
+  check_dimensions(block, "dedicated nodes");
+  if (!wait_for_credit(block, bytes, true)) {
+    log_skipped(log_, block, ++skipped_, "no credit from the dedicated node");
+    return;
+  }
+  BufferPool::Buffer buffer = pool_.acquire(bytes);
+  copy_block(buffer.data.get(), block.data, bytes);
+  send(header_of(block, bytes), std::move(buffer));
+}
+
+void* MpiTransport::alloc(const BlockData& block, std::size_t bytes) {
+  check_dimensions(block, "dedicated nodes");
+  clear(*block.variable, block.block);
+  wait_for_credit(block, bytes, false);
+  // Reserved now so that the commit cannot block: a later write waits for its own credit.
+  credit_ -= bytes;
+  held_ += bytes;
+  Allocated& a = allocated_[{block.variable, block.block}];
+  a = {header_of(block, bytes), pool_.acquire(bytes)};
+  return a.buffer.data.get();
+}
+
+void MpiTransport::commit(const Variable& variable, int block) {
+  auto it = allocated_.find({&variable, block});
+  if (it == allocated_.end()) {
+    throw Error(ECLUSE_BLOCK_NOT_FOUND, "commit of block " + std::to_string(block) +
+                                            " of variable '" + variable.name +
+                                            "': nothing was allocated; call alloc first.");
+  }
+  credit_ += it->second.header.bytes;  // send() takes it again
+  held_ -= it->second.header.bytes;
+  send(it->second.header, std::move(it->second.buffer));
+  allocated_.erase(it);
+}
+
+void MpiTransport::clear(const Variable& variable, int block) {
+  auto it = allocated_.find({&variable, block});
+  if (it == allocated_.end()) return;
+  credit_ += it->second.header.bytes;
+  held_ -= it->second.header.bytes;
+  pool_.release(std::move(it->second.buffer));
+  allocated_.erase(it);
+}
+
+void MpiTransport::end_iteration(int iteration) {
+  held_ = 0;
+  send(header_of(shm::EventType::EndIteration, iteration), {});
+  progress();
+}
+
+bool MpiTransport::signal(const std::string& name, int iteration) {
+  shm::Event e = header_of(shm::EventType::Signal, iteration);
+  std::strncpy(e.name, name.c_str(), sizeof e.name - 1);
+  send(e, {});
+  return true;
+}
+
+// The server answers a Stop with kBye once it has every earlier message: then no message of
+// this client is left in flight, and none of the server's is unreceived.
+void MpiTransport::stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  send(header_of(shm::EventType::Stop, 0), {});
+  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  Backoff backoff;
+  for (progress(); !bye_ || !in_flight_.empty(); progress()) {
+    backoff.pause();
+    check_server(deadline, "waiting for the dedicated node to receive this client's last data");
+  }
+  if (sent_blocks_ > 0 || credit_waits_ > 0) {
+    log_.info("dedicated node transport: " + std::to_string(sent_blocks_) + " block(s), " +
+              std::to_string(sent_bytes_) + " bytes sent; waited for credit " +
+              std::to_string(credit_waits_) + " time(s), " + std::to_string(credit_wait_seconds_) +
+              " s; lowest credit " + std::to_string(lowest_credit_) + " of " +
+              std::to_string(window_) + " bytes");
+  }
+}
+
+std::size_t MpiTransport::discard() {
+  const std::size_t dropped = allocated_.size();
+  for (auto& [key, a] : allocated_) {
+    credit_ += a.header.bytes;
+    pool_.release(std::move(a.buffer));
+  }
+  allocated_.clear();
+  return dropped;
+}
+
+Statistics MpiTransport::statistics() const {
+  return {{"dn.window_bytes", static_cast<double>(window_)},
+          {"dn.credit_bytes", static_cast<double>(credit_)},
+          {"dn.lowest_credit_bytes", static_cast<double>(lowest_credit_)},
+          {"dn.credit_waits", static_cast<double>(credit_waits_)},
+          {"dn.credit_wait_seconds", credit_wait_seconds_},
+          {"dn.sent_blocks", static_cast<double>(sent_blocks_)},
+          {"dn.sent_bytes", static_cast<double>(sent_bytes_)},
+          {"dn.skipped_blocks", static_cast<double>(skipped_)}};
+}
+
+}  // namespace ecluse

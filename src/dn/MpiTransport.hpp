@@ -1,0 +1,78 @@
+// Dedicated nodes, client side: a write is a copy into an outgoing buffer and two non-blocking
+// sends, admitted only within the credit its server granted (memory-aware backpressure).
+#pragma once
+
+#include <chrono>
+#include <list>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "core/Log.hpp"
+#include "dn/BufferPool.hpp"
+#include "dn/MessageChannel.hpp"
+#include "topology/Topology.hpp"
+#include "transport/Transport.hpp"
+
+namespace ecluse {
+
+class MpiTransport : public Transport {
+ public:
+  /** `window`: bytes of the server's receive memory this client may fill; `source`: rank in
+   * the clients' communicator. */
+  MpiTransport(const Config& config, const Topology& topology, std::uint64_t window, int source,
+               Log& log);
+  ~MpiTransport() override;
+  void put(const BlockData& block, std::size_t bytes) override;
+  void* alloc(const BlockData& block, std::size_t bytes) override;
+  void commit(const Variable& variable, int block) override;
+  void clear(const Variable& variable, int block) override;
+  void end_iteration(int iteration) override;
+  bool signal(const std::string& event, int iteration) override;
+  void stop() override;
+  std::size_t discard() override;
+  [[nodiscard]] Statistics statistics() const override;
+
+ private:
+  struct InFlight {
+    shm::Event header;
+    BufferPool::Buffer buffer;
+    MPI_Request requests[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  };
+  struct Allocated {
+    shm::Event header;
+    BufferPool::Buffer buffer;
+  };
+  void progress();
+  void collect_credits();
+  void complete_sends();
+  bool wait_for_credit(const BlockData& block, std::size_t need, bool may_skip);
+  void check_server(std::chrono::steady_clock::time_point deadline, const std::string& what);
+  void send(const shm::Event& header, BufferPool::Buffer buffer);
+  [[nodiscard]] shm::Event header_of(shm::EventType type, int iteration) const;
+  [[nodiscard]] shm::Event header_of(const BlockData& block, std::size_t bytes) const;
+  void check_fits(const BlockData& block, std::size_t need, bool may_skip) const;
+  [[nodiscard]] bool skipping() const;
+
+  const Config& config_;
+  MessageChannel channel_;
+  int server_;  // world rank of this client's server
+  ProcessId server_process_;
+  bool server_local_;  // on this host: its death is seen at once
+  int source_;
+  Log& log_;
+  std::chrono::seconds timeout_;
+  BufferPool pool_;
+  std::list<InFlight> in_flight_, spare_;  // spare nodes: no allocation per write
+  std::map<std::pair<const Variable*, int>, Allocated> allocated_;
+  std::uint64_t window_, credit_, held_ = 0;
+  std::uint64_t credit_message_ = 0;
+  MPI_Request credit_request_ = MPI_REQUEST_NULL;
+  bool stopped_ = false, bye_ = false;
+  // Statistics.
+  std::uint64_t sent_bytes_ = 0, sent_blocks_ = 0, skipped_ = 0, credit_waits_ = 0;
+  std::uint64_t lowest_credit_;
+  double credit_wait_seconds_ = 0;
+};
+
+}  // namespace ecluse

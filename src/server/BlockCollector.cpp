@@ -1,0 +1,156 @@
+// Iteration assembly, storage order, and user events on the server side.
+#include "server/BlockCollector.hpp"
+
+#include <cstring>
+
+#include "ecluse/Error.hpp"
+
+namespace ecluse {
+
+namespace {
+constexpr int kSignalTag = 7301;
+
+template <class T>
+std::vector<T> dims_of(const T* values, int n) {
+  return std::vector<T>(values, values + n);
+}
+
+bool all_zero(const std::vector<std::uint64_t>& values) {
+  for (auto v : values) {
+    if (v != 0) return false;
+  }
+  return true;
+}
+
+BlockData block_of(const Config& config, const shm::Event& e, const void* data) {
+  const Variable& v = config.variables.at(static_cast<std::size_t>(e.variable));
+  BlockData b;
+  b.variable = &v;
+  b.type = config.find_layout(v.layout)->type;
+  b.iteration = e.iteration;
+  b.source = e.source;
+  b.block = e.block;
+  b.dims = dims_of(e.dims, e.ndims);
+  b.ghost_lo = dims_of(e.ghost_lo, e.ndims);
+  b.ghost_hi = dims_of(e.ghost_hi, e.ndims);
+  b.global = dims_of(e.global, e.ndims);
+  if (all_zero(b.global)) b.global.clear();
+  b.position = dims_of(e.position, e.ndims);
+  b.data = data;
+  return b;
+}
+}  // namespace
+
+BlockCollector::BlockCollector(const Config& config, Writer& writer, EventTable& events, Log& log,
+                               MPI_Comm servers, int clients, int group_size, Release release)
+    : config_(config),
+      writer_(writer),
+      events_(events),
+      log_(log),
+      servers_(servers),
+      clients_(clients),
+      group_size_(group_size),
+      release_(std::move(release)) {
+  int size = 0;
+  MPI_Comm_size(servers_, &size);
+  sent_to_.assign(static_cast<std::size_t>(size), 0);
+  received_from_.assign(static_cast<std::size_t>(size), 0);
+}
+
+void BlockCollector::on_write(const shm::Event& e, const void* data) {
+  Iteration& it = iterations_[e.iteration];
+  it.blocks.push_back(block_of(config_, e, data));
+  it.writes.push_back(e);
+}
+
+void BlockCollector::on_end(const shm::Event& e) {
+  ++iterations_[e.iteration].ended;
+  while (!iterations_.empty() && iterations_.begin()->second.ended >= clients_) {
+    flush(iterations_.begin());
+  }
+}
+
+void BlockCollector::flush(std::map<int, Iteration>::iterator it) {
+  try {
+    writer_.write_iteration(it->first, it->second.blocks);
+  } catch (const Error& e) {
+    log_.error("iteration " + std::to_string(it->first) + " was not stored: " + e.what());
+  }
+  for (const shm::Event& w : it->second.writes) release_(w);
+  iterations_.erase(it);
+}
+
+void BlockCollector::finish() {
+  if (!iterations_.empty()) {
+    log_.warning(std::to_string(iterations_.size()) +
+                 " iteration(s) were not ended by every client before stop; storing them as "
+                 "they are.");
+    while (!iterations_.empty()) flush(iterations_.begin());
+  }
+  // Servers learn how many broadcast signals each peer sent them and receive every one before
+  // leaving, so a signal sent just before a peer's clients stopped is not lost.
+  std::vector<int> expected(sent_to_.size());
+  MPI_Alltoall(sent_to_.data(), 1, MPI_INT, expected.data(), 1, MPI_INT, servers_);
+  for (std::size_t from = 0; from < expected.size(); ++from) {
+    while (received_from_[from] < expected[from]) receive_broadcast(static_cast<int>(from));
+  }
+}
+
+void BlockCollector::fire(const std::string& name, int source, int iteration) {
+  try {
+    events_.fire(name, source, iteration);
+  } catch (const Error& e) {
+    log_.error("event '" + name + "' from client " + std::to_string(source) + ": " + e.what());
+  }
+}
+
+void BlockCollector::on_signal(const shm::Event& e) {
+  const std::string name(e.name, strnlen(e.name, sizeof e.name));
+  const Event* declared = config_.find_event(name);
+  const std::string scope = declared ? declared->scope : "core";
+  if (scope == "group") {
+    if (++group_counts_[{name, e.iteration}] < group_size_) return;
+    group_counts_.erase({name, e.iteration});
+  }
+  fire(name, e.source, e.iteration);
+  if (scope == "bcast") broadcast(name, e);
+}
+
+void BlockCollector::broadcast(const std::string& name, const shm::Event& e) {
+  int size = 0, me = 0;
+  MPI_Comm_size(servers_, &size);
+  MPI_Comm_rank(servers_, &me);
+  const int message[2] = {e.source, e.iteration};
+  for (int other = 0; other < size; ++other) {
+    if (other == me) continue;
+    ++sent_to_[static_cast<std::size_t>(other)];
+    MPI_Send(message, 2, MPI_INT, other, kSignalTag, servers_);
+    MPI_Send(name.c_str(), static_cast<int>(name.size()), MPI_CHAR, other, kSignalTag + 1,
+             servers_);
+  }
+}
+
+void BlockCollector::receive_broadcasts() {
+  int pending = 0;
+  MPI_Status status;
+  MPI_Iprobe(MPI_ANY_SOURCE, kSignalTag, servers_, &pending, &status);
+  while (pending) {
+    receive_broadcast(status.MPI_SOURCE);
+    MPI_Iprobe(MPI_ANY_SOURCE, kSignalTag, servers_, &pending, &status);
+  }
+}
+
+void BlockCollector::receive_broadcast(int from) {
+  int message[2];
+  MPI_Recv(message, 2, MPI_INT, from, kSignalTag, servers_, MPI_STATUS_IGNORE);
+  MPI_Status status;
+  MPI_Probe(from, kSignalTag + 1, servers_, &status);
+  int length = 0;
+  MPI_Get_count(&status, MPI_CHAR, &length);
+  std::string name(static_cast<std::size_t>(length), '\0');
+  MPI_Recv(name.data(), length, MPI_CHAR, from, kSignalTag + 1, servers_, MPI_STATUS_IGNORE);
+  ++received_from_[static_cast<std::size_t>(from)];
+  fire(name, message[0], message[1]);
+}
+
+}  // namespace ecluse

@@ -1,0 +1,28 @@
+// Pure assignment for dedicated nodes: which nodes serve, and which server rank serves each
+// client rank (by node first, then by rank).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ecluse {
+
+struct DedicatedNodePlan {
+  std::vector<bool> dedicated;    // by node: true when the node runs Ecluse servers
+  std::vector<int> server_of;     // by world rank: world rank of its server, or -1 (a server)
+  std::vector<int> client_index;  // by world rank: index among its server's clients, or -1
+  std::vector<int> client_count;  // by world rank: a server's number of clients, else 0
+  std::vector<int> served_node;   // by node: index of the dedicated node serving it, or -1
+  std::vector<int> node_size;     // by node: number of ranks
+  std::vector<int> node_of;       // by world rank: its node
+};
+
+/** `node_of[r]` is the node of world rank r (nodes numbered 0..N-1 by lowest rank). The
+ * dedicated nodes are the last (or "first") `dedicated` nodes; client nodes are split into
+ * contiguous groups whose sizes differ by at most one; a dedicated node's client ranks, in
+ * (node, rank) order, are split the same way over its ranks. Throws Error(ECLUSE_INIT_ERROR)
+ * when a dedicated node or one of its ranks would have no client. */
+DedicatedNodePlan plan_dedicated_nodes(const std::vector<int>& node_of, int dedicated,
+                                       const std::string& placement);
+
+}  // namespace ecluse

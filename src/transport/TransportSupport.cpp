@@ -1,0 +1,79 @@
+// Shared helpers of the transports.
+#include "transport/TransportSupport.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "ecluse/Error.hpp"
+
+namespace ecluse {
+
+std::chrono::seconds peer_timeout() {
+  const char* env = std::getenv("ECLUSE_TIMEOUT");
+  const long seconds = env ? std::strtol(env, nullptr, 10) : 0;
+  return std::chrono::seconds(seconds > 0 ? seconds : 600);
+}
+
+void copy_block(void* to, const void* from, std::size_t bytes) {
+  constexpr std::size_t kPiece = std::size_t{64} << 20;
+  auto* out = static_cast<char*>(to);
+  const auto* in = static_cast<const char*>(from);
+  for (std::size_t done = 0; done < bytes; done += kPiece) {
+    std::memcpy(out + done, in + done, std::min(kPiece, bytes - done));
+  }
+}
+
+void throw_too_big(const BlockData& block, std::size_t need, std::size_t share, std::size_t held,
+                   const std::string& memory) {
+  const std::string what =
+      "block " + std::to_string(block.block) + " of variable '" + block.variable->name + "'";
+  throw Error(ECLUSE_ALLOCATION_ERROR,
+              held == 0 ? what + " needs " + std::to_string(need) + " bytes of " + memory +
+                              " but a client may hold at most " + std::to_string(share) +
+                              " bytes; raise <buffer size> in the configuration."
+                        : "iteration " + std::to_string(block.iteration) + " needs " +
+                              std::to_string(need) + " bytes of " + memory + " with " + what +
+                              " but a client may hold at most " + std::to_string(share) +
+                              " bytes and the server frees an iteration only once it ends; raise "
+                              "<buffer size> in the configuration.");
+}
+
+void log_skipped(Log& log, const BlockData& block, std::uint64_t skipped, const std::string& why) {
+  log.warning(why + ": write of variable '" + block.variable->name + "' at iteration " +
+              std::to_string(block.iteration) + " skipped (policy skip, " +
+              std::to_string(skipped) + " skipped so far)");
+}
+
+namespace {
+template <class T, class U>
+void copy_dims(T* out, const std::vector<U>& in) {
+  std::copy(in.begin(), in.end(), out);
+}
+}  // namespace
+
+shm::Event describe_block(const Config& config, const BlockData& block, std::size_t bytes) {
+  shm::Event e;
+  e.type = shm::EventType::Write;
+  e.iteration = block.iteration;
+  e.source = block.source;
+  e.variable = static_cast<std::int32_t>(block.variable - config.variables.data());
+  e.block = block.block;
+  e.ndims = static_cast<std::int32_t>(block.dims.size());
+  e.bytes = bytes;
+  copy_dims(e.dims, block.dims);
+  copy_dims(e.ghost_lo, block.ghost_lo);
+  copy_dims(e.ghost_hi, block.ghost_hi);
+  copy_dims(e.global, block.global);
+  copy_dims(e.position, block.position);
+  return e;
+}
+
+void check_dimensions(const BlockData& block, const std::string& approach) {
+  if (block.dims.size() <= static_cast<std::size_t>(shm::kMaxDims)) return;
+  throw Error(ECLUSE_INVALID_DIMENSIONS, "variable '" + block.variable->name + "' has " +
+                                             std::to_string(block.dims.size()) + " dimensions; " +
+                                             approach + " handle at most 8.");
+}
+
+}  // namespace ecluse

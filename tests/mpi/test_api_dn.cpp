@@ -1,0 +1,406 @@
+// Dedicated nodes with real ranks on virtual nodes: every block read back bit for bit from the
+// servers' files, ratios that divide and that do not, backpressure from a tiny receive memory,
+// the same global data as time partitioning and dedicated cores, idle servers that sleep.
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "TestSupport.hpp"
+#include "ecluse/ecluse.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ecluse::test::as_bytes;
+using ecluse::test::read_dataset;
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+int world_size() {
+  int s = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+void expect_ok(int status) {
+  ASSERT_EQ(status, ECLUSE_OK) << ecluse_error_message();
+}
+
+struct RunSetup {
+  int ranks_per_node = 1;
+  int nodes = 1;  // dedicated nodes
+  int cores = 0;  // dedicated cores instead (for the comparison with DC)
+  std::string buffer = "16MiB";
+  std::string policy = "block";
+  std::string mode = "FilePerCore";
+  int domains = 2;
+};
+
+std::string config(const std::string& dir, const RunSetup& s) {
+  return R"(<simulation name="dn" xmlns="urn:ecluse:config:1"><architecture>
+    <domains count=")" +
+         std::to_string(s.domains) + R"("/>
+    <dedicated cores=")" +
+         std::to_string(s.cores) + R"(" nodes=")" + std::to_string(s.nodes) + R"("/>
+    <buffer size=")" +
+         s.buffer + R"(" policy=")" + s.policy + R"("/>
+    <virtual-nodes ranks-per-node=")" +
+         std::to_string(s.ranks_per_node) + R"("/>
+    </architecture><data>
+    <parameter name="N" type="int" value="6"/>
+    <layout name="g" type="double" dimensions="N+2,5" ghosts="1:1,0:0"/>
+    <layout name="f" type="int" dimensions="3,N" language="fortran"/>
+    <variable name="field" layout="g" unit="K"/>
+    <group name="grp"><variable name="fort" layout="f"/></group>
+    </data><storage><store name="s" type="HDF5"><option key="FileMode">)" +
+         s.mode + R"(</option><option key="FilesPath">)" + dir +
+         R"(</option></store></storage><log LogLevel="warning" FileName=")" + dir +
+         R"(/log"/></simulation>)";
+}
+
+std::vector<double> field_values(int it, int source, int block) {
+  std::vector<double> v(8 * 5);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    v[i] = it * 1e6 + source * 1e4 + block * 1e3 + double(i);
+  return v;
+}
+
+std::vector<double> field_interior(int it, int source, int block) {
+  auto v = field_values(it, source, block);
+  return {v.begin() + 5, v.end() - 5};
+}
+
+std::vector<int> fort_values(int it, int source, int block) {
+  std::vector<int> v(18);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = it * 10000 + source * 100 + block * 50 + int(i);
+  return v;
+}
+
+void write_iteration(int it, int source, int domains) {
+  for (int b = 0; b < domains; ++b) {
+    const std::int64_t pos[2] = {source * 6, b * 5};
+    expect_ok(ecluse_set_block_position("field", b, pos));
+    expect_ok(ecluse_write_block("field", b, field_values(it, source, b).data()));
+    void* room = nullptr;  // zero copy for the Fortran variable
+    expect_ok(ecluse_alloc_block("grp/fort", b, &room));
+    auto f = fort_values(it, source, b);
+    std::memcpy(room, f.data(), f.size() * sizeof(int));
+    expect_ok(ecluse_commit_block("grp/fort", b));
+  }
+  expect_ok(ecluse_end_iteration());
+}
+
+double statistic(const char* name) {
+  double value = -1;
+  expect_ok(ecluse_get_statistic(name, &value));
+  return value;
+}
+
+struct Outcome {
+  bool is_client = false;
+  int clients = 0;
+  double credit_waits = 0;    // summed over clients
+  double peak_held = 0;       // highest over servers
+  double receive_memory = 0;  // of that server
+};
+
+Outcome run(const std::string& dir, const RunSetup& s, int iterations) {
+  expect_ok(ecluse_initialize_string(config(dir, s).c_str(), MPI_COMM_WORLD));
+  int is_client = 0;
+  expect_ok(ecluse_start(&is_client));
+  Outcome o;
+  o.is_client = is_client != 0;
+  if (is_client) {
+    MPI_Comm comm;
+    expect_ok(ecluse_client_comm_get(&comm));
+    int source = 0;
+    MPI_Comm_rank(comm, &source);
+    MPI_Comm_size(comm, &o.clients);
+    for (int it = 0; it < iterations; ++it) write_iteration(it, source, s.domains);
+    expect_ok(ecluse_stop());
+    if (s.nodes > 0) o.credit_waits = statistic("dn.credit_waits");
+  } else if (s.nodes > 0) {
+    o.peak_held = statistic("dn.peak_held_bytes");
+    o.receive_memory = statistic("dn.receive_memory_bytes");
+  }
+  expect_ok(ecluse_finalize());
+  MPI_Allreduce(MPI_IN_PLACE, &o.clients, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &o.credit_waits, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  double pair[2] = {o.peak_held, o.receive_memory};
+  MPI_Allreduce(MPI_IN_PLACE, pair, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  o.peak_held = pair[0];
+  o.receive_memory = pair[1];
+  return o;
+}
+
+/** HDF5 files of iteration `it` in dir (any writer naming). */
+std::vector<std::string> files_of(const std::string& dir, int it) {
+  std::vector<std::string> files;
+  const std::string prefix = "dn_It" + std::to_string(it) + "_";
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) == 0 && entry.path().extension() == ".h5") {
+      files.push_back(entry.path().string());
+    }
+  }
+  return files;
+}
+
+/** Every (source, block) of every iteration found exactly once, bit for bit, in `files`
+ * files per iteration. */
+void check_blocks(const std::string& dir, int iterations, int clients, int files, int domains) {
+  for (int it = 0; it < iterations; ++it) {
+    std::set<std::pair<int, int>> seen;
+    const auto names = files_of(dir, it);
+    EXPECT_EQ(static_cast<int>(names.size()), files) << "files of iteration " << it;
+    for (const std::string& file : names) {
+      for (int src = 0; src < clients; ++src) {
+        for (int b = 0; b < domains; ++b) {
+          const std::string p = "/P" + std::to_string(src) + "/B" + std::to_string(b);
+          if (!ecluse::test::dataset_exists(file, "field" + p)) continue;
+          EXPECT_TRUE(seen.insert({src, b}).second) << "block stored twice";
+          EXPECT_EQ(read_dataset(file, "field" + p).bytes, as_bytes(field_interior(it, src, b)));
+          const auto f = read_dataset(file, "grp/fort" + p);
+          EXPECT_EQ(f.dims, (std::vector<std::uint64_t>{6, 3}));
+          EXPECT_EQ(f.bytes, as_bytes(fort_values(it, src, b)));
+        }
+      }
+    }
+    EXPECT_EQ(seen.size(), static_cast<std::size_t>(clients * domains)) << "iteration " << it;
+  }
+}
+
+void round_trip(const RunSetup& s, const std::string& name, int files) {
+  const std::string dir = ecluse::test::fresh_dir(name);
+  const Outcome o = run(dir, s, 4);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) check_blocks(dir, 4, o.clients, files, s.domains);
+}
+
+TEST(ApiDn, OneDedicatedNodeOfOneRank) {
+  if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  round_trip({1, 1}, "dn-1x1", 1);
+}
+
+TEST(ApiDn, DedicatedNodeOfTwoRanksServesByNodeThenRank) {
+  if (world_size() < 4 || world_size() % 2 != 0) GTEST_SKIP() << "needs nodes of 2 ranks";
+  round_trip({2, 1}, "dn-2x1", 2);  // 2 server ranks: 2 files per iteration
+}
+
+TEST(ApiDn, RatiosThatDoNotDivide) {
+  if (world_size() < 5) GTEST_SKIP() << "needs 5 ranks";
+  // 6 ranks: 4 client nodes over 2 dedicated nodes; 8 ranks: 5 client nodes over 3 (2, 2, 1).
+  const int dedicated = world_size() >= 8 ? 3 : 2;
+  round_trip({1, dedicated}, "dn-ratio", dedicated);
+}
+
+TEST(ApiDn, TwoDedicatedNodesOfTwoRanks) {
+  if (world_size() != 8) GTEST_SKIP() << "runs with 8 ranks";
+  round_trip({2, 2}, "dn-2x2", 4);
+}
+
+TEST(ApiDn, OneFilePerDedicatedNode) {
+  if (world_size() < 4 || world_size() % 2 != 0) GTEST_SKIP() << "needs nodes of 2 ranks";
+  RunSetup s{2, 1};
+  s.mode = "FilePerNode";
+  round_trip(s, "dn-per-node", 1);
+}
+
+TEST(ApiDn, TinyReceiveMemoryForcesBackpressureWithoutLoss) {
+  if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  RunSetup s{1, 1};
+  // One client iteration is 2 x (320 + 72) = 784 bytes of payload: the window of each client
+  // holds one iteration and a bit, so clients wait for credit nearly every iteration.
+  const int clients = world_size() - 1;
+  s.buffer = std::to_string(1000 * clients);
+  const std::string dir = ecluse::test::fresh_dir("dn-backpressure");
+  const Outcome o = run(dir, s, 30);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() != 0) return;
+  check_blocks(dir, 30, o.clients, 1, 2);
+  EXPECT_GT(o.credit_waits, 0) << "clients never waited for credit";
+  EXPECT_LE(o.peak_held, o.receive_memory) << "server held more than its receive memory";
+  EXPECT_EQ(o.receive_memory, 1000.0 * clients);
+}
+
+TEST(ApiDn, SkipPolicyDropsWholeBlocksAndLogsThem) {
+  if (world_size() != 2) GTEST_SKIP() << "runs with 2 ranks";
+  RunSetup s{1, 1};
+  s.policy = "skip";
+  s.domains = 1;
+  s.buffer = "500";  // one field block (320 bytes) and one fort block (72) at most
+  const std::string dir = ecluse::test::fresh_dir("dn-skip");
+  run(dir, s, 30);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() != 0) return;
+  int stored = 0;
+  for (int it = 0; it < 30; ++it) {
+    const std::string file = dir + "/dn_It" + std::to_string(it) + "_Pr0.h5";
+    if (!fs::exists(file) || !ecluse::test::dataset_exists(file, "field/P0")) continue;
+    EXPECT_EQ(read_dataset(file, "field/P0").bytes, as_bytes(field_interior(it, 0, 0)));
+    ++stored;
+  }
+  EXPECT_GT(stored, 0);
+  const std::string log = ecluse::test::read_text(dir + "/log.0.log");
+  const auto skipped = std::count(log.begin(), log.end(), '\n');
+  EXPECT_EQ(static_cast<int>(skipped) + stored, 30) << log;
+  if (stored < 30) {
+    EXPECT_NE(
+        log.find("no credit from the dedicated node: write of variable 'field' at iteration "),
+        std::string::npos);
+  }
+}
+
+// The global array (24 x 5 doubles) is split in rows over however many clients there are:
+// TP, DC and DN write the same collective dataset, whatever their number of clients.
+void write_rows(int iterations) {
+  MPI_Comm comm;
+  expect_ok(ecluse_client_comm_get(&comm));
+  int source = 0, clients = 0;
+  MPI_Comm_rank(comm, &source);
+  MPI_Comm_size(comm, &clients);
+  const int rows = 24 / clients;
+  expect_ok(ecluse_parameter_set("R", &rows, sizeof rows));
+  for (int it = 0; it < iterations; ++it) {
+    std::vector<double> v(static_cast<std::size_t>(rows) * 5);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = it * 1000.0 + source * rows * 5 + double(i);
+    const std::int64_t pos[2] = {source * rows, 0};
+    expect_ok(ecluse_set_position("rows", pos));
+    expect_ok(ecluse_write("rows", v.data()));
+    expect_ok(ecluse_end_iteration());
+  }
+  expect_ok(ecluse_stop());
+}
+
+std::string rows_config(const std::string& dir, const std::string& dedicated, int rpn) {
+  return R"(<simulation name="same" xmlns="urn:ecluse:config:1"><architecture>
+    <domains count="1"/>)" +
+         dedicated +
+         (rpn > 0 ? "<virtual-nodes ranks-per-node=\"" + std::to_string(rpn) + "\"/>" : "") +
+         R"(</architecture><data><parameter name="R" type="int" value="1"/>
+    <layout name="r" type="double" dimensions="R,5" global="24,5"/>
+    <variable name="rows" layout="r" unit="m"/></data>
+    <storage><store name="s" type="HDF5"><option key="FileMode">Collective</option>
+    <option key="FilesPath">)" +
+         dir + R"(</option></store></storage></simulation>)";
+}
+
+void run_rows(const std::string& dir, const std::string& dedicated, int rpn) {
+  expect_ok(ecluse_initialize_string(rows_config(dir, dedicated, rpn).c_str(), MPI_COMM_WORLD));
+  int is_client = 0;
+  expect_ok(ecluse_start(&is_client));
+  if (is_client) write_rows(3);
+  expect_ok(ecluse_finalize());
+}
+
+TEST(ApiDn, SameDataUnderTimePartitioningDedicatedCoresAndDedicatedNodes) {
+  if (world_size() != 4 && world_size() != 8) GTEST_SKIP() << "runs with 4 or 8 ranks";
+  // 8 ranks: TP 8 clients; DC nodes of 4 with 1 core (6 clients); DN nodes of 2, one dedicated
+  // (6 clients). 4 ranks: 4; nodes of 2 with 1 core (2); nodes of 1, one dedicated (3).
+  const int rpn = world_size() / 4;
+  const std::string tp = ecluse::test::fresh_dir("same-tp");
+  const std::string dc = ecluse::test::fresh_dir("same-dc");
+  const std::string dn = ecluse::test::fresh_dir("same-dn");
+  run_rows(tp, R"(<dedicated cores="0" nodes="0"/>)", 0);
+  run_rows(dc, R"(<dedicated cores="1" nodes="0"/>)", 2 * rpn);
+  run_rows(dn, R"(<dedicated cores="0" nodes="1"/>)", rpn);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() != 0) return;
+  for (int it = 0; it < 3; ++it) {
+    const std::string name = "/same_It" + std::to_string(it) + ".h5";
+    const auto a = read_dataset(tp + name, "rows");
+    EXPECT_EQ(a.dims, (std::vector<std::uint64_t>{24, 5}));
+    EXPECT_EQ(read_dataset(dc + name, "rows").bytes, a.bytes) << "DC differs at " << it;
+    EXPECT_EQ(read_dataset(dn + name, "rows").bytes, a.bytes) << "DN differs at " << it;
+    for (const std::string& dir : {tp, dc, dn}) {
+      EXPECT_EQ(ecluse::test::read_string_attribute(dir + name, "rows", "units"), "m") << dir;
+    }
+  }
+}
+
+TEST(ApiDn, IdleServerSleeps) {
+  if (world_size() != 2) GTEST_SKIP() << "runs with 2 ranks";
+  const std::string dir = ecluse::test::fresh_dir("dn-idle");
+  expect_ok(ecluse_initialize_string(config(dir, {1, 1}).c_str(), MPI_COMM_WORLD));
+  int is_client = 0;
+  rusage before{}, after{};
+  getrusage(RUSAGE_SELF, &before);
+  const auto start = std::chrono::steady_clock::now();
+  expect_ok(ecluse_start(&is_client));
+  if (is_client) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2000));  // a long compute phase
+    expect_ok(ecluse_stop());
+  } else {
+    getrusage(RUSAGE_SELF, &after);
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    auto seconds = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) * 1e-6; };
+    const double cpu = seconds(after.ru_utime) - seconds(before.ru_utime) +
+                       seconds(after.ru_stime) - seconds(before.ru_stime);
+    EXPECT_GT(wall, 1.9);
+    // A busy-polling MPI receive would use ~100% of a core.
+    EXPECT_LT(cpu / wall, 0.05) << "server used " << cpu << " s of CPU in " << wall << " s";
+    std::printf("idle dedicated-node server: %.4f s CPU over %.2f s (%.2f%%)\n", cpu, wall,
+                100 * cpu / wall);
+  }
+  expect_ok(ecluse_finalize());
+}
+
+TEST(ApiDn, OversizedBlockAndUnknownStatistic) {
+  if (world_size() != 2) GTEST_SKIP() << "runs with 2 ranks";
+  RunSetup s{1, 1};
+  s.buffer = "200";
+  s.domains = 1;
+  const std::string dir = ecluse::test::fresh_dir("dn-oversized");
+  expect_ok(ecluse_initialize_string(config(dir, s).c_str(), MPI_COMM_WORLD));
+  int is_client = 0;
+  expect_ok(ecluse_start(&is_client));
+  if (is_client) {
+    EXPECT_EQ(ecluse_write("field", field_values(0, 0, 0).data()), ECLUSE_ALLOCATION_ERROR);
+    EXPECT_STREQ(ecluse_error_message(),
+                 "block 0 of variable 'field' needs 320 bytes of the dedicated node's receive "
+                 "memory but a client may hold at most 200 bytes; raise <buffer size> in the "
+                 "configuration.");
+    void* room = nullptr;
+    expect_ok(ecluse_alloc("grp/fort", &room));
+    expect_ok(ecluse_clear("grp/fort"));
+    EXPECT_EQ(ecluse_commit("grp/fort"), ECLUSE_BLOCK_NOT_FOUND);
+    expect_ok(ecluse_end_iteration());
+    expect_ok(ecluse_stop());
+    double v = 0;
+    EXPECT_EQ(ecluse_get_statistic("dn.nothing", &v), ECLUSE_ARGUMENT_ERROR);
+    EXPECT_STREQ(ecluse_error_message(),
+                 "no statistic named 'dn.nothing' on this rank; known: dn.credit_bytes, "
+                 "dn.credit_wait_seconds, dn.credit_waits, dn.lowest_credit_bytes, "
+                 "dn.sent_blocks, dn.sent_bytes, dn.skipped_blocks, dn.window_bytes.");
+    EXPECT_EQ(statistic("dn.credit_bytes"), 200.0) << "credit returned after the iteration";
+  }
+  expect_ok(ecluse_finalize());
+}
+
+TEST(ApiDn, TooFewNodesIsAnErrorOnEveryRank) {
+  if (world_size() != 3) GTEST_SKIP() << "runs with 3 ranks";
+  const std::string dir = ecluse::test::fresh_dir("dn-too-few");
+  EXPECT_EQ(ecluse_initialize_string(config(dir, {1, 2}).c_str(), MPI_COMM_WORLD),
+            ECLUSE_INIT_ERROR);
+  EXPECT_STREQ(ecluse_error_message(),
+               "<dedicated nodes=\"2\"/> needs at least 4 nodes (one simulation node per "
+               "dedicated node) but the run has 3; start more ranks, set <virtual-nodes "
+               "ranks-per-node> lower, or use fewer dedicated nodes.");
+}
+
+}  // namespace
