@@ -56,6 +56,55 @@ def test_dedicated_cores_store_the_same_data_in_fewer_files(tmp_path, ranks, cor
     assert not [p for p in pathlib.Path("/dev/shm").iterdir() if p.name.startswith("ecluse-")]
 
 
+def with_architecture(line):
+    return (ROOT / "examples" / "simulation.xml").read_text().replace(
+        '<dedicated cores="0" nodes="0"/>', line)
+
+
+@pytest.mark.parametrize("ranks,nodes,per_node", [(4, 1, 1), (5, 2, 1), (8, 2, 2)])
+def test_dedicated_nodes_store_every_value(tmp_path, ranks, nodes, per_node):
+    text = with_architecture(
+        f'<dedicated cores="0" nodes="{nodes}"/><virtual-nodes ranks-per-node="{per_node}"/>')
+    result = run_example(tmp_path, ranks, 3, config=text)
+    assert result.returncode == 0, result.stderr
+    servers = nodes * per_node
+    clients = ranks - servers
+    assert f"heat: 3 iterations on {clients} ranks written" in result.stdout
+    out = tmp_path / "out"
+    assert read_output.check_per_process(out, 3, clients) == 3 * servers
+    assert read_output.check_collective(out, 3, clients) == 3
+
+
+def h5_contents(root):
+    """Every file, group, dataset (bytes, dtype, shape) and attribute under root."""
+    import h5py
+    import numpy as np
+    contents = {}
+    for path in sorted(root.rglob("*.h5")):
+        with h5py.File(path, "r") as f:
+            def visit(name, obj):
+                attrs = {k: np.asarray(v).tobytes() for k, v in obj.attrs.items()}
+                data = (obj.dtype.str, obj.shape, obj[()].tobytes()) if isinstance(obj, h5py.Dataset) else None
+                contents[(str(path.relative_to(root)), name)] = (attrs, data)
+            f.visititems(visit)
+    return contents
+
+
+def test_dedicated_nodes_write_exactly_what_dedicated_cores_write(tmp_path):
+    (tmp_path / "dc").mkdir()
+    (tmp_path / "dn").mkdir()
+    # 3 clients and 1 server either way: the same files, datasets and attributes.
+    dc = run_example(tmp_path / "dc", 4, 3, with_architecture(
+        '<dedicated cores="1" nodes="0"/><virtual-nodes ranks-per-node="4"/>'))
+    dn = run_example(tmp_path / "dn", 4, 3, with_architecture(
+        '<dedicated cores="0" nodes="1"/><virtual-nodes ranks-per-node="1"/>'))
+    assert dc.returncode == 0 and dn.returncode == 0, dc.stderr + dn.stderr
+    a, b = h5_contents(tmp_path / "dc" / "out"), h5_contents(tmp_path / "dn" / "out")
+    assert len(a) > 20
+    assert a.keys() == b.keys()
+    assert a == b
+
+
 def test_broken_config_fails_on_every_rank_and_writes_nothing(tmp_path):
     text = (ROOT / "examples" / "simulation.xml").read_text().replace('dimensions="NY"', 'dimensions="NY/0"')
     result = run_example(tmp_path, 2, 1, config=text)
