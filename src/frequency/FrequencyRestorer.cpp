@@ -1,0 +1,98 @@
+// The handler replaces the previous SIGINT/SIGTERM action, restores, resets the action to the
+// default and raises the signal again, so the process ends exactly as it would have without us.
+#include "frequency/FrequencyRestorer.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstring>
+
+#include "ecluse/Error.hpp"
+
+namespace ecluse {
+namespace {
+
+std::atomic<FrequencyRestorer*> g_restorer{nullptr};
+
+void restore_and_reraise(int signal_number) {
+  FrequencyRestorer* restorer = g_restorer.load();
+  if (restorer != nullptr) restorer->restore_all();
+  struct sigaction fallback {};
+  fallback.sa_handler = SIG_DFL;
+  sigemptyset(&fallback.sa_mask);
+  sigaction(signal_number, &fallback, nullptr);
+  raise(signal_number);  // delivered with the default action once the handler returns
+}
+
+void write_back(const char* path, const char* value, std::size_t size) noexcept {
+  const int fd = ::open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (fd < 0) return;
+  const ssize_t ignored = ::write(fd, value, size);
+  (void)ignored;
+  ::close(fd);
+}
+
+}  // namespace
+
+FrequencyRestorer& FrequencyRestorer::instance() {
+  static FrequencyRestorer restorer;
+  return restorer;
+}
+
+int FrequencyRestorer::new_owner() {
+  return next_owner_.fetch_add(1);
+}
+
+void FrequencyRestorer::install_handlers() {
+  g_restorer.store(this);
+  struct sigaction action {};
+  action.sa_handler = restore_and_reraise;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+  installed_ = true;
+}
+
+void FrequencyRestorer::add(int owner, const std::string& path, const std::string& value) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const std::size_t index = count_.load();
+  if (index >= kMaxEntries || path.size() >= kPathSize || value.size() > kValueSize) {
+    throw Error(ECLUSE_ARGUMENT_ERROR,
+                "cannot remember " + path + " for restoring on a signal (too many or too long)");
+  }
+  Entry& entry = entries_[index];
+  std::memcpy(entry.path, path.c_str(), path.size() + 1);
+  std::memcpy(entry.value, value.data(), value.size());
+  entry.value_size = value.size();
+  entry.owner.store(owner);  // published before the count that makes it visible
+  count_.store(index + 1);
+  if (!installed_) install_handlers();
+}
+
+void FrequencyRestorer::remove(int owner) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const std::size_t count = count_.load();
+  for (std::size_t i = 0; i < count; ++i) {
+    if (entries_[i].owner.load() == owner) entries_[i].owner.store(0);
+  }
+  std::size_t top = count;
+  while (top > 0 && entries_[top - 1].owner.load() == 0) --top;
+  count_.store(top);
+}
+
+std::size_t FrequencyRestorer::size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::size_t live = 0;
+  for (std::size_t i = 0; i < count_.load(); ++i) live += entries_[i].owner.load() != 0;
+  return live;
+}
+
+void FrequencyRestorer::restore_all() noexcept {
+  for (std::size_t i = count_.load(); i > 0; --i) {
+    const Entry& entry = entries_[i - 1];
+    if (entry.owner.load() != 0) write_back(entry.path, entry.value, entry.value_size);
+  }
+}
+
+}  // namespace ecluse

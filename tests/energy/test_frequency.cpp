@@ -1,0 +1,271 @@
+// Frequency control on fake cpufreq trees: policy parsing, acpi-cpufreq with the userspace
+// governor, intel_pstate clamping, restore (also after SIGTERM), and degrading without permission.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <map>
+
+#include "FakeTree.hpp"
+#include "ecluse/Error.hpp"
+#include "frequency/CpufreqController.hpp"
+#include "frequency/FrequencyPolicy.hpp"
+#include "frequency/FrequencyRegistry.hpp"
+#include "frequency/FrequencyRestorer.hpp"
+
+namespace ecluse {
+namespace {
+
+const char* const kFiles[] = {"scaling_driver",
+                              "scaling_available_governors",
+                              "scaling_governor",
+                              "scaling_setspeed",
+                              "cpuinfo_min_freq",
+                              "cpuinfo_max_freq",
+                              "scaling_min_freq",
+                              "scaling_max_freq",
+                              "scaling_available_frequencies"};
+
+void cpu(const test::FakeTree& tree, int n, const std::map<std::string, std::string>& values) {
+  for (const auto& [file, value] : values) tree.write(cpufreq_file(n, file), value + "\n");
+}
+
+// acpi-cpufreq: cpus 0-2 under schedutil, cpu 3 already under userspace at 2.4 GHz.
+void acpi_tree(const test::FakeTree& tree) {
+  for (int n = 0; n < 4; ++n) {
+    cpu(tree, n,
+        {{"scaling_driver", "acpi-cpufreq"},
+         {"scaling_available_governors",
+          "conservative ondemand userspace powersave performance "
+          "schedutil"},
+         {"scaling_governor", n == 3 ? "userspace" : "schedutil"},
+         {"scaling_setspeed", n == 3 ? "2400000" : "<unsupported>"},
+         {"cpuinfo_min_freq", "1200000"},
+         {"cpuinfo_max_freq", "3000000"},
+         {"scaling_min_freq", "1200000"},
+         {"scaling_max_freq", "3000000"},
+         {"scaling_available_frequencies", "3000000 2400000 1800000 1200000"}});
+  }
+}
+
+// intel_pstate in active mode: no userspace governor; an administrator raised the minimum.
+void pstate_tree(const test::FakeTree& tree) {
+  for (int n = 0; n < 2; ++n) {
+    cpu(tree, n,
+        {{"scaling_driver", "intel_pstate"},
+         {"scaling_available_governors", "performance powersave"},
+         {"scaling_governor", "powersave"},
+         {"scaling_setspeed", "<unsupported>"},
+         {"cpuinfo_min_freq", "800000"},
+         {"cpuinfo_max_freq", "4000000"},
+         {"scaling_min_freq", "2000000"},
+         {"scaling_max_freq", "4000000"}});
+  }
+}
+
+std::string value(const test::FakeTree& tree, int n, const std::string& file) {
+  return trim(tree.read(cpufreq_file(n, file)));
+}
+
+std::map<std::string, std::string> snapshot(const test::FakeTree& tree, int cpus) {
+  std::map<std::string, std::string> files;
+  for (int n = 0; n < cpus; ++n) {
+    for (const char* file : kFiles) files[cpufreq_file(n, file)] = value(tree, n, file);
+  }
+  return files;
+}
+
+TEST(EnergyFrequencyPolicy, ParsesRolesWhensAndTargets) {
+  const FrequencyPolicy p = FrequencyPolicy::parse("dedicated-core", "idle", "1.2GHz");
+  EXPECT_EQ(p.role, FrequencyRole::DedicatedCore);
+  EXPECT_EQ(p.when, FrequencyWhen::Idle);
+  EXPECT_FALSE(p.target.is_fraction);
+  EXPECT_EQ(p.target.khz, 1200000u);
+  EXPECT_EQ(FrequencyPolicy::parse("dedicated-node", "writing", "1200MHz").target.khz, 1200000u);
+  EXPECT_EQ(FrequencyPolicy::parse("simulation", "always", "1500000kHz").target.khz, 1500000u);
+  const FrequencyTarget percent = FrequencyTarget::parse("60%");
+  EXPECT_TRUE(percent.is_fraction);
+  EXPECT_DOUBLE_EQ(percent.fraction, 0.6);
+  EXPECT_DOUBLE_EQ(FrequencyTarget::parse("0.6").fraction, 0.6);
+  EXPECT_EQ(FrequencyTarget::parse("50%").resolve(1200000, 3000000), 1500000u);
+  EXPECT_EQ(FrequencyTarget::parse("10%").resolve(1200000, 3000000), 1200000u);  // clamped
+  EXPECT_EQ(FrequencyTarget::parse("5GHz").resolve(1200000, 3000000), 3000000u);
+  EXPECT_EQ(FrequencyTarget::parse("50%").to_string(), "50% of cpuinfo_max_freq");
+}
+
+void expect_policy_error(const std::string& role, const std::string& when,
+                         const std::string& target, const std::string& message) {
+  try {
+    (void)FrequencyPolicy::parse(role, when, target);
+    FAIL() << "accepted " << role << " " << when << " " << target;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), ECLUSE_CONFIG_ERROR);
+    EXPECT_EQ(std::string(e.what()), message);
+  }
+}
+
+TEST(EnergyFrequencyPolicy, ErrorsSayWhatIsAllowed) {
+  const std::string forms = "write e.g. 1200000kHz, 1200MHz, 1.2GHz, 60% or 0.6";
+  expect_policy_error("server", "idle", "50%",
+                      "frequency role 'server' is not one of dedicated-core, dedicated-node, "
+                      "simulation");
+  expect_policy_error("dedicated-core", "sometimes", "50%",
+                      "frequency when 'sometimes' is not one of idle, writing, always");
+  expect_policy_error("dedicated-core", "idle", "1200",
+                      "frequency target '1200' has no unit; " + forms);
+  expect_policy_error("dedicated-core", "idle", "150%",
+                      "frequency target '150%' is above 100% of the maximum frequency");
+  expect_policy_error("dedicated-core", "idle", "fastGHz",
+                      "frequency target 'fastGHz' is not a frequency; " + forms);
+  expect_policy_error("dedicated-core", "idle", "0", "frequency target '0' must be above 0");
+}
+
+std::vector<std::string> lines;
+void collect(const std::string& line) {
+  lines.push_back(line);
+}
+
+TEST(EnergyFrequency, AcpiCpufreqUserspaceAppliesAndRestoresEveryValue) {
+  test::FakeTree tree;
+  acpi_tree(tree);
+  const auto before = snapshot(tree, 4);
+  lines.clear();
+  auto controller = make_frequency_controller(SysfsFiles(tree.root()), 0, collect);
+  EXPECT_EQ(controller->describe(), "cpufreq userspace governor + scaling_setspeed (acpi-cpufreq)");
+  // 50% of 3 GHz = 1.5 GHz; the highest available frequency not above it is 1.2 GHz.
+  controller->apply(FrequencyTarget::parse("50%"), {2, 3});
+  EXPECT_EQ(value(tree, 2, "scaling_governor"), "userspace");
+  EXPECT_EQ(value(tree, 2, "scaling_setspeed"), "1200000");
+  EXPECT_EQ(value(tree, 3, "scaling_setspeed"), "1200000");
+  EXPECT_EQ(value(tree, 1, "scaling_governor"), "schedutil");  // not asked for
+  EXPECT_EQ(controller->actions(),
+            (std::vector<std::string>{
+                "cpu 2: governor userspace, scaling_setspeed 1200000 kHz (target 50% of "
+                "cpuinfo_max_freq)",
+                "cpu 3: governor userspace, scaling_setspeed 1200000 kHz (target 50% of "
+                "cpuinfo_max_freq)"}));
+  controller->apply(FrequencyTarget::parse("2.4GHz"), {2, 3});  // saved values stay the first
+  controller->restore();
+  auto after = snapshot(tree, 4);
+  // cpu 2's scaling_setspeed is a plain file here; the kernel shows "<unsupported>" again by
+  // itself once the governor is back to schedutil, so Ecluse never writes that string.
+  EXPECT_EQ(after[cpufreq_file(2, "scaling_setspeed")], "2400000");
+  after[cpufreq_file(2, "scaling_setspeed")] = before.at(cpufreq_file(2, "scaling_setspeed"));
+  EXPECT_EQ(after, before);
+  EXPECT_TRUE(lines.empty());
+  EXPECT_EQ(FrequencyRestorer::instance().size(), 0u);
+}
+
+TEST(EnergyFrequency, IntelPstateClampsMaxAndRestoresInSafeOrder) {
+  test::FakeTree tree;
+  pstate_tree(tree);
+  const auto before = snapshot(tree, 2);
+  std::vector<std::string> writes;
+  auto hook = [&](const char* path, int flags) {
+    if ((flags & O_ACCMODE) == O_WRONLY)
+      writes.push_back(std::string(path).substr(tree.root().size()));
+    return ::open(path, flags);
+  };
+  auto controller = make_frequency_controller(SysfsFiles(tree.root(), hook), 0, collect);
+  EXPECT_EQ(controller->describe(), "cpufreq scaling_max_freq clamp (intel_pstate)");
+  controller->apply(FrequencyTarget::parse("1.5GHz"), {0, 1});
+  EXPECT_EQ(value(tree, 0, "scaling_max_freq"), "1500000");
+  EXPECT_EQ(value(tree, 0, "scaling_min_freq"), "1500000");  // was 2 GHz, above the cap
+  EXPECT_EQ(value(tree, 0, "scaling_governor"), "powersave");
+  // Lowering below the minimum: min first, so that min <= max after every write.
+  EXPECT_EQ(writes, (std::vector<std::string>{
+                        cpufreq_file(0, "scaling_min_freq"), cpufreq_file(0, "scaling_max_freq"),
+                        cpufreq_file(1, "scaling_min_freq"), cpufreq_file(1, "scaling_max_freq")}));
+  writes.clear();
+  controller->restore();
+  // Raising back: max first, newest first over the CPUs.
+  EXPECT_EQ(writes, (std::vector<std::string>{
+                        cpufreq_file(1, "scaling_max_freq"), cpufreq_file(1, "scaling_min_freq"),
+                        cpufreq_file(0, "scaling_max_freq"), cpufreq_file(0, "scaling_min_freq")}));
+  EXPECT_EQ(snapshot(tree, 2), before);
+}
+
+TEST(EnergyFrequency, RestoredAfterSigterm) {
+  test::FakeTree tree;
+  acpi_tree(tree);
+  const auto before = snapshot(tree, 4);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    try {
+      auto controller = make_frequency_controller(SysfsFiles(tree.root()), 0, collect);
+      controller->apply(FrequencyTarget::parse("1.8GHz"), {1, 2, 3});
+      tree.write("/applied", value(tree, 1, "scaling_governor"));
+      raise(SIGTERM);
+    } catch (...) {
+      _exit(2);
+    }
+    _exit(3);  // SIGTERM did not end the process
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "exit status " << WEXITSTATUS(status);
+  EXPECT_EQ(WTERMSIG(status), SIGTERM);           // re-raised with the default action
+  EXPECT_EQ(tree.read("/applied"), "userspace");  // the child did change the governor
+  auto after = snapshot(tree, 4);
+  EXPECT_EQ(value(tree, 1, "scaling_governor"), "schedutil");
+  EXPECT_EQ(value(tree, 3, "scaling_setspeed"), "2400000");
+  for (int n : {1, 2}) {  // see the userspace test: the kernel regenerates "<unsupported>"
+    EXPECT_EQ(after[cpufreq_file(n, "scaling_setspeed")], "1800000");
+    after[cpufreq_file(n, "scaling_setspeed")] = before.at(cpufreq_file(n, "scaling_setspeed"));
+  }
+  EXPECT_EQ(after, before);
+}
+
+// Running as root, permissions do not stop writes: the open hook refuses like the kernel does
+// for an ordinary user, after cpu 2 was already changed.
+TEST(EnergyFrequency, MissingPermissionDegradesToNullWithOneLine) {
+  test::FakeTree tree;
+  acpi_tree(tree);
+  const auto before = snapshot(tree, 4);
+  const std::string refused = tree.path(cpufreq_file(3, "scaling_setspeed"));
+  auto hook = [&](const char* path, int flags) {
+    if (path == refused && (flags & O_ACCMODE) == O_WRONLY) return errno = EACCES, -1;
+    return ::open(path, flags);
+  };
+  lines.clear();
+  auto controller = make_frequency_controller(SysfsFiles(tree.root(), hook), 0, collect);
+  controller->apply(FrequencyTarget::parse("50%"), {2, 3});
+  const std::string message =
+      "frequency control not available: cannot open " + refused +
+      ": Permission denied; run as root or through a privileged helper (Slurm --cpu-freq, "
+      "likwid-setFreq, GEOPM service), or remove the frequency policy; continuing without "
+      "frequency control";
+  EXPECT_EQ(lines, std::vector<std::string>{message});
+  EXPECT_TRUE(controller->degraded());
+  EXPECT_EQ(controller->describe(), "null (" + message + ")");
+  EXPECT_EQ(controller->actions().back(), "would set cpus 2,3 to 50% of cpuinfo_max_freq");
+  EXPECT_EQ(value(tree, 2, "scaling_governor"), "schedutil");  // cpu 2 put back at once
+  controller->apply(FrequencyTarget::parse("1.2GHz"), {2});
+  EXPECT_EQ(lines.size(), 1u);  // one line per run, not per phase
+  EXPECT_EQ(controller->actions().back(), "would set cpus 2 to 1200000 kHz");
+  controller->restore();
+  auto after = snapshot(tree, 4);
+  after[cpufreq_file(2, "scaling_setspeed")] = before.at(cpufreq_file(2, "scaling_setspeed"));
+  EXPECT_EQ(after, before);
+}
+
+TEST(EnergyFrequency, NoCpufreqIsNullFromTheStart) {
+  test::FakeTree tree;
+  lines.clear();
+  auto controller = make_frequency_controller(SysfsFiles(tree.root()), 0, collect);
+  EXPECT_TRUE(controller->degraded());
+  EXPECT_EQ(lines, std::vector<std::string>{
+                       "frequency control not available: cannot open " +
+                       tree.path(cpufreq_file(0, "scaling_driver")) +
+                       ": No such file or directory; this machine offers no such cpufreq setting "
+                       "(no cpufreq driver, or a driver without it); remove the frequency policy; "
+                       "continuing without frequency control"});
+  controller->apply(FrequencyTarget::parse("1GHz"), {0});
+  EXPECT_EQ(controller->actions().back(), "would set cpus 0 to 1000000 kHz");
+}
+
+}  // namespace
+}  // namespace ecluse
