@@ -19,12 +19,18 @@ install_packages() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${missing[@]}"
 }
 
+# Reinstalls when requirements.txt or the Python package's metadata changed (stamp in the venv).
 install_venv() {
   [ -x "$ECLUSE_VENV/bin/python" ] || /usr/bin/python3 -m venv "$ECLUSE_VENV"
-  if ! "$ECLUSE_VENV/bin/python" -c "import numpy, h5py, pytest" 2>/dev/null; then
-    "$ECLUSE_VENV/bin/pip" install -q --upgrade pip
-    "$ECLUSE_VENV/bin/pip" install -q -r "$ECLUSE_ROOT/requirements.txt"
+  local stamp="$ECLUSE_VENV/.ecluse-stamp" want
+  want=$(cat "$ECLUSE_ROOT/requirements.txt" "$ECLUSE_ROOT"/python/pyproject.toml 2>/dev/null | sha256sum)
+  [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return
+  "$ECLUSE_VENV/bin/pip" install -q --upgrade pip
+  "$ECLUSE_VENV/bin/pip" install -q -r "$ECLUSE_ROOT/requirements.txt"
+  if [ -f "$ECLUSE_ROOT/python/pyproject.toml" ]; then
+    "$ECLUSE_VENV/bin/pip" install -q -e "$ECLUSE_ROOT/python"
   fi
+  echo "$want" >"$stamp"
 }
 
 build() {
