@@ -8,8 +8,13 @@
 
 namespace ecluse {
 
-Client::Client(const Config& config, Parameters& parameters, Transport& transport, int source)
-    : config_(config), parameters_(parameters), transport_(transport), source_(source) {
+Client::Client(const Config& config, Parameters& parameters, Transport& transport, int source,
+               Accounting& accounting)
+    : config_(config),
+      parameters_(parameters),
+      transport_(transport),
+      accounting_(accounting),
+      source_(source) {
   refresh_shapes();
 }
 
@@ -77,6 +82,7 @@ std::size_t Client::bytes_of(const BlockData& block) const {
 }
 
 void Client::write(std::string_view name, int block, const void* data) {
+  PhaseScope scope(accounting_, Phase::Write);
   const Variable& v = variable(name);
   check_block(v, block);
   if (!data) {
@@ -85,10 +91,12 @@ void Client::write(std::string_view name, int block, const void* data) {
   if (!v.enabled || written_once_.count(&v)) return;
   const BlockData& b = describe(v, block, data);
   transport_.put(b, bytes_of(b));
+  accounting_.add_bytes(bytes_of(b));
   if (!v.time_varying) written_now_.insert(&v);
 }
 
 void* Client::alloc(std::string_view name, int block) {
+  PhaseScope scope(accounting_, Phase::Write);
   const Variable& v = variable(name);
   check_block(v, block);
   const BlockData& b = describe(v, block, nullptr);
@@ -96,14 +104,19 @@ void* Client::alloc(std::string_view name, int block) {
 }
 
 void Client::commit(std::string_view name, int block) {
+  PhaseScope scope(accounting_, Phase::Write);
   const Variable& v = variable(name);
   check_block(v, block);
   if (!v.enabled || written_once_.count(&v)) return transport_.clear(v, block);
   transport_.commit(v, block);
+  if (auto it = blocks_.find({&v, block}); it != blocks_.end()) {
+    accounting_.add_bytes(bytes_of(it->second));
+  }
   if (!v.time_varying) written_now_.insert(&v);
 }
 
 void Client::clear(std::string_view name, int block) {
+  PhaseScope scope(accounting_, Phase::Write);
   const Variable& v = variable(name);
   check_block(v, block);
   transport_.clear(v, block);
@@ -132,10 +145,12 @@ void Client::parameter_set(std::string_view name, const void* buffer, std::size_
 }
 
 void Client::end_iteration() {
+  PhaseScope scope(accounting_, Phase::Write);
   const int ended = iteration_++;
   written_once_.insert(written_now_.begin(), written_now_.end());
   written_now_.clear();
   transport_.end_iteration(ended);
+  accounting_.end_iteration(ended);
 }
 
 }  // namespace ecluse

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "accounting/Accounting.hpp"
 #include "config/Config.hpp"
 #include "config/Parameters.hpp"
 #include "transport/Transport.hpp"
@@ -15,7 +16,8 @@ namespace ecluse {
 
 class Client {
  public:
-  Client(const Config& config, Parameters& parameters, Transport& transport, int source);
+  Client(const Config& config, Parameters& parameters, Transport& transport, int source,
+         Accounting& accounting);
 
   void write(std::string_view variable, int block, const void* data);
   /** Zero copy: room for the block in the transport's buffer, to fill then commit. */
@@ -43,6 +45,7 @@ class Client {
   const Config& config_;
   Parameters& parameters_;
   Transport& transport_;
+  Accounting& accounting_;
   int source_;
   int iteration_ = 0;
   std::map<const Layout*, LayoutShape> shapes_;

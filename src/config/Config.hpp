@@ -97,6 +97,31 @@ struct Architecture {
   SourceLocation dedicated_where;
 };
 
+/** A <frequency> policy as written; validated by FrequencyPolicy::parse. */
+struct FrequencySetting {
+  std::string role, when = "idle", target;
+  SourceLocation where;
+};
+
+/** <energy>: which source, how often it is read, the model's calibration, frequency policies. */
+struct EnergyConfig {
+  std::string source = "auto";  // auto | pm_counters | rapl | nvml | model
+  double period_seconds = 10;
+  std::string calibration_file;
+  bool model_given = false;
+  double idle_watts = 0, max_watts = 0;
+  std::string model_id;
+  SourceLocation model_where;
+  std::vector<FrequencySetting> frequency;
+  SourceLocation where;
+};
+
+/** <report>: the run report's file ({simulation} placeholder) and the stdout summary. */
+struct ReportConfig {
+  std::string file = "{simulation}-report.json";
+  bool summary = true;
+};
+
 struct LogConfig {
   std::string file;
   std::string level = "info";
@@ -117,6 +142,8 @@ struct Config {
   std::vector<Store> stores;
   std::vector<Event> events;
   LogConfig log;
+  EnergyConfig energy;
+  ReportConfig report;
 
   [[nodiscard]] const Parameter* find_parameter(std::string_view name) const;
   [[nodiscard]] const Layout* find_layout(std::string_view name) const;

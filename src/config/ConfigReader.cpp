@@ -1,6 +1,8 @@
 // Builds the configuration model from the XML document, section by section.
 #include "config/ConfigReader.hpp"
 
+#include <cstdlib>
+
 #include "config/AttributeReader.hpp"
 #include "config/Suggest.hpp"
 #include "store/StoreBackend.hpp"
@@ -38,6 +40,8 @@ class Reader {
     read_storage(root.child("storage"));
     read_actions(root.child("actions"));
     read_log(root.child("log"));
+    read_energy(root.child("energy"));
+    read_report(root.child("report"));
     return std::move(config_);
   }
 
@@ -55,6 +59,57 @@ class Reader {
     a.queue_size = static_cast<int>(attrs_.integer(node.child("queue"), "size", 1024, 1));
     a.ranks_per_node =
         static_cast<int>(attrs_.integer(node.child("virtual-nodes"), "ranks-per-node", 0, 1));
+  }
+
+  void read_energy(const pugi::xml_node& node) {
+    EnergyConfig& e = config_.energy;
+    e.where = source_.of(node);
+    e.source =
+        attrs_.choice(node, "source", {"auto", "pm_counters", "rapl", "nvml", "model"}, "auto");
+    e.period_seconds = seconds(node, "period", 10);
+    e.calibration_file = attrs_.text(node, "calibration", "");
+    const pugi::xml_node model = node.child("model");
+    e.model_given = static_cast<bool>(model);
+    e.model_where = source_.of(model);
+    e.idle_watts = watts(model, "idle-watts");
+    e.max_watts = watts(model, "max-watts");
+    e.model_id = attrs_.text(model, "id", "config");
+    for (const auto& f : node.children("frequency")) {
+      e.frequency.push_back({attrs_.text(f, "role"), attrs_.text(f, "when", "idle"),
+                             attrs_.text(f, "target"), source_.of(f)});
+    }
+  }
+
+  // "10s", "500ms" or a plain number of seconds, > 0.
+  double seconds(const pugi::xml_node& node, const char* name, double fallback) {
+    const std::string text = attrs_.text(node, name, "");
+    if (text.empty()) return fallback;
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    const std::string unit = end;
+    const double scale = unit == "ms" ? 1e-3 : (unit == "s" || unit.empty() ? 1 : -1);
+    if (scale > 0 && value > 0) return value * scale;
+    diagnostics_.error(attrs_.where(node, name),
+                       "invalid duration '" + text + "' for '" + name + "' on <" + node.name() +
+                           ">; write a positive number of seconds, e.g. 10s or 500ms.");
+    return fallback;
+  }
+
+  double watts(const pugi::xml_node& node, const char* name) {
+    if (!node) return 0;
+    const std::string text = attrs_.text(node, name, "");
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (!text.empty() && *end == '\0' && value >= 0) return value;
+    diagnostics_.error(attrs_.where(node, name),
+                       "invalid power '" + text + "' for '" + name + "' on <" + node.name() +
+                           ">; write a number of watts, e.g. 110 or 390.5.");
+    return 0;
+  }
+
+  void read_report(const pugi::xml_node& node) {
+    config_.report.file = attrs_.text(node, "file", config_.report.file);
+    config_.report.summary = attrs_.boolean(node, "summary", true);
   }
 
   void read_buffer(const pugi::xml_node& node) {

@@ -2,11 +2,13 @@
 #include "config/ConfigValidator.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 #include "config/Parameters.hpp"
 #include "config/Suggest.hpp"
 #include "ecluse/Error.hpp"
+#include "frequency/FrequencyPolicy.hpp"
 
 namespace ecluse {
 namespace {
@@ -171,6 +173,24 @@ void check_architecture(const Config& config, Diagnostics& d) {
   }
 }
 
+void check_energy(const Config& config, Diagnostics& d) {
+  const EnergyConfig& e = config.energy;
+  if (e.model_given && e.max_watts < e.idle_watts) {
+    char text[160];
+    std::snprintf(text, sizeof text, "<model> has max-watts=%g below idle-watts=%g", e.max_watts,
+                  e.idle_watts);
+    d.error(e.model_where,
+            std::string(text) + "; the power at full load must be at least the idle power.");
+  }
+  for (const FrequencySetting& f : e.frequency) {
+    try {
+      (void)FrequencyPolicy::parse(f.role, f.when, f.target);
+    } catch (const Error& error) {
+      d.error(f.where, std::string(error.what()) + ".");
+    }
+  }
+}
+
 void check_events(const Config& config, Diagnostics& d) {
   for (const Event& e : config.events) {
     if (e.action.empty()) {
@@ -193,6 +213,7 @@ void validate_config(Config& config, Diagnostics& d) {
   check_layouts(config, d);
   check_architecture(config, d);
   check_events(config, d);
+  check_energy(config, d);
 }
 
 }  // namespace ecluse

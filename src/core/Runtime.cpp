@@ -8,12 +8,18 @@
 #include "dc/ShmTransport.hpp"
 #include "dn/DedicatedNodeServer.hpp"
 #include "dn/MpiTransport.hpp"
+#include "frequency/FrequencyGovernor.hpp"
+#include "report/HostEnergy.hpp"
+#include "report/RunReport.hpp"
 #include "transport/DirectTransport.hpp"
 
 namespace ecluse {
 
 Runtime::Runtime(const std::string& source_name, const std::string& xml, MPI_Comm comm)
-    : config_(parse_config(source_name, xml)) {
+    : accounting_(std::make_unique<Accounting>()),
+      comm_(comm),
+      cpu_start_(process_cpu_seconds_now()),
+      config_(parse_config(source_name, xml)) {
   Diagnostics ignored;  // values were validated by parse_config
   parameters_ = std::make_unique<Parameters>(config_, ignored);
   run_collectively(comm,
@@ -22,6 +28,10 @@ Runtime::Runtime(const std::string& source_name, const std::string& xml, MPI_Com
   MPI_Comm_rank(comm, &rank);
   log_ = std::make_unique<Log>(config_.log, rank);
   events_ = std::make_unique<EventTable>(config_);
+  energy_ = std::make_unique<HostEnergy>(comm, config_.energy, *log_);
+  governor_ =
+      std::make_unique<FrequencyGovernor>(config_.energy, topology_->role(), *log_, system_root());
+  accounting_->on_change([this](Phase from, Phase to) { governor_->on_phase(from, to); });
   if (config_.architecture.dedicated_cores > 0) {
     build_dedicated_cores(comm);
   } else if (config_.architecture.dedicated_nodes > 0) {
@@ -44,7 +54,7 @@ std::unique_ptr<Writer> Runtime::make_writer(MPI_Comm writers) {
   StoreEnv env{
       writers,           rank, node_writers_, topology_->node(), config_.architecture.domains,
       config_.simulation};
-  return std::make_unique<Writer>(config_, env, *log_);
+  return std::make_unique<Writer>(config_, env, *log_, *accounting_);
 }
 
 void Runtime::build_time_partitioning() {
@@ -52,7 +62,7 @@ void Runtime::build_time_partitioning() {
   transport_ = std::make_unique<DirectTransport>(*writer_);
   int source = 0;
   MPI_Comm_rank(topology_->clients(), &source);
-  client_ = std::make_unique<Client>(config_, *parameters_, *transport_, source);
+  client_ = std::make_unique<Client>(config_, *parameters_, *transport_, source, *accounting_);
 }
 
 void Runtime::build_dedicated_cores(MPI_Comm comm) {
@@ -66,7 +76,7 @@ void Runtime::build_dedicated_cores(MPI_Comm comm) {
     } else {
       writer_ = make_writer(topology_->servers());
       server_ = std::make_unique<DedicatedCoreServer>(config_, *topology_, *node_buffer_, *writer_,
-                                                      *events_, *log_);
+                                                      *events_, *log_, *accounting_);
     }
   });
 }
@@ -76,9 +86,10 @@ void Runtime::build_dedicated_core_client() {
   const NodePlan& plan = topology_->plan();
   int source = 0;
   MPI_Comm_rank(topology_->clients(), &source);
-  transport_ = std::make_unique<ShmTransport>(*node_buffer_, config_, plan.server_index[local],
-                                              plan.client_index[local], source, *log_);
-  client_ = std::make_unique<Client>(config_, *parameters_, *transport_, source);
+  transport_ =
+      std::make_unique<ShmTransport>(*node_buffer_, config_, plan.server_index[local],
+                                     plan.client_index[local], source, *log_, *accounting_);
+  client_ = std::make_unique<Client>(config_, *parameters_, *transport_, source, *accounting_);
 }
 
 // Each dedicated node's <buffer size> is split equally among its server ranks.
@@ -99,23 +110,26 @@ void Runtime::build_dedicated_nodes(MPI_Comm comm) {
       const std::uint64_t window = receive_memory(server) / static_cast<std::uint64_t>(clients);
       int source = 0;
       MPI_Comm_rank(topology_->clients(), &source);
-      transport_ = std::make_unique<MpiTransport>(config_, *topology_, window, source, *log_);
-      client_ = std::make_unique<Client>(config_, *parameters_, *transport_, source);
+      transport_ =
+          std::make_unique<MpiTransport>(config_, *topology_, window, source, *log_, *accounting_);
+      client_ = std::make_unique<Client>(config_, *parameters_, *transport_, source, *accounting_);
     } else {
       writer_ = make_writer(topology_->servers());
-      node_server_ = std::make_unique<DedicatedNodeServer>(
-          config_, *topology_, receive_memory(topology_->world_rank()), *writer_, *events_, *log_);
+      node_server_ = std::make_unique<DedicatedNodeServer>(config_, *topology_,
+                                                           receive_memory(topology_->world_rank()),
+                                                           *writer_, *events_, *log_, *accounting_);
     }
   });
 }
 
 bool Runtime::start() {
-  if (node_server_) {
-    node_server_->run();
-    return false;
+  if (client_) {
+    accounting_->switch_to(Phase::Compute);
+    return true;
   }
-  if (!server_) return true;
-  server_->run();
+  if (node_server_) node_server_->run();
+  if (server_) server_->run();
+  accounting_->switch_to(Phase::Setup);
   return false;
 }
 
@@ -151,17 +165,43 @@ void Runtime::stop() {
   transport_->stop();
 }
 
-void Runtime::finalize() {
+void Runtime::finalize(bool report) {
   if (finalized_) return;
   finalized_ = true;
-  if (!transport_) return;
-  const std::size_t dropped = transport_->discard();
-  if (dropped > 0) {
-    log_->warning(std::to_string(dropped) +
-                  " block(s) written after the last end_iteration "
-                  "were not stored; call end_iteration before finalize.");
+  if (transport_) {
+    const std::size_t dropped = transport_->discard();
+    if (dropped > 0) {
+      log_->warning(std::to_string(dropped) +
+                    " block(s) written after the last end_iteration "
+                    "were not stored; call end_iteration before finalize.");
+    }
+    stop();
   }
-  stop();
+  accounting_->switch_to(Phase::Setup);
+  governor_->finish();
+  if (report) write_report();
+}
+
+void Runtime::write_report() {
+  accounting_->close();
+  RankRecord mine;
+  mine.totals.rank = topology_->world_rank();
+  mine.totals.role = static_cast<std::int32_t>(topology_->role());
+  mine.totals.node = topology_->node();
+  mine.totals.host = energy_->host();
+  mine.totals.wall = accounting_->wall_seconds();
+  mine.totals.cpu = process_cpu_seconds_now() - cpu_start_;
+  mine.totals.bytes = accounting_->bytes();
+  mine.totals.phases = accounting_->totals();
+  mine.iterations = accounting_->iterations();
+  for (const auto& [key, value] : statistics()) mine.labels["stat." + key] = std::to_string(value);
+  governor_->describe(mine.labels);
+  if (energy_->leader()) add_energy_labels(energy_->finish(), mine.labels);
+  const std::vector<RankRecord> records = gather_records(mine, comm_);
+  if (records.empty()) return;
+  Config effective = config_;
+  effective.architecture.ranks_per_node = effective_ranks_per_node(config_.architecture);
+  publish_report(effective, records, topology_->node_count(), energy_->hosts(), *log_);
 }
 
 }  // namespace ecluse

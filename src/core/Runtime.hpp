@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "accounting/Accounting.hpp"
 #include "client/Client.hpp"
 #include "config/Config.hpp"
 #include "config/Parameters.hpp"
@@ -19,6 +20,8 @@ namespace ecluse {
 class NodeBuffer;
 class DedicatedCoreServer;
 class DedicatedNodeServer;
+class HostEnergy;
+class FrequencyGovernor;
 
 class Runtime {
  public:
@@ -34,7 +37,9 @@ class Runtime {
   EventTable& events() { return *events_; }
   void signal(std::string_view event);
   void stop();
-  void finalize();
+  /** `report`: write the run report (collective over the runtime's communicator: every rank
+   * must finalize; the destructor path passes false). */
+  void finalize(bool report = true);
   /** Counters of this rank's transport or server (credit state, bytes moved...). */
   [[nodiscard]] Statistics statistics() const;
 
@@ -45,6 +50,11 @@ class Runtime {
   void build_dedicated_nodes(MPI_Comm comm);
   [[nodiscard]] std::uint64_t receive_memory(int server) const;
   std::unique_ptr<Writer> make_writer(MPI_Comm writers);
+  void write_report();
+
+  std::unique_ptr<Accounting> accounting_;  // first: the run's time starts at initialize
+  MPI_Comm comm_;
+  double cpu_start_;  // process CPU seconds at initialize (MPI_Init's are not the run's)
 
   Config config_;
   std::unique_ptr<Parameters> parameters_;
@@ -57,6 +67,8 @@ class Runtime {
   std::unique_ptr<DedicatedNodeServer> node_server_;
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<Client> client_;
+  std::unique_ptr<HostEnergy> energy_;
+  std::unique_ptr<FrequencyGovernor> governor_;
   MPI_Comm node_writers_ = MPI_COMM_NULL;
   bool stopped_ = false;
   bool finalized_ = false;

@@ -34,7 +34,7 @@ Session::Session(std::unique_ptr<Runtime> runtime) : runtime_(std::move(runtime)
 Session::Session(Session&&) noexcept = default;
 Session& Session::operator=(Session&&) noexcept = default;
 Session::~Session() {
-  if (runtime_) runtime_->finalize();
+  if (runtime_) runtime_->finalize(false);
 }
 
 Session Session::from_file(const std::string& path, MPI_Comm comm) {

@@ -16,9 +16,10 @@ constexpr auto kLivenessPeriod = std::chrono::seconds(1);
 
 DedicatedCoreServer::DedicatedCoreServer(const Config& config, const Topology& topology,
                                          NodeBuffer& buffer, Writer& writer, EventTable& events,
-                                         Log& log)
+                                         Log& log, Accounting& accounting)
     : buffer_(buffer),
       log_(log),
+      accounting_(accounting),
       index_(topology.plan().server_index[static_cast<std::size_t>(topology.local_rank())]),
       last_check_(std::chrono::steady_clock::now()) {
   const NodePlan& plan = topology.plan();
@@ -35,13 +36,16 @@ DedicatedCoreServer::DedicatedCoreServer(const Config& config, const Topology& t
 
 void DedicatedCoreServer::run() {
   while (stopped_ < static_cast<int>(my_clients_.size())) {
+    accounting_.switch_to(Phase::Idle);
     if (auto event = buffer_.queue(index_).pop(kIdleSlice)) {
+      accounting_.switch_to(Phase::Gather);
       handle(*event);
       continue;
     }
     collector_->receive_broadcasts();
     check_clients();
   }
+  accounting_.switch_to(Phase::Gather);
   collector_->finish();
 }
 

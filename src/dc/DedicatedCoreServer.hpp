@@ -19,7 +19,7 @@ namespace ecluse {
 class DedicatedCoreServer {
  public:
   DedicatedCoreServer(const Config& config, const Topology& topology, NodeBuffer& buffer,
-                      Writer& writer, EventTable& events, Log& log);
+                      Writer& writer, EventTable& events, Log& log, Accounting& accounting);
   /** Serves until every client of this server has stopped; throws ECLUSE_CHANNEL_ERROR if a
    * client dies. */
   void run();
@@ -31,6 +31,7 @@ class DedicatedCoreServer {
 
   NodeBuffer& buffer_;
   Log& log_;
+  Accounting& accounting_;
   int index_;                    // this server's index on its node
   std::vector<int> my_clients_;  // node-local client indices served here
   int stopped_ = 0;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include "ecluse/Error.hpp"
 #include "shm/Futex.hpp"
@@ -23,13 +24,14 @@ bool process_alive(pid_t pid) {
 }  // namespace
 
 ShmTransport::ShmTransport(NodeBuffer& buffer, const Config& config, int server, int client,
-                           int source, Log& log)
+                           int source, Log& log, Accounting& accounting)
     : buffer_(buffer),
       config_(config),
       server_(server),
       client_(client),
       source_(source),
       log_(log),
+      accounting_(accounting),
       timeout_(peer_timeout()) {}
 
 void ShmTransport::check_alive(std::chrono::steady_clock::time_point deadline,
@@ -54,6 +56,7 @@ shm::Handle ShmTransport::acquire(const BlockData& block, std::size_t bytes, boo
   shm::BufferAllocator& a = buffer_.allocator();
   std::atomic<std::uint64_t>& held = buffer_.held(client_);
   const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  std::optional<PhaseScope> waiting;
   while (true) {
     const std::uint32_t seen = a.release_counter().load();
     if (held.load() + need <= share) {
@@ -64,6 +67,7 @@ shm::Handle ShmTransport::acquire(const BlockData& block, std::size_t bytes, boo
       }
     }
     if (may_skip && skipping()) return skip(block);
+    if (!waiting) waiting.emplace(accounting_, Phase::Wait);
     shm::futex_wait(a.release_counter(), seen, kSlice);
     check_alive(deadline, "waiting for room in the buffer");
   }
@@ -107,7 +111,9 @@ void ShmTransport::notify(const BlockData& block, shm::Handle handle, std::size_
 
 void ShmTransport::push(const shm::Event& event, int server, bool wake) {
   const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  std::optional<PhaseScope> waiting;
   while (!buffer_.queue(server).push(event, kSlice, wake)) {
+    if (!waiting) waiting.emplace(accounting_, Phase::Wait);
     check_alive(deadline, "waiting for room in the event queue");
   }
 }

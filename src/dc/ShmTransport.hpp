@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "accounting/Accounting.hpp"
 #include "core/Log.hpp"
 #include "dc/NodeBuffer.hpp"
 #include "shm/ShmTypes.hpp"
@@ -20,7 +21,7 @@ class ShmTransport : public Transport {
   /** `server`: index of this client's server on the node; `client`: node-local client index;
    * `source`: rank in the clients' communicator. */
   ShmTransport(NodeBuffer& buffer, const Config& config, int server, int client, int source,
-               Log& log);
+               Log& log, Accounting& accounting);
   void put(const BlockData& block, std::size_t bytes) override;
   void* alloc(const BlockData& block, std::size_t bytes) override;
   void commit(const Variable& variable, int block) override;
@@ -54,6 +55,7 @@ class ShmTransport : public Transport {
   int client_;
   int source_;
   Log& log_;
+  Accounting& accounting_;
   std::chrono::seconds timeout_;
   std::map<std::pair<const Variable*, int>, Allocated> allocated_;
   std::uint64_t skipped_ = 0;

@@ -16,9 +16,10 @@ constexpr auto kLivenessPeriod = std::chrono::seconds(1);
 
 DedicatedNodeServer::DedicatedNodeServer(const Config& config, const Topology& topology,
                                          std::uint64_t memory, Writer& writer, EventTable& events,
-                                         Log& log)
+                                         Log& log, Accounting& accounting)
     : channel_(topology.channel()),
       log_(log),
+      accounting_(accounting),
       memory_(memory),
       pool_(memory),
       last_check_(std::chrono::steady_clock::now()) {
@@ -58,14 +59,18 @@ DedicatedNodeServer::~DedicatedNodeServer() {
 void DedicatedNodeServer::run() {
   Backoff backoff;
   while (stopped_ < peers_.size()) {
+    // The poll itself is counted in the phase before it: switches happen only on a change.
     if (progress()) {
+      accounting_.switch_to(Phase::Gather);
       backoff.reset();
     } else {
+      accounting_.switch_to(Phase::Idle);
       backoff.pause();
     }
     collector_->receive_broadcasts();
     check_clients();
   }
+  accounting_.switch_to(Phase::Gather);
   collector_->finish();
   Backoff drain;
   for (complete_credits(); !credits_.empty(); complete_credits()) drain.pause();

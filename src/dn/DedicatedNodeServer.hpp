@@ -24,7 +24,7 @@ class DedicatedNodeServer {
  public:
   /** `memory`: this server's receive memory in bytes (payloads held at once, at most). */
   DedicatedNodeServer(const Config& config, const Topology& topology, std::uint64_t memory,
-                      Writer& writer, EventTable& events, Log& log);
+                      Writer& writer, EventTable& events, Log& log, Accounting& accounting);
   ~DedicatedNodeServer();
   /** Serves until every client has stopped; throws ECLUSE_CHANNEL_ERROR if a client dies. */
   void run();
@@ -62,6 +62,7 @@ class DedicatedNodeServer {
 
   MessageChannel channel_;
   Log& log_;
+  Accounting& accounting_;
   std::uint64_t memory_;
   ProcessId self_;
   std::vector<Peer> peers_;           // by client index

@@ -19,7 +19,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 MpiTransport::MpiTransport(const Config& config, const Topology& topology, std::uint64_t window,
-                           int source, Log& log)
+                           int source, Log& log, Accounting& accounting)
     : config_(config),
       channel_(topology.channel()),
       server_(topology.node_plan().server_of[static_cast<std::size_t>(topology.world_rank())]),
@@ -28,6 +28,7 @@ MpiTransport::MpiTransport(const Config& config, const Topology& topology, std::
           topology.processes()[static_cast<std::size_t>(topology.world_rank())])),
       source_(source),
       log_(log),
+      accounting_(accounting),
       timeout_(peer_timeout()),
       pool_(window),
       window_(window),
@@ -104,6 +105,7 @@ bool MpiTransport::wait_for_credit(const BlockData& block, std::size_t need, boo
   if (credit_ >= need) return true;
   if (may_skip && skipping()) return false;
   ++credit_waits_;
+  PhaseScope waiting(accounting_, Phase::Wait);
   const auto start = std::chrono::steady_clock::now();
   const auto deadline = start + timeout_;
   Backoff backoff;
@@ -211,6 +213,7 @@ void MpiTransport::stop() {
   stopped_ = true;
   send(header_of(shm::EventType::Stop, 0), {});
   const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  PhaseScope waiting(accounting_, Phase::Wait);
   Backoff backoff;
   for (progress(); !bye_ || !in_flight_.empty(); progress()) {
     backoff.pause();

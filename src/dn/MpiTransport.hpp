@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "accounting/Accounting.hpp"
 #include "core/Log.hpp"
 #include "dn/BufferPool.hpp"
 #include "dn/MessageChannel.hpp"
@@ -21,7 +22,7 @@ class MpiTransport : public Transport {
   /** `window`: bytes of the server's receive memory this client may fill; `source`: rank in
    * the clients' communicator. */
   MpiTransport(const Config& config, const Topology& topology, std::uint64_t window, int source,
-               Log& log);
+               Log& log, Accounting& accounting);
   ~MpiTransport() override;
   void put(const BlockData& block, std::size_t bytes) override;
   void* alloc(const BlockData& block, std::size_t bytes) override;
@@ -61,6 +62,7 @@ class MpiTransport : public Transport {
   bool server_local_;  // on this host: its death is seen at once
   int source_;
   Log& log_;
+  Accounting& accounting_;
   std::chrono::seconds timeout_;
   BufferPool pool_;
   std::list<InFlight> in_flight_, spare_;  // spare nodes: no allocation per write

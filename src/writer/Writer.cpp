@@ -22,7 +22,8 @@ std::unique_ptr<StoreBackend> make_store(const Store& store, const StoreEnv& env
 
 }  // namespace
 
-Writer::Writer(const Config& config, const StoreEnv& env, Log& log) : log_(log) {
+Writer::Writer(const Config& config, const StoreEnv& env, Log& log, Accounting& accounting)
+    : log_(log), accounting_(accounting) {
   run_collectively(env.comm, [&] {
     for (const Store& store : config.stores) stores_.push_back({&store, make_store(store, env)});
   });
@@ -35,6 +36,8 @@ bool Writer::serves(const BoundStore& store, const Variable& variable) {
 }
 
 void Writer::write_iteration(int iteration, const std::vector<BlockData>& blocks) {
+  PhaseScope scope(accounting_, Phase::Store);
+  const double start = wall_clock();
   std::optional<Error> first;
   for (BoundStore& store : stores_) {
     std::vector<BlockData> mine;
@@ -49,6 +52,7 @@ void Writer::write_iteration(int iteration, const std::vector<BlockData>& blocks
       if (!first) first = e;
     }
   }
+  accounting_.add_store(iteration, wall_clock() - start);
   if (first) throw *first;
 }
 

@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "accounting/Accounting.hpp"
 #include "config/Config.hpp"
 #include "core/Log.hpp"
 #include "store/StoreBackend.hpp"
@@ -13,7 +14,7 @@ namespace ecluse {
 class Writer {
  public:
   /** Creates one backend per <store>; collective over env.comm (errors agreed by all). */
-  Writer(const Config& config, const StoreEnv& env, Log& log);
+  Writer(const Config& config, const StoreEnv& env, Log& log, Accounting& accounting);
   /** Runs every store with the blocks of the variables it serves; every store runs even if
    * one fails, then the first error is thrown. Collective over env.comm. */
   void write_iteration(int iteration, const std::vector<BlockData>& blocks);
@@ -26,6 +27,7 @@ class Writer {
   [[nodiscard]] static bool serves(const BoundStore& store, const Variable& variable);
   std::vector<BoundStore> stores_;
   Log& log_;
+  Accounting& accounting_;
 };
 
 }  // namespace ecluse

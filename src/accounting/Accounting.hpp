@@ -1,0 +1,79 @@
+// Wall and CPU time of one rank per phase, bytes handed over, and a per-iteration series; a
+// phase switch is two clock reads and no allocation.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "accounting/Phase.hpp"
+
+namespace ecluse {
+
+struct PhaseTime {
+  double wall = 0;  // seconds
+  double cpu = 0;   // seconds of this thread's CPU time
+};
+
+/** One iteration seen by one rank: a client's visible write time, a server's store time. */
+struct IterationRecord {
+  std::int32_t iteration = 0;
+  double write_seconds = 0;  // clients: write + wait phases since the previous end_iteration
+  double store_seconds = 0;  // servers (and TP clients): time in the stores
+  double bytes = 0;          // clients: bytes handed over
+};
+
+class Accounting {
+ public:
+  /** Starts in Phase::Setup now. */
+  Accounting();
+  /** Accounts the time since the last switch to the current phase; returns the previous one. */
+  Phase switch_to(Phase phase);
+  [[nodiscard]] Phase current() const { return current_; }
+  /** Closes the current phase so that totals() adds up to the wall time so far. */
+  void close() { switch_to(current_); }
+  void add_bytes(std::uint64_t bytes) { bytes_ += static_cast<double>(bytes); }
+  /** A client ended `iteration`: records its write time and bytes since the last end. */
+  void end_iteration(int iteration);
+  /** A store ran for `seconds` on `iteration`. */
+  void add_store(int iteration, double seconds);
+  /** Called at every change of phase (frequency control); must not throw. */
+  void on_change(std::function<void(Phase from, Phase to)> observer) {
+    observer_ = std::move(observer);
+  }
+
+  [[nodiscard]] const std::array<PhaseTime, kPhaseCount>& totals() const { return totals_; }
+  [[nodiscard]] const std::vector<IterationRecord>& iterations() const { return iterations_; }
+  [[nodiscard]] double bytes() const { return bytes_; }
+  [[nodiscard]] double wall_seconds() const;
+
+ private:
+  [[nodiscard]] double visible_write_seconds() const;
+  std::array<PhaseTime, kPhaseCount> totals_{};
+  std::vector<IterationRecord> iterations_;
+  Phase current_ = Phase::Setup;
+  double start_wall_, last_wall_, last_cpu_;
+  double bytes_ = 0, bytes_at_end_ = 0, write_at_end_ = 0;
+  std::function<void(Phase, Phase)> observer_;
+};
+
+/** Switches to `phase` for the scope's lifetime, then back to the phase it found. */
+class PhaseScope {
+ public:
+  PhaseScope(Accounting& accounting, Phase phase)
+      : accounting_(accounting), previous_(accounting.switch_to(phase)) {}
+  ~PhaseScope() { accounting_.switch_to(previous_); }
+  PhaseScope(const PhaseScope&) = delete;
+  PhaseScope& operator=(const PhaseScope&) = delete;
+
+ private:
+  Accounting& accounting_;
+  Phase previous_;
+};
+
+/** Seconds on CLOCK_MONOTONIC and of this thread's CPU time. */
+double wall_clock();
+double thread_cpu_clock();
+
+}  // namespace ecluse

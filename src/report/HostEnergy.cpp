@@ -1,0 +1,101 @@
+// Probing and reading a host's energy source on its first rank.
+#include "report/HostEnergy.hpp"
+
+#include <cstdlib>
+
+#include "ecluse/Error.hpp"
+#include "energy/Calibration.hpp"
+#include "energy/EnergyRegistry.hpp"
+
+namespace ecluse {
+
+std::string system_root() {
+  const char* root = std::getenv("ECLUSE_SYSFS_ROOT");
+  return root && *root ? root : "/";
+}
+
+namespace {
+Calibration calibration_of(const EnergyConfig& config, const SysfsFiles& files) {
+  if (config.model_given) {
+    return explicit_calibration(config.idle_watts, config.max_watts, config.model_id);
+  }
+  std::string file = config.calibration_file;
+  if (const char* env = std::getenv("ECLUSE_CALIBRATION"); env && *env) file = env;
+  if (file.empty()) return default_calibration();
+  return load_calibration(file, host_name(files), cpu_model(files));
+}
+}  // namespace
+
+HostEnergy::HostEnergy(MPI_Comm world, const EnergyConfig& config, Log& log) {
+  int rank = 0;
+  MPI_Comm_rank(world, &rank);
+  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host_comm_);
+  MPI_Comm_rank(host_comm_, &host_rank_);
+  int leader = host_rank_ == 0 ? 1 : 0, before = 0;
+  MPI_Exscan(&leader, &before, 1, MPI_INT, MPI_SUM, world);
+  host_ = rank == 0 ? 0 : before;
+  MPI_Bcast(&host_, 1, MPI_INT, 0, host_comm_);
+  MPI_Allreduce(&leader, &hosts_, 1, MPI_INT, MPI_SUM, world);
+  if (leader) open_source(config, log);
+}
+
+HostEnergy::~HostEnergy() {
+  if (ticker_) ticker_->stop();
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && host_comm_ != MPI_COMM_NULL) MPI_Comm_free(&host_comm_);
+}
+
+// Energy is never a reason to stop a simulation: a failure leaves a note and 0 J.
+void HostEnergy::open_source(const EnergyConfig& config, Log& log) {
+  const SysfsFiles files(system_root());
+  host_name_ = host_name(files);
+  try {
+    ProbeContext context;
+    context.root = system_root();
+    context.calibration = calibration_of(config, files);
+    if (config.source == "auto") {
+      ProbeResult probe = probe_energy_source(context);
+      for (const std::string& line : probe.skipped) log.info("energy: " + line);
+      source_ = std::move(probe.source);
+    } else {
+      source_ = find_energy_source_kind(config.source)->open(context);
+    }
+    start_ = source_->read();
+    start_time_ = monotonic_seconds();
+    ticker_ = std::make_unique<EnergyTicker>(
+        *source_, std::chrono::milliseconds(static_cast<long>(config.period_seconds * 1000)));
+  } catch (const Error& e) {
+    log.warning(std::string("energy: no source could be read (") + e.what() +
+                "); the report will show no energy figure.");
+    source_.reset();
+  }
+}
+
+HostEnergyFigure HostEnergy::finish() {
+  HostEnergyFigure f;
+  f.host = host_name_;
+  if (!source_) {
+    f.source = "none";
+    f.quality = "none";
+    f.note = "no energy source could be read";
+    return f;
+  }
+  try {
+    const EnergyReading end = ticker_->read_now();
+    ticker_->stop();
+    f.source = end.source;
+    f.quality = to_string(end.quality);
+    f.calibration = end.calibration;
+    f.note = end.note;
+    f.joules = end.total_joules() - start_.total_joules();
+    f.seconds = monotonic_seconds() - start_time_;
+  } catch (const Error& e) {
+    f.source = source_->name();
+    f.quality = "none";
+    f.note = std::string("final reading failed: ") + e.what();
+  }
+  return f;
+}
+
+}  // namespace ecluse

@@ -1,0 +1,55 @@
+// Energy of each physical host over the run: the host's first rank probes the best source
+// (pm_counters, RAPL, NVML, model), reads it at start and at finalize, with a ticker between.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/Config.hpp"
+#include "core/Log.hpp"
+#include "energy/EnergySource.hpp"
+#include "energy/EnergyTicker.hpp"
+
+namespace ecluse {
+
+/** One host's energy over the run, with its labels. */
+struct HostEnergyFigure {
+  std::string host, source, quality, calibration, note;
+  double joules = 0;
+  double seconds = 0;
+};
+
+class HostEnergy {
+ public:
+  /** Collective over world. Ranks of one host are found with MPI_COMM_TYPE_SHARED, whatever
+   * the virtual nodes: energy belongs to the physical machine. */
+  HostEnergy(MPI_Comm world, const EnergyConfig& config, Log& log);
+  ~HostEnergy();
+  HostEnergy(const HostEnergy&) = delete;
+  HostEnergy& operator=(const HostEnergy&) = delete;
+
+  [[nodiscard]] bool leader() const { return host_rank_ == 0; }
+  /** Index of this rank's host, 0..hosts-1 (numbered by their first rank). */
+  [[nodiscard]] int host() const { return host_; }
+  [[nodiscard]] int hosts() const { return hosts_; }
+  /** Leaders: the energy since construction (reading failures give 0 J and a note). */
+  HostEnergyFigure finish();
+
+ private:
+  void open_source(const EnergyConfig& config, Log& log);
+  MPI_Comm host_comm_ = MPI_COMM_NULL;
+  int host_rank_ = 0, host_ = 0, hosts_ = 1;
+  std::string host_name_;
+  std::unique_ptr<EnergySource> source_;
+  std::unique_ptr<EnergyTicker> ticker_;
+  EnergyReading start_;
+  double start_time_ = 0;
+};
+
+/** The root of /sys and /proc for energy and frequency: ECLUSE_SYSFS_ROOT, default "/". */
+std::string system_root();
+
+}  // namespace ecluse
