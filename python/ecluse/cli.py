@@ -1,0 +1,345 @@
+"""The `ecluse` command: profile, predict, advise, validate (docs/model.md)."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from typing import Optional, Sequence
+
+from . import advise as adv
+from . import profile as prof
+from . import validate as val
+from .model import AppModel, Bandwidth, ModelOptions, Platform, Scalability, Workload
+from .power import CalibrationError, Power, resolve_power
+
+_UNITS = {"": 1, "b": 1, "k": 1e3, "kb": 1e3, "m": 1e6, "mb": 1e6, "g": 1e9, "gb": 1e9,
+          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tb": 1e12, "tib": 2**40}
+
+
+def parse_bytes(text: str) -> float:
+    """`64MiB`, `1.5GB`, `1000` -> bytes (a trailing `/s` is allowed for bandwidths)."""
+    m = re.fullmatch(r"\s*([0-9.]+(?:e[0-9]+)?)\s*([a-zA-Z]*)(?:/s)?\s*", text)
+    if not m or m.group(2).lower() not in _UNITS:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a size (e.g. 64MiB, 1.5GB, 1000)")
+    return float(m.group(1)) * _UNITS[m.group(2).lower()]
+
+
+def int_list(text: str) -> tuple:
+    try:
+        values = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a list of integers (e.g. 1,2,4)") from None
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"'{text}': counts must be positive")
+    return values
+
+
+def idle_fraction(text: str):
+    if text in ("io", "measured"):
+        return text
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError("--idle-fraction must be within 0..1, 'io' or 'measured'")
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared options
+
+
+def _add_power(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("power (explicit values > calibration file > profile > default)")
+    g.add_argument("--idle-watts", type=float, help="P_idle of a node (W)")
+    g.add_argument("--max-watts", type=float, help="P_max of a node (W)")
+    g.add_argument("--power-id", help="label of explicit power values (default: options)")
+    g.add_argument("--calibration", help="calibration file (INI format of docs/energy.md)")
+
+
+def _add_model(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("model switches (docs/model.md)")
+    g.add_argument("--model", choices=("extended", "paper"), default="extended",
+                   help="paper: seed 002 §3 exactly; extended (default): every extension on")
+    g.add_argument("--no-tp-io", action="store_true", help="TP without its I/O time")
+    g.add_argument("--no-blocking", action="store_true", help="never block on dedicated resources")
+    g.add_argument("--no-lose-cores", action="store_true",
+                   help="DC computes on all cores of a node (dedicated cores cost no compute)")
+    g.add_argument("--idle-fraction", type=idle_fraction,
+                   help="idle share of dedicated resources: a number, 'io' (from the modelled I/O "
+                        "time) or, for validate, 'measured' (from each report)")
+    g.add_argument("--dvfs", type=float, help="frequency of dedicated resources, fraction of max")
+    g.add_argument("--dvfs-exponent", type=float, help="busy power ~ f**A (3: cubic, 1: linear)")
+    g.add_argument("--dvfs-io-exponent", type=float, help="I/O time ~ f**-B (0: I/O-bound)")
+    g.add_argument("--tp-io-busy", type=float, help="busy share of TP cores while writing (0.5)")
+
+
+def model_options(args) -> ModelOptions:
+    """The switches of the command line on top of the chosen preset."""
+    base = ModelOptions.paper() if args.model == "paper" else ModelOptions.extended()
+    changes = {}
+    if args.no_tp_io:
+        changes["tp_io"] = False
+    if args.no_blocking:
+        changes["blocking"] = False
+    if args.no_lose_cores:
+        changes["lose_dedicated_cores"] = False
+    if args.idle_fraction is not None and args.idle_fraction != "measured":
+        changes["idle_fraction"] = args.idle_fraction
+    for arg, name in (("dvfs", "dvfs_frequency"), ("dvfs_exponent", "dvfs_exponent"),
+                      ("dvfs_io_exponent", "dvfs_io_exponent"), ("tp_io_busy", "tp_io_busy")):
+        if getattr(args, arg) is not None:
+            changes[name] = getattr(args, arg)
+    return ModelOptions(**{**base.__dict__, **changes})
+
+
+def power_from(args, doc: Optional[dict]) -> Power:
+    if args.idle_watts is None and args.max_watts is None and not args.calibration and doc:
+        return prof.profile_power(doc)
+    return resolve_power(args.idle_watts, args.max_watts, args.calibration, args.power_id)
+
+
+def power_line(power: Power) -> str:
+    return f"energy: modelled with node power {power.label()} [{power.source}]"
+
+
+# ---------------------------------------------------------------------------------------------
+# profile
+
+
+def _profile_parser(sub) -> None:
+    p = sub.add_parser("profile", help="run a command without output on 1..N cores and 1..M "
+                       "nodes, fit s_cores, s_nodes, T_base; write a profile",
+                       description="ecluse profile [options] [-- command ...]; the command may "
+                       "hold {ranks}, {local}, {iterations}, {output_every}. Default: the proxy "
+                       "with --compute-only on a fixed global grid.")
+    p.add_argument("-o", "--output", default="ecluse-profile.json", help="profile file to write")
+    p.add_argument("--cores", type=int_list, default=(1, 2, 3, 4), help="cores on one node (1,2,3,4)")
+    p.add_argument("--nodes", type=int_list, default=(1, 2), help="virtual nodes (1,2)")
+    p.add_argument("--ranks-per-node", type=int,
+                   default=int(os.environ.get("ECLUSE_RANKS_PER_NODE", "2")),
+                   help="cores per node of the node sweep ($ECLUSE_RANKS_PER_NODE, else 2)")
+    p.add_argument("--iterations", type=int, default=30)
+    p.add_argument("--global", dest="global_grid", type=prof.parse_grid,
+                   default=(128, 128, 40), help="global grid the proxy keeps (128x128x40)")
+    p.add_argument("--repeats", type=int, default=1, help="runs per point; the fastest is kept")
+    p.add_argument("--bandwidth", action="store_true",
+                   help="also measure write bandwidth per writer count (proxy with TP output)")
+    p.add_argument("--writers", type=int_list, default=(1, 2), help="writer counts (1,2)")
+    p.add_argument("--output-every", type=int, default=5, help="bandwidth runs: output interval")
+    p.add_argument("--timeout", type=float, default=600.0, help="seconds per run")
+    _add_power(p)
+    p.add_argument("command", nargs=argparse.REMAINDER, help="-- command and its arguments")
+
+
+def cmd_profile(args) -> int:
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    settings = prof.ProfileSettings(
+        cores=args.cores, nodes=args.nodes, ranks_per_node=args.ranks_per_node,
+        iterations=args.iterations, global_grid=args.global_grid, repeats=args.repeats,
+        writers=args.writers if args.bandwidth else (), output_every=args.output_every,
+        timeout_s=args.timeout)
+    if command:
+        settings.command = list(command)
+    elif not prof.default_proxy().exists():
+        print(f"ecluse profile: {prof.default_proxy()} not found: build the project "
+              "(scripts/setup.sh) or give a command after --", file=sys.stderr)
+        return 2
+    power = resolve_power(args.idle_watts, args.max_watts, args.calibration, args.power_id)
+    doc = prof.run_profile(settings, power)
+    with open(args.output, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+    print(describe_profile(doc))
+    print(f"wrote {args.output}")
+    return 0
+
+
+def describe_profile(doc: dict) -> str:
+    """A few lines: T_base, the scalabilities at the measured points, power, oversubscription."""
+    app = prof.app_model(doc)
+    cores = sorted({r["ranks"] for r in doc["runs"] if r["kind"] == "cores"})
+    nodes = sorted({r["nodes"] for r in doc["runs"] if r["kind"] == "nodes"})
+    lines = [f"T_base = {app.t_base_s * 1e3:.3f} ms per iteration (1 core, 1 node)",
+             "s_cores: " + ", ".join(f"{k}: {app.s_cores(k):.3f}" for k in cores),
+             "s_nodes: " + ", ".join(f"{k}: {app.s_nodes(k):.3f}" for k in nodes),
+             f"power: {Power.from_json(doc.get('power')).label()}"]
+    if doc.get("bandwidth"):
+        bw = doc["bandwidth"]
+        lines.append("bandwidth: " + ", ".join(f"{w} writers {b / 1e6:.1f} MB/s"
+                                                for w, b in zip(bw["writers"], bw["bytes_per_s"])))
+    if doc.get("oversubscribed"):
+        lines.append(f"oversubscribed: up to {doc['max_ranks']} ranks on {doc['cpus']} CPUs")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# predict / advise
+
+
+def _platform_parser(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--profile", help="profile from `ecluse profile`")
+    p.add_argument("--t-base", type=float, help="without a profile: seconds per iteration on one "
+                   "core (perfect scalability assumed)")
+    p.add_argument("--nodes", type=int, required=True, help="nodes of the platform")
+    p.add_argument("--cores-per-node", type=int, required=True)
+    p.add_argument("--host-cpus", type=int, help="the nodes are virtual nodes of one host with "
+                   "this many CPUs (this machine)")
+    p.add_argument("--iterations", type=int, required=True)
+    p.add_argument("--output-every", type=int, default=0, help="iterations between outputs")
+    p.add_argument("--bytes-per-output", type=parse_bytes, default=0.0,
+                   help="bytes the whole simulation writes per output (e.g. 373MB)")
+    p.add_argument("--bandwidth", type=parse_bytes, help="aggregate write bandwidth in bytes/s "
+                   "(e.g. 500MB/s), for every writer count; overrides the profile")
+    p.add_argument("--max-dedicated-cores", type=int, default=2, help="DC(1..K) candidates (2)")
+    _add_power(p)
+    _add_model(p)
+
+
+def _app_from(args, doc: Optional[dict]) -> AppModel:
+    if doc is not None:
+        app = prof.app_model(doc)
+    elif args.t_base is not None:
+        app = AppModel(args.t_base, Scalability(), Scalability())
+    else:
+        raise SystemExit("ecluse: give --profile FILE or --t-base SECONDS")
+    if args.bandwidth is not None:
+        app = AppModel(app.t_base_s, app.s_cores, app.s_nodes, Bandwidth((1,), (args.bandwidth,)))
+    return app
+
+
+def _load_doc(args) -> Optional[dict]:
+    return prof.load_profile(args.profile) if args.profile else None
+
+
+def _predictions(args):
+    doc = _load_doc(args)
+    app = _app_from(args, doc)
+    power = power_from(args, doc)
+    platform = Platform(args.nodes, args.cores_per_node, power.idle_watts, power.max_watts,
+                        power.id, args.host_cpus)
+    workload = Workload(args.iterations, args.output_every, args.bytes_per_output)
+    options = model_options(args)
+    preds = adv.predict_all(app, platform, workload, options,
+                            max_dedicated_cores=args.max_dedicated_cores)
+    return adv.advise(preds), platform, workload, power, options
+
+
+def _header(platform: Platform, workload: Workload, power: Power, options: ModelOptions) -> list:
+    host = f" (virtual nodes on one host of {platform.host_cpus} CPUs)" if platform.host_cpus else ""
+    out = (f", output every {workload.output_every}, {workload.bytes_per_output / 1e6:.3f} MB per "
+           "output" if workload.outputs else ", no output")
+    return [f"platform: {platform.nodes} nodes x {platform.cores_per_node} cores{host}",
+            f"workload: {workload.iterations} iterations{out}",
+            f"model: {options.describe()}", power_line(power)]
+
+
+def cmd_predict(args) -> int:
+    advice, platform, workload, power, options = _predictions(args)
+    print("\n".join(_header(platform, workload, power, options)))
+    print(adv.format_table(advice, platform))
+    _print_notes(advice)
+    return 0
+
+
+def cmd_advise(args) -> int:
+    advice, platform, workload, power, options = _predictions(args)
+    pick = advice.fastest if args.goal == "time" else advice.least_energy
+    if args.xml:
+        print(adv.architecture_xml(pick))
+        return 0
+    print("\n".join(_header(platform, workload, power, options)))
+    print(adv.format_table(advice, platform))
+    _print_notes(advice)
+    print(f"least energy: {advice.least_energy.label} "
+          f"({adv.energy_text(advice.least_energy.energy_j)})")
+    print(f"fastest: {advice.fastest.label} ({advice.fastest.time_s:.3f} s)")
+    print(f"why: {advice.why}")
+    print(f"recommendation ({args.goal}): {pick.label}  {pick.approach.xml()}")
+    return 0
+
+
+def _print_notes(advice) -> None:
+    notes = sorted({n for p in advice.predictions for n in p.notes})
+    for n in notes:
+        print(f"note: {n}")
+
+
+# ---------------------------------------------------------------------------------------------
+# validate
+
+
+def cmd_validate(args) -> int:
+    doc = prof.load_profile(args.profile)
+    app = prof.app_model(doc)
+    power = power_from(args, doc)
+    options = model_options(args)
+    reports = [val.read_report(p, args.iterations, args.output_every) for p in args.reports]
+    host_cpus = args.host_cpus or int(doc.get("cpus") or os.cpu_count() or 1)
+    comparisons = val.compare(reports, app, power, options, host_cpus,
+                              measured_idle=args.idle_fraction == "measured")
+    print(f"validate: {len(reports)} reports against {args.profile}; model: {options.describe()}")
+    print(power_line(power))
+    for label in sorted({m.energy_label for m in reports}):
+        print(f"measured energy: {label}")
+    print(val.format_comparisons(comparisons))
+    print(val.summary_line(comparisons))
+    for line in val.format_choices(val.best_choices(comparisons)):
+        print(line)
+    if args.plots:
+        for path in val.write_plots(comparisons, args.plots):
+            print(f"wrote {path}")
+    return 0
+
+
+def _validate_parser(sub) -> None:
+    p = sub.add_parser("validate", help="compare run reports with their predictions")
+    p.add_argument("reports", nargs="+", help="run reports (ecluse-report/1)")
+    p.add_argument("--profile", required=True)
+    p.add_argument("--iterations", type=int, help="iterations of the runs (default: the last "
+                   "output iteration + 1)")
+    p.add_argument("--output-every", type=int, help="default: the gap between outputs")
+    p.add_argument("--host-cpus", type=int, help="CPUs of the host of virtual nodes "
+                   "(default: the profile's)")
+    p.add_argument("--plots", metavar="DIR", help="write PNG plots into DIR")
+    _add_power(p)
+    _add_model(p)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ecluse", description="Ecluse's energy model: profile "
+                                     "an application, predict and advise an I/O approach, "
+                                     "validate against run reports (docs/model.md)")
+    sub = parser.add_subparsers(dest="command_name", required=True)
+    _profile_parser(sub)
+    for name, text in (("predict", "predicted time and energy of TP, DC and DN"),
+                       ("advise", "the least-energy and the fastest approach, and why")):
+        p = sub.add_parser(name, help=text)
+        _platform_parser(p)
+        if name == "advise":
+            p.add_argument("--goal", choices=("energy", "time"), default="energy")
+            p.add_argument("--xml", action="store_true",
+                           help="print only the <architecture> fragment of the recommendation")
+    _validate_parser(sub)
+    return parser
+
+
+_COMMANDS = {"profile": cmd_profile, "predict": cmd_predict, "advise": cmd_advise,
+             "validate": cmd_validate}
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point of the `ecluse` console script."""
+    args = build_parser().parse_args(argv)
+    try:
+        return _COMMANDS[args.command_name](args)
+    except (ValueError, CalibrationError, RuntimeError, OSError) as e:
+        print(f"ecluse {args.command_name}: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

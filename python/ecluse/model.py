@@ -1,0 +1,434 @@
+"""The energy model of seed 002 §3 (E = T_sim x P_sim) and Ecluse's switchable extensions.
+
+The paper's formulas are the `paper_*` functions; `predict` combines them with the extensions
+chosen in `ModelOptions` (`ModelOptions.paper()` turns every extension off). See docs/model.md.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Optional, Sequence, Union
+
+# ---------------------------------------------------------------------------------------------
+# The paper's model, exactly (seed 002, equations 1-4)
+
+
+def paper_time(t_base: float, s_cores, s_nodes, n_cores: int, n_nodes: int, n_iter: int) -> float:
+    """Eq. 2 times the iteration count: T_base / ((n_cores s_cores(n_cores)) (n_nodes s_nodes(n_nodes))) x n_iter.
+
+    `t_base` is one iteration on one core of one node; `s_cores`, `s_nodes` are callables giving
+    the scalability (speedup / resources, 1 = perfect)."""
+    speedup = (n_cores * s_cores(n_cores)) * (n_nodes * s_nodes(n_nodes))
+    return t_base / speedup * n_iter
+
+
+def paper_power_dc(p_max: float) -> float:
+    """Eq. 4: with dedicated cores every node is taken as fully busy."""
+    return p_max
+
+
+def paper_power_dn(c_n: int, d_n: int, p_idle: float, p_max: float) -> float:
+    """Eq. 3: average node power with c_n simulation nodes and d_n dedicated nodes."""
+    return (c_n * p_max + d_n * (p_idle + p_max) / 2) / (c_n + d_n)
+
+
+def paper_energy(t_sim: float, p_sim: float) -> float:
+    """Eq. 1: E = T_sim x P_sim (P_sim is a node's average power: multiply by the node count
+    for the whole machine; the factor is the same for every approach at a given node count)."""
+    return t_sim * p_sim
+
+
+def node_power(p_idle: float, p_max: float, busy: float) -> float:
+    """Linear power in the busy share u of a node's cores: P_idle + (P_max - P_idle) u.
+
+    The same rule as Ecluse's `model` energy source (docs/energy.md), so predictions and
+    modelled measurements agree on what a busy core costs."""
+    return p_idle + (p_max - p_idle) * busy
+
+
+# ---------------------------------------------------------------------------------------------
+# Inputs
+
+
+@dataclass(frozen=True)
+class Scalability:
+    """Time per iteration t(k) = serial + parallel / k + log * log2(k) on k resources.
+
+    The scalability of the paper is s(k) = t(1) / (k t(k)): 1 is perfect, above 1 superlinear.
+    `serial` is Amdahl's part, `log` the cost of communication growing with the partners."""
+
+    serial: float = 0.0
+    parallel: float = 1.0
+    log: float = 0.0
+
+    def time(self, k: float) -> float:
+        """Modelled time of one iteration on k resources (units of the fit)."""
+        return self.serial + self.parallel / k + self.log * math.log2(k)
+
+    def __call__(self, k: float) -> float:
+        return self.time(1) / (k * self.time(k))
+
+    def to_json(self) -> dict:
+        return {"serial": self.serial, "parallel": self.parallel, "log": self.log}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Scalability":
+        return cls(float(data["serial"]), float(data["parallel"]), float(data["log"]))
+
+
+@dataclass(frozen=True)
+class Bandwidth:
+    """Measured aggregate write bandwidth (bytes/s) per number of writers.
+
+    Between measured writer counts it is interpolated linearly in log2(writers); outside, the
+    nearest measurement is kept (no extrapolation: the file system's limit is unknown there)."""
+
+    writers: tuple
+    bytes_per_s: tuple
+
+    def at(self, writers: int) -> float:
+        xs = [math.log2(w) for w in self.writers]
+        x = math.log2(max(writers, 1))
+        if x <= xs[0]:
+            return self.bytes_per_s[0]
+        for i in range(1, len(xs)):
+            if x <= xs[i]:
+                f = (x - xs[i - 1]) / (xs[i] - xs[i - 1])
+                return self.bytes_per_s[i - 1] + f * (self.bytes_per_s[i] - self.bytes_per_s[i - 1])
+        return self.bytes_per_s[-1]
+
+    def to_json(self) -> dict:
+        return {"writers": list(self.writers), "bytes_per_s": list(self.bytes_per_s)}
+
+    @classmethod
+    def from_json(cls, data: Optional[dict]) -> Optional["Bandwidth"]:
+        if not data or not data.get("writers"):
+            return None
+        pairs = sorted(zip(data["writers"], data["bytes_per_s"]))
+        return cls(tuple(int(w) for w, _ in pairs), tuple(float(b) for _, b in pairs))
+
+
+@dataclass(frozen=True)
+class AppModel:
+    """What profiling tells about the application: T_base (s), s_cores, s_nodes, bandwidth."""
+
+    t_base_s: float
+    s_cores: Scalability = field(default_factory=Scalability)
+    s_nodes: Scalability = field(default_factory=Scalability)
+    bandwidth: Optional[Bandwidth] = None
+
+
+@dataclass(frozen=True)
+class Platform:
+    """Nodes, cores per node and the node power of the machine to predict for.
+
+    `host_cpus`: the nodes are virtual nodes of ONE host with that many CPUs (this development
+    VM); time then depends on the simulation's total ranks and power on the host's load."""
+
+    nodes: int
+    cores_per_node: int
+    idle_watts: float = 100.0
+    max_watts: float = 250.0
+    power_id: str = "default-uncalibrated"
+    host_cpus: Optional[int] = None
+
+    @property
+    def physical_nodes(self) -> int:
+        return 1 if self.host_cpus else self.nodes
+
+
+@dataclass(frozen=True)
+class Workload:
+    """Iterations of the run, iterations between two outputs (0: no output), bytes per output
+    iteration (the whole simulation's)."""
+
+    iterations: int
+    output_every: int = 0
+    bytes_per_output: float = 0.0
+
+    @property
+    def outputs(self) -> int:
+        return self.iterations // self.output_every if self.output_every > 0 else 0
+
+    @property
+    def tail_iterations(self) -> int:
+        """Iterations computed after the last output (its I/O can overlap them)."""
+        if self.outputs == 0:
+            return 0
+        return self.iterations - self.outputs * self.output_every
+
+
+@dataclass(frozen=True)
+class Approach:
+    """TP, DC(k dedicated cores per node) or DN(d dedicated nodes)."""
+
+    kind: str  # "tp", "dc" or "dn"
+    dedicated_cores: int = 0
+    dedicated_nodes: int = 0
+
+    def label(self, nodes: int) -> str:
+        if self.kind == "dc":
+            return f"DC({self.dedicated_cores})"
+        if self.kind == "dn":
+            c_n, d_n = nodes - self.dedicated_nodes, self.dedicated_nodes
+            return f"DN({c_n // d_n}:1)" if c_n % d_n == 0 else f"DN({c_n}:{d_n})"
+        return "TP"
+
+    def xml(self) -> str:
+        """The `<dedicated>` element of `<architecture>` for this approach."""
+        return f'<dedicated cores="{self.dedicated_cores}" nodes="{self.dedicated_nodes}"/>'
+
+
+# ---------------------------------------------------------------------------------------------
+# Switches
+
+
+IdleFraction = Union[None, float, str]
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    """The extensions beyond the paper, each a switch (docs/model.md, "Switches").
+
+    tp_io: add TP's I/O time (bytes / measured bandwidth of all compute ranks writing) to every
+      output iteration; the paper does not model TP (its TP is then compute time only).
+    blocking: when dedicated resources need longer than the output interval for one output, the
+      simulation waits for the difference at every output, and for the last output's drain.
+    idle_fraction: share of time dedicated resources are idle. None: the paper (DN at 1/2,
+      DC busy-polling at P_max); a number: measured (e.g. from a run report's idle phase);
+      "io": 1 - (modelled I/O time / run time).
+    lose_dedicated_cores: DC computes on cores_per_node - k cores. On in the paper preset too:
+      seed 002 defines n_cores as "the number of cores per node used by the simulation", and its
+      Nancy result (DN(15:1) beats DC(1) on 4-core nodes) needs it; off: dedicated cores cost
+      the simulation nothing.
+    dvfs_frequency: frequency of dedicated resources as a fraction of the maximum; their busy
+      power above idle scales as f ** dvfs_exponent (3: P ~ f V^2 with V ~ f; 1: V fixed), and
+      their I/O time as f ** -dvfs_io_exponent (0: I/O-bound, seed 004).
+    tp_io_busy: busy share of TP's cores while they write (they mostly wait on the file system).
+    """
+
+    tp_io: bool = True
+    blocking: bool = True
+    idle_fraction: IdleFraction = None
+    lose_dedicated_cores: bool = True
+    dvfs_frequency: float = 1.0
+    dvfs_exponent: float = 3.0
+    dvfs_io_exponent: float = 0.0
+    tp_io_busy: float = 0.5
+
+    @classmethod
+    def paper(cls) -> "ModelOptions":
+        """Every extension off: the model of seed 002 §3 exactly (n_cores = the cores the
+        simulation uses, so DC(k) computes on cores_per_node - k)."""
+        return cls(tp_io=False, blocking=False, idle_fraction=None, lose_dedicated_cores=True,
+                   dvfs_frequency=1.0)
+
+    @classmethod
+    def extended(cls, **changes) -> "ModelOptions":
+        """Every extension on (the CLI's default), with `changes` applied."""
+        return replace(cls(), **changes)
+
+    def describe(self) -> str:
+        if self == ModelOptions.paper():
+            return "paper"
+        on = [n for n in ("tp_io", "blocking") if getattr(self, n)]
+        if not self.lose_dedicated_cores:
+            on.append("no_lose_dedicated_cores")
+        if self.idle_fraction is not None:
+            on.append(f"idle_fraction={self.idle_fraction}")
+        if self.dvfs_frequency != 1.0:
+            on.append(f"dvfs={self.dvfs_frequency:g}^{self.dvfs_exponent:g}")
+        return "extended(" + ", ".join(on) + ")"
+
+
+# ---------------------------------------------------------------------------------------------
+# Prediction
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """Predicted completion time (s), its parts, average power per physical node and energy."""
+
+    label: str
+    approach: Approach
+    time_s: float
+    compute_s: float
+    io_s: float        # TP: I/O phases; DC/DN: the dedicated resources' I/O (hidden or not)
+    blocked_s: float   # DC/DN: time the simulation waits for the dedicated resources
+    power_w: float
+    energy_j: float
+    notes: tuple = ()
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where the simulation runs and who writes, for one approach."""
+
+    sim_nodes: int
+    sim_cores: int       # per simulation node
+    writers: int
+    dedicated_ranks: int
+
+
+def _layout(platform: Platform, approach: Approach, options: ModelOptions) -> _Layout:
+    n, c = platform.nodes, platform.cores_per_node
+    if approach.kind == "dc":
+        k = approach.dedicated_cores
+        cores = c - k if options.lose_dedicated_cores else c
+        return _Layout(n, cores, n * k, n * k)
+    if approach.kind == "dn":
+        d = approach.dedicated_nodes
+        return _Layout(n - d, c, d * c, d * c)
+    return _Layout(n, c, n * c, 0)
+
+
+def check_approach(platform: Platform, approach: Approach) -> None:
+    """Raises ValueError when the approach leaves the simulation no core or node."""
+    if approach.kind == "dc" and not 0 < approach.dedicated_cores < platform.cores_per_node:
+        raise ValueError(f"DC({approach.dedicated_cores}) needs 1..{platform.cores_per_node - 1} "
+                         f"dedicated cores on {platform.cores_per_node}-core nodes")
+    if approach.kind == "dn" and not 0 < approach.dedicated_nodes < platform.nodes:
+        raise ValueError(f"DN with {approach.dedicated_nodes} dedicated nodes needs 1.."
+                         f"{platform.nodes - 1} of {platform.nodes} nodes")
+
+
+def compute_time(app: AppModel, platform: Platform, layout: _Layout, n_iter: int) -> float:
+    """Eq. 2 on the simulation's share of the machine. On one host (virtual nodes) every rank
+    competes for the same CPUs, so time follows the total rank count on the cores' curve."""
+    if platform.host_cpus:
+        ranks = layout.sim_cores * layout.sim_nodes
+        return paper_time(app.t_base_s, app.s_cores, lambda k: 1.0, ranks, 1, n_iter)
+    return paper_time(app.t_base_s, app.s_cores, app.s_nodes, layout.sim_cores,
+                      layout.sim_nodes, n_iter)
+
+
+def io_time_per_output(app: AppModel, workload: Workload, writers: int) -> Optional[float]:
+    """Seconds for `writers` to write one output iteration; None without a bandwidth."""
+    if workload.bytes_per_output <= 0 or workload.outputs == 0:
+        return 0.0
+    if app.bandwidth is None:
+        return None
+    return workload.bytes_per_output / app.bandwidth.at(writers)
+
+
+def blocked_time(io_s: float, interval_s: float, tail_s: float, outputs: int) -> float:
+    """Time the simulation waits when one output takes longer than the output interval.
+
+    Steady state: every output after the first waits io - interval (the buffer holds one
+    output); the last output must drain too, overlapped only by the iterations after it."""
+    if outputs == 0:
+        return 0.0
+    per_output = max(0.0, io_s - interval_s)
+    return (outputs - 1) * per_output + max(0.0, io_s - tail_s)
+
+
+def _dedicated_busy(options: ModelOptions, kind: str, io_total_s: float, time_s: float) -> float:
+    """Busy share of the dedicated resources (before DVFS)."""
+    f = options.idle_fraction
+    if f is None:
+        return 1.0 if kind == "dc" else 0.5  # eq. 4 (busy polling) and eq. 3
+    if f == "io":
+        return min(1.0, io_total_s / time_s) if time_s > 0 else 0.0
+    return 1.0 - float(f)
+
+
+def _dvfs_power_factor(options: ModelOptions) -> float:
+    return options.dvfs_frequency ** options.dvfs_exponent
+
+
+def predict(app: AppModel, platform: Platform, workload: Workload, approach: Approach,
+            options: ModelOptions = ModelOptions()) -> Prediction:
+    """Predicted time, power and energy of one approach (docs/model.md, "Prediction")."""
+    check_approach(platform, approach)
+    layout = _layout(platform, approach, options)
+    compute = compute_time(app, platform, layout, workload.iterations)
+    if approach.kind == "tp":
+        return _predict_tp(app, platform, workload, approach, options, layout, compute)
+    return _predict_dedicated(app, platform, workload, approach, options, layout, compute)
+
+
+def _predict_tp(app, platform, workload, approach, options, layout, compute) -> Prediction:
+    notes = []
+    io = io_time_per_output(app, workload, layout.writers) if options.tp_io else 0.0
+    if io is None:
+        notes.append("no bandwidth measured: TP I/O time taken as 0")
+        io = 0.0
+    io_total = io * workload.outputs
+    time = compute + io_total
+    p_max, p_idle = platform.max_watts, platform.idle_watts
+    if platform.host_cpus:
+        ranks = layout.sim_nodes * layout.sim_cores
+        p_comp = node_power(p_idle, p_max, min(1.0, ranks / platform.host_cpus))
+        p_io = node_power(p_idle, p_max, min(1.0, ranks * options.tp_io_busy / platform.host_cpus))
+    else:
+        p_comp, p_io = p_max, node_power(p_idle, p_max, options.tp_io_busy)
+    energy = (compute * p_comp + io_total * p_io) * platform.physical_nodes
+    return _finish(approach, platform, time, compute, io_total, 0.0, energy, notes)
+
+
+def _predict_dedicated(app, platform, workload, approach, options, layout, compute) -> Prediction:
+    notes = []
+    io = io_time_per_output(app, workload, layout.writers)
+    if io is None:
+        if options.blocking or options.idle_fraction == "io":
+            notes.append("no bandwidth measured: dedicated I/O time taken as 0")
+        io = 0.0
+    io *= options.dvfs_frequency ** -options.dvfs_io_exponent
+    blocked = 0.0
+    if options.blocking and workload.outputs:
+        per_iter = compute / workload.iterations
+        blocked = blocked_time(io, per_iter * workload.output_every,
+                               per_iter * workload.tail_iterations, workload.outputs)
+    time = compute + blocked
+    busy = _dedicated_busy(options, approach.kind, io * workload.outputs, time)
+    power = _dedicated_power(platform, approach, layout, busy * _dvfs_power_factor(options), options)
+    energy = time * power * platform.physical_nodes
+    return _finish(approach, platform, time, compute, io * workload.outputs, blocked, energy, notes)
+
+
+def _dedicated_power(platform: Platform, approach: Approach, layout: _Layout, ded_busy: float,
+                     options: ModelOptions) -> float:
+    """Average power per physical node: simulation cores busy, dedicated ones at `ded_busy`."""
+    p_idle, p_max = platform.idle_watts, platform.max_watts
+    if platform.host_cpus:
+        load = layout.sim_nodes * layout.sim_cores + layout.dedicated_ranks * ded_busy
+        return node_power(p_idle, p_max, min(1.0, load / platform.host_cpus))
+    if approach.kind == "dn":
+        c_n, d_n = layout.sim_nodes, approach.dedicated_nodes
+        if options.idle_fraction is None and ded_busy == 0.5:
+            return paper_power_dn(c_n, d_n, p_idle, p_max)  # the paper's eq. 3, unrounded
+        return (c_n * p_max + d_n * node_power(p_idle, p_max, ded_busy)) / (c_n + d_n)
+    if options.idle_fraction is None and ded_busy == 1.0:
+        return paper_power_dc(p_max)
+    c, k = platform.cores_per_node, approach.dedicated_cores
+    share = min(1.0, (layout.sim_cores + k * ded_busy) / c)
+    return node_power(p_idle, p_max, share)
+
+
+def _finish(approach, platform, time, compute, io, blocked, energy, notes) -> Prediction:
+    power = energy / (time * platform.physical_nodes) if time > 0 else 0.0
+    return Prediction(approach.label(platform.nodes), approach, time, compute, io, blocked,
+                      power, energy, tuple(notes))
+
+
+# ---------------------------------------------------------------------------------------------
+# Candidates
+
+
+DN_RATIOS = (1, 3, 7, 15, 31, 63)
+
+
+def candidate_approaches(platform: Platform, max_dedicated_cores: int = 2,
+                         dn_ratios: Sequence[int] = DN_RATIOS) -> list:
+    """TP, DC(1..k) while a core is left to compute, DN at the ratios the node count allows
+    (c_n / d_n = r exactly) and DN(N-1:1)."""
+    out = [Approach("tp")]
+    for k in range(1, min(max_dedicated_cores, platform.cores_per_node - 1) + 1):
+        out.append(Approach("dc", dedicated_cores=k))
+    dedicated = {platform.nodes // (r + 1) for r in dn_ratios if platform.nodes % (r + 1) == 0}
+    if platform.nodes >= 2:
+        dedicated.add(1)
+    for d in sorted(dedicated, reverse=True):
+        if 0 < d < platform.nodes:
+            out.append(Approach("dn", dedicated_nodes=d))
+    return out

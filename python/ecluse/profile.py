@@ -1,0 +1,280 @@
+"""`ecluse profile`: run a command without output on 1..N cores and 1..M (virtual) nodes, fit
+s_cores, s_nodes and T_base, optionally measure write bandwidth per writer count, and write a
+profile (schema `ecluse-profile/1`, docs/model.md)."""
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+from . import fit
+from .model import AppModel, Bandwidth, Scalability
+from .power import Power
+
+SCHEMA = "ecluse-profile/1"
+
+
+def default_build() -> Path:
+    """`$ECLUSE_BUILD`, else `build/` of the checkout this package sits in."""
+    env = os.environ.get("ECLUSE_BUILD")
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "build"
+
+
+def default_proxy() -> Path:
+    return default_build() / "apps" / "proxy" / "ecluse_proxy"
+
+
+def default_command(output: bool = False) -> list:
+    """The proxy on a fixed global grid ({local} is filled per rank count): strong scaling."""
+    proxy = default_proxy()
+    cmd = [str(proxy), "--config", str(proxy.parent / "proxy-tp.xml"),
+           "--iterations", "{iterations}", "--local", "{local}"]
+    return cmd + (["--output-every", "{output_every}"] if output else ["--compute-only"])
+
+
+def mpiexec() -> str:
+    return os.environ.get("ECLUSE_MPIEXEC") or "mpiexec.openmpi"
+
+
+def dims_create(n: int) -> tuple:
+    """MPI_Dims_create(n, 2): the most balanced factor pair, larger first (as the proxy's grid)."""
+    b = int(math.isqrt(n))
+    while n % b:
+        b -= 1
+    return n // b, b
+
+
+def local_for(global_grid: Sequence[int], ranks: int) -> tuple:
+    """Per-rank block that keeps the global grid (rounded up when it does not divide)."""
+    px, py = dims_create(ranks)
+    return (math.ceil(global_grid[0] / px), math.ceil(global_grid[1] / py), global_grid[2])
+
+
+def parse_grid(text: str) -> tuple:
+    parts = tuple(int(p) for p in text.lower().split("x"))
+    if len(parts) != 3 or min(parts) < 1:
+        raise ValueError(f"grid '{text}' must be NXxNYxNZ with positive sizes")
+    return parts
+
+
+@dataclass
+class ProfileSettings:
+    """What to run. `command` may hold {ranks}, {local}, {iterations}, {output_every}."""
+
+    command: list = field(default_factory=default_command)
+    cores: tuple = (1, 2, 3, 4)
+    nodes: tuple = (1, 2)
+    ranks_per_node: int = 2
+    iterations: int = 30
+    global_grid: tuple = (128, 128, 40)
+    repeats: int = 1
+    writers: tuple = ()          # empty: no bandwidth measurement
+    bandwidth_command: list = field(default_factory=lambda: default_command(output=True))
+    output_every: int = 5
+    timeout_s: float = 600.0
+    cpus: int = field(default_factory=lambda: os.cpu_count() or 1)
+
+
+@dataclass
+class RunResult:
+    kind: str
+    cores: int
+    nodes: int
+    wall_time_s: float
+    time_per_iteration_s: float
+    summary: dict
+
+    @property
+    def ranks(self) -> int:
+        return self.cores * self.nodes
+
+
+def fill(command: Sequence[str], settings: ProfileSettings, ranks: int) -> list:
+    local = "x".join(str(v) for v in local_for(settings.global_grid, ranks))
+    values = {"ranks": ranks, "local": local, "iterations": settings.iterations,
+              "output_every": settings.output_every}
+    return [part.format(**values) if "{" in part else part for part in command]
+
+
+def run_env(ranks_per_node: int) -> dict:
+    return dict(os.environ, ECLUSE_RANKS_PER_NODE=str(ranks_per_node), OMPI_ALLOW_RUN_AS_ROOT="1",
+                OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
+
+
+def last_json_line(text: str) -> Optional[dict]:
+    """The last stdout line that is a JSON object (the proxy's summary)."""
+    for line in reversed(text.splitlines()):
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                return json.loads(line)
+            except json.JSONDecodeError:
+                continue
+    return None
+
+
+def run_once(command: list, ranks: int, ranks_per_node: int, timeout_s: float) -> tuple:
+    """Runs under mpiexec in a fresh directory (output, if any, lands there); (summary, wall)."""
+    argv = [mpiexec(), "--oversubscribe", "-n", str(ranks)] + command
+    with tempfile.TemporaryDirectory(prefix="ecluse-profile-") as cwd:
+        start = time.monotonic()
+        done = subprocess.run(argv, cwd=cwd, env=run_env(ranks_per_node), capture_output=True,
+                              text=True, timeout=timeout_s)
+        wall = time.monotonic() - start
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} failed ({done.returncode}): "
+                           + (done.stderr.strip().splitlines() or ["no message"])[-1])
+    return last_json_line(done.stdout) or {}, wall
+
+
+def time_per_iteration(summary: dict, wall: float, settings: ProfileSettings) -> float:
+    """The command's own loop time when it prints one (wall_time_s), else the process's wall
+    time; scaled to the requested global grid when the run reports a rounded-up one."""
+    iterations = int(summary.get("iterations", settings.iterations)) or 1
+    seconds = float(summary.get("wall_time_s", wall)) / iterations
+    grid = summary.get("grid")
+    if isinstance(grid, str) and grid.count("x") == 2:
+        actual = math.prod(parse_grid(grid))
+        seconds *= math.prod(settings.global_grid) / actual
+    return seconds
+
+
+def _plan(settings: ProfileSettings) -> list:
+    runs = [("cores", c, 1) for c in settings.cores]
+    runs += [("nodes", settings.ranks_per_node, m) for m in settings.nodes]
+    return runs
+
+
+def measure_scaling(settings: ProfileSettings, progress: Callable[[str], None]) -> list:
+    """Runs every (cores, nodes) point `repeats` times and keeps the fastest (least disturbed)."""
+    plan = _plan(settings)
+    results = []
+    for i, (kind, cores, nodes) in enumerate(plan, start=1):
+        ranks = cores * nodes
+        best = None
+        for _ in range(settings.repeats):
+            summary, wall = run_once(fill(settings.command, settings, ranks), ranks,
+                                     cores, settings.timeout_s)
+            t = time_per_iteration(summary, wall, settings)
+            if best is None or t < best.time_per_iteration_s:
+                best = RunResult(kind, cores, nodes, wall, t, summary)
+        over = " (oversubscribed)" if ranks > settings.cpus else ""
+        progress(f"[{i}/{len(plan)}] {kind}: {cores} cores x {nodes} nodes = {ranks} ranks{over}: "
+                 f"{best.time_per_iteration_s * 1e3:.2f} ms/iteration")
+        results.append(best)
+    return results
+
+
+def measure_bandwidth(settings: ProfileSettings, progress: Callable[[str], None]) -> list:
+    """TP with output on 1..N writers: bytes per output / slowest client's write time."""
+    points = []
+    for i, w in enumerate(settings.writers, start=1):
+        summary, _ = run_once(fill(settings.bandwidth_command, settings, w), w, w,
+                              settings.timeout_s)
+        outputs = int(summary.get("outputs", 0))
+        write_s = float(summary.get("write_time_mean_s", 0.0))
+        if outputs == 0 or write_s <= 0:
+            raise RuntimeError(f"bandwidth run on {w} writers printed no output time: {summary}")
+        per_output = float(summary["bytes_written"]) / outputs
+        points.append({"writers": w, "bytes_per_output": per_output, "write_time_s": write_s,
+                       "bytes_per_s": per_output / write_s})
+        progress(f"[bandwidth {i}/{len(settings.writers)}] {w} writers: "
+                 f"{per_output / write_s / 1e6:.1f} MB/s")
+    return points
+
+
+def build_profile(settings: ProfileSettings, runs: list, bandwidth: list, power: Power) -> dict:
+    """The profile document (schema ecluse-profile/1)."""
+    cores = [(r.cores, r.time_per_iteration_s) for r in runs if r.kind == "cores"]
+    nodes = [(r.nodes, r.time_per_iteration_s) for r in runs if r.kind == "nodes"]
+    fitted = fit.fit_profile(cores, nodes)
+    max_ranks = max(r.ranks for r in runs)
+    return {
+        "schema": SCHEMA,
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "host": socket.gethostname(),
+        "cpus": settings.cpus,
+        "max_ranks": max_ranks,
+        "oversubscribed": max_ranks > settings.cpus,
+        "virtual_nodes": True,
+        "command": list(settings.command),
+        "iterations": settings.iterations,
+        "global_grid": "x".join(str(v) for v in settings.global_grid),
+        "ranks_per_node": settings.ranks_per_node,
+        "runs": [_run_json(r) for r in runs],
+        "fit": {"t_base_s": fitted["t_base_s"], "s_cores": fitted["s_cores"].to_json(),
+                "s_nodes": fitted["s_nodes"].to_json(),
+                "measured_s_cores": fit.measured_scalability(*zip(*cores)) if cores else {},
+                "measured_s_nodes": fit.measured_scalability(*zip(*nodes)) if nodes else {}},
+        "bandwidth": ({"writers": [p["writers"] for p in bandwidth],
+                       "bytes_per_s": [p["bytes_per_s"] for p in bandwidth],
+                       "points": bandwidth} if bandwidth else None),
+        "power": power.to_json(),
+    }
+
+
+def _run_json(r: RunResult) -> dict:
+    return {"kind": r.kind, "cores": r.cores, "nodes": r.nodes, "ranks": r.ranks,
+            "wall_time_s": r.wall_time_s, "time_per_iteration_s": r.time_per_iteration_s}
+
+
+def load_average() -> float:
+    """1-minute load average (0 where unknown): other work running during a profile skews it."""
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return 0.0
+
+
+def run_profile(settings: ProfileSettings, power: Power,
+                progress: Callable[[str], None] = lambda s: print(s, file=sys.stderr)) -> dict:
+    """Measures, fits and returns the profile document."""
+    if not shutil.which(mpiexec()):
+        raise RuntimeError(f"launcher '{mpiexec()}' not found (set ECLUSE_MPIEXEC)")
+    max_ranks = max(list(settings.cores) + [settings.ranks_per_node * m for m in settings.nodes])
+    if max_ranks > settings.cpus:
+        progress(f"note: this machine has {settings.cpus} CPUs; runs above {settings.cpus} ranks are "
+                 "oversubscribed (ranks share CPUs), and the fit describes that")
+    load = load_average()
+    if load > 0.5:
+        progress(f"note: load average {load:.2f} before profiling: other processes share the CPUs "
+                 "and will skew the times (use --repeats to keep the fastest of several runs)")
+    runs = measure_scaling(settings, progress)
+    bandwidth = measure_bandwidth(settings, progress) if settings.writers else []
+    doc = build_profile(settings, runs, bandwidth, power)
+    doc["load_average_before"] = load
+    return doc
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading a profile back
+
+
+def load_profile(path: str) -> dict:
+    """Reads and checks a profile document."""
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    if doc.get("schema") != SCHEMA:
+        raise ValueError(f"{path}: schema is {doc.get('schema')!r}, expected '{SCHEMA}'")
+    return doc
+
+
+def app_model(doc: dict) -> AppModel:
+    """The fitted application model of a profile document."""
+    f = doc["fit"]
+    return AppModel(float(f["t_base_s"]), Scalability.from_json(f["s_cores"]),
+                    Scalability.from_json(f["s_nodes"]), Bandwidth.from_json(doc.get("bandwidth")))
+
+
+def profile_power(doc: dict) -> Power:
+    return Power.from_json(doc.get("power"))

@@ -1,0 +1,248 @@
+"""`ecluse` end to end on fixtures: predict, advise (--xml), validate (with plots) on run reports
+written to the schema of docs/report.md, and profile (on the proxy when it is built)."""
+import copy
+import json
+import os
+import pathlib
+import shutil
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "python"))
+from ecluse.cli import main  # noqa: E402
+
+PROXY = pathlib.Path(os.environ.get("ECLUSE_BUILD", ROOT / "build")) / "apps/proxy/ecluse_proxy"
+
+
+def profile_doc(t_base, writers, bandwidth, cpus):
+    """A profile (schema ecluse-profile/1) with perfect scalability."""
+    perfect = {"serial": 0.0, "parallel": t_base, "log": 0.0}
+    return {"schema": "ecluse-profile/1", "created": "2026-01-01T00:00:00+00:00", "host": "vm",
+            "cpus": cpus, "max_ranks": 4, "oversubscribed": cpus < 4, "virtual_nodes": True,
+            "command": ["app"], "iterations": 10, "global_grid": "128x128x40",
+            "ranks_per_node": 2, "runs": [],
+            "fit": {"t_base_s": t_base, "s_cores": perfect, "s_nodes": perfect,
+                    "measured_s_cores": {}, "measured_s_nodes": {}},
+            "bandwidth": {"writers": writers, "bytes_per_s": bandwidth},
+            "power": {"idle_watts": 100.0, "max_watts": 250.0, "id": "default-uncalibrated",
+                      "source": "default"}}
+
+
+def write(path, doc):
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+# --- predict / advise -------------------------------------------------------------------------
+
+# 16 nodes of 4 cores, T_base 60 s, 1e8 B/s for 4 writers and 2e8 B/s from 8 writers on: the
+# cases of test_model_advise.py, computed there by hand.
+NANCY = ["--nodes", 16, "--cores-per-node", 4, "--iterations", 100, "--bytes-per-output", "300MB",
+         "--max-dedicated-cores", 1]
+
+
+@pytest.fixture
+def nancy(tmp_path):
+    return write(tmp_path / "nancy.json", profile_doc(60.0, [4, 8], [1e8, 2e8], 64))
+
+
+def test_advise_high_frequency(capsys, nancy):
+    code, out, _ = run(capsys, "advise", "--profile", nancy, *NANCY, "--output-every", 1)
+    assert code == 0
+    lines = out.splitlines()
+    assert "platform: 16 nodes x 4 cores" in lines
+    assert "workload: 100 iterations, output every 1, 300.000 MB per output" in lines
+    assert ("energy: modelled with node power default-uncalibrated (100 W idle, 250 W max) "
+            "[default]") in lines
+    # DN(3:1): 12 nodes compute 6000 / 48 = 125 s, 99 * (1.5 - 1.25) + 1.5 = 26.25 s blocked,
+    # (125 + 26.25) * (12 * 250 + 4 * 175) = 559625 J. DN(7:1): 151.071 s, the shortest.
+    assert "least energy: DN(3:1) (559.625 kJ)" in lines
+    assert "fastest: DN(7:1) (151.071 s)" in lines
+    assert "recommendation (energy): DN(3:1)  <dedicated cores=\"0\" nodes=\"4\"/>" in lines
+    dn15 = next(line for line in lines if line.startswith("DN(15:1)"))
+    assert dn15.split()[4] == "201.000"   # blocked s: 99 * (3 - 1) + 3
+    assert any(line.startswith("why: DN(3:1) uses ") for line in lines)
+
+
+def test_advise_xml_low_frequency(capsys, nancy):
+    code, out, _ = run(capsys, "advise", "--profile", nancy, *NANCY, "--output-every", 10, "--xml")
+    assert code == 0
+    assert out == '<architecture>\n  <dedicated cores="0" nodes="1"/>\n</architecture>\n'
+
+
+def test_advise_goal_time(capsys, nancy):
+    code, out, _ = run(capsys, "advise", "--profile", nancy, *NANCY, "--output-every", 1,
+                       "--goal", "time", "--xml")
+    assert out == '<architecture>\n  <dedicated cores="0" nodes="2"/>\n</architecture>\n'
+
+
+def test_predict_paper_model_without_profile(capsys):
+    code, out, _ = run(capsys, "predict", "--t-base", 18.1, "--nodes", 16, "--cores-per-node", 24,
+                       "--iterations", 2520, "--model", "paper", "--idle-watts", 110,
+                       "--max-watts", 390.5, "--power-id", "ex-nodes-2024")
+    assert code == 0
+    lines = out.splitlines()
+    assert "model: paper" in lines
+    assert ("energy: modelled with node power ex-nodes-2024 (110 W idle, 390.5 W max) "
+            "[options]") in lines
+    assert not any(line.startswith("TP ") for line in lines)   # the paper leaves TP out
+    # DN(15:1): 45612 / 360 = 126.7 s; (15 * 390.5 + 250.25) / 16 = 381.734 W
+    dn = next(line for line in lines if line.startswith("DN(15:1)")).split()
+    assert dn[1:3] == ["126.700", "126.700"] and dn[5] == "381.7"
+
+
+def test_predict_calibration_file_and_errors(capsys, tmp_path):
+    cal = tmp_path / "cal.ini"
+    cal.write_text("[host *]\nid = lab\nidle_watts = 50\nmax_watts = 150\n")
+    code, out, _ = run(capsys, "predict", "--t-base", 1, "--nodes", 2, "--cores-per-node", 2,
+                       "--iterations", 10, "--calibration", cal)
+    assert code == 0 and "(50 W idle, 150 W max) [calibration]" in out
+    cal.write_text("[host *]\nidle = 3\n")
+    code, _, err = run(capsys, "predict", "--t-base", 1, "--nodes", 2, "--cores-per-node", 2,
+                       "--iterations", 10, "--calibration", cal)
+    assert code == 2 and f"{cal}:2: unknown key 'idle'" in err
+
+
+# --- validate ---------------------------------------------------------------------------------
+
+REPORT = {
+    "schema": "ecluse-report/1", "simulation": "proxy", "config": "proxy-tp.xml",
+    "approach": "tp",
+    "architecture": {"dedicated_cores": 0, "dedicated_nodes": 0, "ranks_per_node": 2,
+                     "buffer_bytes": 67108864, "domains": 1},
+    "ranks": 2, "nodes": 1, "hosts": 1,
+    "roles": {"simulation": {"ranks": 2, "wall_s": 0.8, "cpu_s": 0.7, "cpu_usage_percent": 87.5,
+                             "bytes": 32000000,
+                             "phases": {"compute": {"wall_s": 0.5, "cpu_s": 0.5},
+                                        "write": {"wall_s": 0.3, "cpu_s": 0.2},
+                                        "wait": {"wall_s": 0.0, "cpu_s": 0.0}}}},
+    "completion_time_s": 0.4,
+    "iterations": [{"iteration": i, "bytes": 8000000,
+                    "client_write_s": {"mean": 0.001, "max": 0.002},
+                    "server_store_s": {"mean": 0.004, "max": 0.004}} for i in (4, 9, 14, 19)],
+    "energy": {"source": "model", "quality": "modelled", "calibration": "default-uncalibrated",
+               "joules": 60.0, "average_power_w": 150.0,
+               "hosts": [{"host": "vm", "joules": 60.0, "source": "model", "quality": "modelled"}],
+               "by_role": {"simulation": {"joules": 60.0, "label": "apportioned by CPU time",
+                                          "phases": {"compute": 40.0, "write": 20.0, "wait": 0.0}}}},
+    "io": {"bytes": 32000000, "rate_mb_s": 80.0, "rate_mb_s_per_w": 0.53},
+    "frequency": {"policy": None, "controller": "null", "actions": []},
+    "statistics": {},
+}
+
+
+def report(approach, time_s, joules, idle=None):
+    r = copy.deepcopy(REPORT)
+    r["approach"] = approach
+    r["completion_time_s"] = time_s
+    r["energy"]["joules"] = joules
+    if approach != "tp":
+        r.update(ranks=4, nodes=2)
+        role = "dedicated-core" if approach == "dc" else "dedicated-node"
+        r["architecture"]["dedicated_cores" if approach == "dc" else "dedicated_nodes"] = 1
+        r["roles"][role] = {"ranks": 2, "wall_s": 1.0, "cpu_s": 0.1, "cpu_usage_percent": 10.0,
+                            "bytes": 32000000,
+                            "phases": {"gather": {"wall_s": 0.05, "cpu_s": 0.05},
+                                       "store": {"wall_s": 1 - idle - 0.05, "cpu_s": 0.05},
+                                       "idle": {"wall_s": idle, "cpu_s": 0.0}}}
+    return r
+
+
+@pytest.fixture
+def validation(tmp_path):
+    # One host of 4 CPUs, T_base 0.02 s, perfect scaling, 4e8 B/s for 1 writer, 2e8 for 2;
+    # 20 iterations, 8e6 B every 5. Predictions:
+    # TP  (2 ranks): 0.02 * 20 / 2 = 0.2 s + 4 * 8e6 / 2e8 = 0.16 s I/O = 0.36 s;
+    #     0.2 s * 175 W (2 of 4 CPUs) + 0.16 s * 137.5 W (half busy) = 57 J
+    # DC  (2 nodes x (1 client + 1 server)): 0.2 s + drain 0.04 s = 0.24 s at 250 W
+    #     (servers busy-polling, eq. 4): 60 J
+    # DN  (1 node computes, 1 writes): 0.24 s, load (2 + 2 * 0.5) / 4: 212.5 W, 51 J
+    profile = write(tmp_path / "p.json", profile_doc(0.02, [1, 2], [4e8, 2e8], 4))
+    reports = [write(tmp_path / "tp.json", report("tp", 0.40, 60.0)),        # -10.0%, -5.0%
+               write(tmp_path / "dc.json", report("dc", 0.25, 62.5, 0.5)),   # -4.0%, -4.0%
+               write(tmp_path / "dn.json", report("dn", 0.20, 50.0, 0.9))]   # +20.0%, +2.0%
+    return profile, reports
+
+
+def table_row(out, label):
+    return next(line for line in out.splitlines() if line.startswith(label)).split()
+
+
+def test_validate_errors_and_choice(capsys, validation, tmp_path):
+    profile, reports = validation
+    code, out, _ = run(capsys, "validate", *reports, "--profile", profile)
+    assert code == 0
+    assert table_row(out, "TP") == ["TP", "tp.json", "0.400", "0.360", "-10.0%", "60.000", "57.000",
+                                    "-5.0%"]
+    assert table_row(out, "DC(1)")[2:] == ["0.250", "0.240", "-4.0%", "62.500", "60.000", "-4.0%"]
+    assert table_row(out, "DN(1:1)")[2:] == ["0.200", "0.240", "+20.0%", "50.000", "51.000",
+                                             "+2.0%"]
+    lines = out.splitlines()
+    assert "measured energy: model/modelled/default-uncalibrated" in lines
+    assert "time error: worst 20.0%, mean 11.3%; energy error: worst 5.0%, mean 3.7%" in lines
+    assert "least energy: predicted DN(1:1), measured DN(1:1): right" in lines
+    assert "fastest: predicted DN(1:1), measured DN(1:1): right" in lines
+
+
+def test_validate_measured_idle_fraction(capsys, validation):
+    profile, reports = validation
+    code, out, _ = run(capsys, "validate", reports[2], "--profile", profile,
+                       "--idle-fraction", "measured")
+    # DN idle 0.9: load (2 + 2 * 0.1) / 4 = 0.55, 100 + 150 * 0.55 = 182.5 W, * 0.24 s = 43.8 J
+    assert table_row(out, "DN(1:1)")[6:] == ["43.800", "-12.4%"]
+
+
+def test_validate_wrong_pick_and_plots(capsys, validation, tmp_path):
+    profile, reports = validation
+    slow_dn = write(tmp_path / "dn-slow.json", report("dn", 0.5, 70.0, 0.9))
+    code, out, _ = run(capsys, "validate", reports[0], reports[1], slow_dn, "--profile", profile,
+                       "--plots", tmp_path / "plots")
+    assert "least energy: predicted DN(1:1), measured TP: WRONG" in out.splitlines()
+    for name in ("energy_vs_time.png", "predicted_vs_measured.png"):
+        png = tmp_path / "plots" / name
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert f"wrote {png}" in out
+
+
+def test_validate_rejects_other_documents(capsys, tmp_path, validation):
+    profile, _ = validation
+    bad = write(tmp_path / "bad.json", {"schema": "something-else"})
+    code, _, err = run(capsys, "validate", bad, "--profile", profile)
+    assert code == 2 and "expected 'ecluse-report/1'" in err
+
+
+# --- profile ----------------------------------------------------------------------------------
+
+def test_profile_without_the_proxy_says_how(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("ECLUSE_BUILD", str(tmp_path))
+    code, _, err = run(capsys, "profile", "-o", tmp_path / "p.json")
+    assert code == 2 and "ecluse_proxy not found" in err
+
+
+def _mpiexec():
+    return os.environ.get("ECLUSE_MPIEXEC") or shutil.which("mpiexec.openmpi")
+
+
+@pytest.mark.skipif(not PROXY.exists(), reason=f"{PROXY} is not built (scripts/setup.sh)")
+@pytest.mark.skipif(not _mpiexec(), reason="no Open MPI launcher (mpiexec.openmpi)")
+def test_profile_on_a_tiny_proxy_run(capsys, tmp_path):
+    out_file = tmp_path / "p.json"
+    code, out, err = run(capsys, "profile", "-o", out_file, "--cores", "1,2", "--nodes", "1,2",
+                         "--ranks-per-node", 1, "--iterations", 3, "--global", "16x16x4",
+                         "--bandwidth", "--writers", "1", "--output-every", 3)
+    assert code == 0, err
+    assert "[1/4] cores: 1 cores x 1 nodes = 1 ranks" in err
+    assert "[bandwidth 1/1] 1 writers:" in err
+    doc = json.loads(out_file.read_text())
+    assert doc["schema"] == "ecluse-profile/1" and len(doc["runs"]) == 4
+    assert doc["fit"]["t_base_s"] > 0 and doc["bandwidth"]["writers"] == [1]
+    assert doc["oversubscribed"] == (2 > (os.cpu_count() or 1))
+    assert f"wrote {out_file}" in out

@@ -1,0 +1,169 @@
+"""The run report of real runs: numbers add up, energy is labelled, counters of a fake /sys are
+measured instead of modelled, and a frequency policy changes and restores a fake cpufreq."""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "examples"))
+sys.path.insert(0, str(ROOT / "tests" / "python"))
+import compare_reports  # noqa: E402
+from test_example import run_example  # noqa: E402
+
+ARCHITECTURES = {
+    "tp": '<dedicated cores="0" nodes="0"/>',
+    "dc": '<dedicated cores="1" nodes="0"/><virtual-nodes ranks-per-node="4"/>',
+    "dn": '<dedicated cores="0" nodes="1"/><virtual-nodes ranks-per-node="1"/>',
+}
+
+
+def config(approach, extra=""):
+    text = (ROOT / "examples" / "simulation.xml").read_text()
+    text = text.replace('<dedicated cores="0" nodes="0"/>', ARCHITECTURES[approach])
+    return text.replace("</simulation>", extra + "</simulation>")
+
+
+def run(tmp_path, approach, extra="", env=None):
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    old = dict(os.environ)
+    os.environ.update(env or {})
+    try:
+        result = run_example(tmp_path, 4, 5, config=config(approach, extra))
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+    assert result.returncode == 0, result.stderr
+    report = tmp_path / "heat-report.json"
+    return result, json.loads(report.read_text()) if report.exists() else None
+
+
+@pytest.mark.parametrize("approach", ["tp", "dc", "dn"])
+def test_report_numbers_add_up(tmp_path, approach):
+    result, report = run(tmp_path, approach)
+    assert report["schema"] == "ecluse-report/1"
+    assert report["approach"] == approach
+    assert report["ranks"] == 4
+    server = {"tp": None, "dc": "dedicated-core", "dn": "dedicated-node"}[approach]
+    clients = 4 if approach == "tp" else 3
+    assert report["roles"]["simulation"]["ranks"] == clients
+    if server:
+        assert report["roles"][server]["ranks"] == 1
+    for name, role in report["roles"].items():
+        phases = sum(p["wall_s"] for p in role["phases"].values())
+        # Each rank's phases add up to its time from initialize to finalize.
+        assert phases == pytest.approx(role["wall_s"], rel=0.01, abs=1e-4), name
+        assert 0 <= role["cpu_usage_percent"] < 400
+    # 5 iterations, the same bytes in the series as in total.
+    assert [i["iteration"] for i in report["iterations"]] == [0, 1, 2, 3, 4]
+    assert sum(i["bytes"] for i in report["iterations"]) == report["io"]["bytes"]
+    assert report["io"]["bytes"] == report["roles"]["simulation"]["bytes"] > 0
+    energy = report["energy"]
+    assert (energy["source"], energy["quality"], energy["calibration"]) == (
+        "model", "modelled", "default-uncalibrated")
+    assert energy["joules"] > 0
+    # The default calibration: P_idle 100 W, P_max 250 W per host, 1 host.
+    assert 100 * 0.999 <= energy["average_power_w"] <= 250 * 1.001
+    host = energy["hosts"][0]
+    assert host["joules"] / host["seconds"] == pytest.approx(energy["average_power_w"])
+    by_role = sum(r["joules"] for r in energy["by_role"].values())
+    assert by_role == pytest.approx(energy["joules"], rel=1e-6)
+    assert all(r["label"] == "apportioned by CPU time" for r in energy["by_role"].values())
+    assert f"ecluse report (heat-report.json):\n  approach {approach}, 4 ranks" in result.stdout
+    if approach == "dn":
+        stats = report["statistics"]
+        assert 0 < stats["dn.peak_held_bytes"] <= stats["dn.receive_memory_bytes"]
+
+
+def test_reports_of_two_approaches_compare(tmp_path, capsys):
+    _, tp = run(tmp_path / "tp", "tp")
+    _, dc = run(tmp_path / "dc", "dc")
+    rows = dict(compare_reports.table([tp, dc]))
+    assert rows["approach"] == ["tp", "dc"]
+    assert rows["CPU % dedicated-core"][0] == "-"
+    assert rows["energy label"] == ["model/modelled", "model/modelled"]
+    compare_reports.main([str(tmp_path / "tp" / "heat-report.json"),
+                          str(tmp_path / "dc" / "heat-report.json")])
+    assert "completion (s)" in capsys.readouterr().out
+
+
+def test_report_can_be_redirected_or_disabled(tmp_path):
+    run(tmp_path / "a", "tp", env={"ECLUSE_REPORT": str(tmp_path / "elsewhere.json")})
+    assert json.loads((tmp_path / "elsewhere.json").read_text())["approach"] == "tp"
+    assert not (tmp_path / "a" / "heat-report.json").exists()
+
+
+def write(path, text):
+    """Whole or not at all, as sysfs files are: a reader never sees a half-written value."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    part = path.with_name(path.name + ".part")
+    part.write_text(text)
+    part.rename(path)
+
+
+def test_rapl_counters_are_measured_not_modelled(tmp_path):
+    root = tmp_path / "root"
+    zone = root / "sys/class/powercap/intel-rapl:0"
+    write(zone / "name", "package-0\n")
+    write(zone / "max_energy_range_uj", "262143328850\n")
+    write(zone / "energy_uj", "1000000\n")
+    write(root / "proc/sys/kernel/hostname", "fakehost\n")
+    stop = threading.Event()
+
+    def burn():  # 1 J every 10 ms, as a package would
+        value = 1000000
+        while not stop.is_set():
+            value += 1000000
+            write(zone / "energy_uj", f"{value}\n")
+            time.sleep(0.01)
+
+    ticker = threading.Thread(target=burn)
+    ticker.start()
+    try:
+        _, report = run(tmp_path / "run", "dc", env={"ECLUSE_SYSFS_ROOT": str(root)})
+    finally:
+        stop.set()
+        ticker.join()
+    energy = report["energy"]
+    assert (energy["source"], energy["quality"]) == ("rapl", "measured-partial")
+    assert energy["calibration"] == ""
+    assert energy["hosts"][0]["host"] == "fakehost"
+    assert energy["joules"] > 0
+
+
+def cpufreq_tree(root):
+    original = {}
+    for cpu in range(os.cpu_count()):
+        for name, value in {
+                "scaling_driver": "acpi-cpufreq",
+                "scaling_available_governors": "ondemand userspace performance schedutil",
+                "scaling_governor": "schedutil", "scaling_setspeed": "<unsupported>",
+                "cpuinfo_min_freq": "1200000", "cpuinfo_max_freq": "3000000",
+                "scaling_min_freq": "1200000", "scaling_max_freq": "3000000",
+                "scaling_available_frequencies": "3000000 2400000 1800000 1200000"}.items():
+            path = root / f"sys/devices/system/cpu/cpu{cpu}/cpufreq/{name}"
+            write(path, value + "\n")
+            original[path] = value + "\n"
+    return original
+
+
+def test_frequency_policy_lowers_idle_dedicated_core_and_restores(tmp_path):
+    root = tmp_path / "root"
+    original = cpufreq_tree(root)
+    policy = '<energy><frequency role="dedicated-core" when="idle" target="50%"/></energy>'
+    _, report = run(tmp_path / "run", "dc", extra=policy, env={"ECLUSE_SYSFS_ROOT": str(root)})
+    frequency = report["frequency"]
+    assert frequency["policy"] == "dedicated-core when idle to 50% of cpuinfo_max_freq"
+    assert "userspace" in frequency["controller"]
+    assert frequency["actions"], "the idle dedicated core was never lowered"
+    # 50% of 3 GHz is 1.5 GHz: the highest available frequency not above it is 1.2 GHz.
+    assert any("scaling_setspeed 1200000 kHz" in a for a in frequency["actions"])
+    for path, value in original.items():
+        if path.name == "scaling_setspeed":
+            continue  # a real kernel shows <unsupported> again once the governor is back
+        assert path.read_text().strip() == value.strip(), path
