@@ -87,7 +87,7 @@ Json iterations_json(const RunTotals& t, const std::vector<RankRecord>& records)
 }
 
 double average_power(const RunTotals& t) {
-  return t.completion > 0 ? t.energy.joules / t.completion : 0;
+  return t.energy.watts;
 }
 
 Json energy_json(const RunTotals& t) {
@@ -275,6 +275,8 @@ void add_energy_labels(const HostEnergyFigure& f, std::map<std::string, std::str
   char joules[64];
   std::snprintf(joules, sizeof joules, "%.17g", f.joules);
   labels["energy.joules"] = joules;
+  std::snprintf(joules, sizeof joules, "%.17g", f.seconds);
+  labels["energy.seconds"] = joules;
 }
 
 std::string report_path(const Config& config) {

@@ -39,6 +39,8 @@ EnergyTotals host_energy(const std::vector<RankRecord>& records) {
   for (const RankRecord& r : records) {
     if (label(r, "energy.source").empty()) continue;
     e.joules += label_number(r, "energy.joules");
+    const double seconds = label_number(r, "energy.seconds");
+    if (seconds > 0) e.watts += label_number(r, "energy.joules") / seconds;
     merge_label(e.source, label(r, "energy.source"));
     merge_label(e.quality, label(r, "energy.quality"));
     merge_label(e.calibration, label(r, "energy.calibration"));
@@ -47,6 +49,7 @@ EnergyTotals host_energy(const std::vector<RankRecord>& records) {
       h[k] = label(r, std::string("energy.") + k);
     }
     h["joules"] = label_number(r, "energy.joules");
+    h["seconds"] = label_number(r, "energy.seconds");
     e.hosts.push_back(std::move(h));
   }
   return e;

@@ -23,6 +23,7 @@ struct RoleTotals {
 
 struct EnergyTotals {
   double joules = 0;
+  double watts = 0;  // sum over hosts of each host's joules / seconds it measured
   std::string source, quality, calibration;  // "mixed" when hosts differ
   Json hosts = Json::array();
 };
