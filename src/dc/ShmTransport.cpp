@@ -67,7 +67,10 @@ shm::Handle ShmTransport::acquire(const BlockData& block, std::size_t bytes, boo
       }
     }
     if (may_skip && skipping()) return skip(block);
-    if (!waiting) waiting.emplace(accounting_, Phase::Wait);
+    if (!waiting) {
+      waiting.emplace(accounting_, Phase::Wait);
+      ++buffer_waits_;
+    }
     shm::futex_wait(a.release_counter(), seen, kSlice);
     check_alive(deadline, "waiting for room in the buffer");
   }
@@ -107,6 +110,8 @@ void ShmTransport::notify(const BlockData& block, shm::Handle handle, std::size_
   e.handle = handle;
   // The server acts on blocks only at the end of an iteration: do not pay for waking it now.
   push(e, server_, false);
+  ++sent_blocks_;
+  sent_bytes_ += bytes;
 }
 
 void ShmTransport::push(const shm::Event& event, int server, bool wake) {
@@ -170,6 +175,14 @@ void ShmTransport::stop() {
   if (stopped_) return;
   stopped_ = true;
   push(event_of(shm::EventType::Stop, 0), server_);
+}
+
+Statistics ShmTransport::statistics() const {
+  return {{"dc.window_bytes", static_cast<double>(buffer_.share(client_))},
+          {"dc.buffer_waits", static_cast<double>(buffer_waits_)},
+          {"dc.sent_blocks", static_cast<double>(sent_blocks_)},
+          {"dc.sent_bytes", static_cast<double>(sent_bytes_)},
+          {"dc.skipped_blocks", static_cast<double>(skipped_)}};
 }
 
 std::size_t ShmTransport::discard() {

@@ -30,6 +30,7 @@ class ShmTransport : public Transport {
   bool signal(const std::string& event, int iteration) override;
   void stop() override;
   std::size_t discard() override;
+  [[nodiscard]] Statistics statistics() const override;
   /** Writes dropped by the "skip" policy so far. */
   [[nodiscard]] std::uint64_t skipped() const { return skipped_; }
 
@@ -59,6 +60,7 @@ class ShmTransport : public Transport {
   std::chrono::seconds timeout_;
   std::map<std::pair<const Variable*, int>, Allocated> allocated_;
   std::uint64_t skipped_ = 0;
+  std::uint64_t sent_blocks_ = 0, sent_bytes_ = 0, buffer_waits_ = 0;
   std::size_t held_ = 0;  // bytes of the current iteration the server cannot free yet
   bool stopped_ = false;
 };

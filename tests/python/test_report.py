@@ -75,9 +75,13 @@ def test_report_numbers_add_up(tmp_path, approach):
     assert by_role == pytest.approx(energy["joules"], rel=1e-6)
     assert all(r["label"] == "apportioned by CPU time" for r in energy["by_role"].values())
     assert f"ecluse report (heat-report.json):\n  approach {approach}, 4 ranks" in result.stdout
+    stats = report["statistics"]
     if approach == "dn":
-        stats = report["statistics"]
         assert 0 < stats["dn.peak_held_bytes"] <= stats["dn.receive_memory_bytes"]
+        assert stats["dn.sent_bytes"] == stats["dn.received_bytes"] == report["io"]["bytes"]
+    if approach == "dc":
+        assert stats["dc.sent_bytes"] == report["io"]["bytes"]
+        assert stats["dc.skipped_blocks"] == 0
 
 
 def test_reports_of_two_approaches_compare(tmp_path, capsys):
