@@ -1,0 +1,38 @@
+// The VORPAL-IO and VPIC-IO kernels' data: the formulas of apps/kernels/vorpal_io.cpp and
+// vpic_io.cpp, which keep them private; test_harness.py compares both outputs bit for bit.
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace baselines {
+
+using Extent = std::array<int, 3>;
+
+/** A rank's place on the VORPAL-IO 3-D process grid (ranks row-major, as MPI_Cart_create). */
+struct Decomposition {
+  Extent dims{0, 0, 0};
+  std::array<std::int64_t, 3> offset{};
+};
+
+Decomposition decompose(MPI_Comm comm, const Extent& block);
+
+/** One VORPAL-IO component of this rank's block at a step, C order. */
+void fill_vorpal(std::vector<double>& data, int component, const Decomposition& d,
+                 const Extent& block, int step);
+
+/** VPIC-IO particles: x, y, z, px, py, pz (float), then id1, id2 (int32). */
+struct Particles {
+  std::array<std::vector<float>, 6> values;
+  std::vector<std::int32_t> id1, id2;
+};
+
+Particles allocate_particles(int count);
+
+/** The particles numbered from `first` on at a step. */
+void fill_vpic(Particles& p, std::int64_t first, int step);
+
+}  // namespace baselines
