@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The main job: set up, run the example simulation on 4 ranks with time partitioning, with one
-# dedicated core, and with one dedicated node (virtual nodes of one rank), and read every output
-# back with h5py.
+# The main job: set up; check the example simulation under TP, DC and DN (every value read back);
+# compare TP, DC and DN on the CM1-like proxy (table, report, plots); print the advisor's
+# prediction beside the measurements. About 2 minutes on 2 cores.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 "$ECLUSE_ROOT/scripts/setup.sh"
@@ -26,8 +26,14 @@ run() {  # run NAME SERVERS ARCHITECTURE: the same simulation, the approach swit
     "$(find out -name '*.h5' | wc -l)"
 }
 
+echo "== 1/2: the example simulation under each approach, every value read back"
 run time-partitioning 0 '<dedicated cores="0" nodes="0"/>'
 run dedicated-cores 1 "<dedicated cores=\"1\" nodes=\"0\"/><virtual-nodes ranks-per-node=\"$ranks\"/>"
 run dedicated-nodes 1 '<dedicated cores="0" nodes="1"/><virtual-nodes ranks-per-node="1"/>'
 left=$(ls /dev/shm | grep -c '^ecluse-' || true)
 echo "shared-memory segments left in /dev/shm: $left"
+
+echo
+echo "== 2/2: comparing the approaches on the CM1-like proxy"
+cd "$ECLUSE_ROOT"
+"$ECLUSE_VENV/bin/python" "$ECLUSE_ROOT/bench/harness/demo.py" "$demo_dir/compare"

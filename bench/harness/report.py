@@ -15,7 +15,7 @@ def fmt(value, scale=1.0, digits=2):
 
 
 def params_label(parameters):
-    short = {"local": "", "variables": "v", "output_every": "every ", "iterations": "it ",
+    short = {"local": "", "global": "global ", "variables": "v", "output_every": "every ", "iterations": "it ",
              "block": "", "particles": "n=", "steps": "steps "}
     return " ".join(f"{short.get(k, k + '=')}{v}" for k, v in parameters.items())
 

@@ -12,6 +12,8 @@ import subprocess
 import tempfile
 import time
 
+from adios2_baseline import dims_create  # the process grid MPI_Dims_create makes
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 HERE = pathlib.Path(__file__).resolve().parent
 PROXY_FIELDS = ["temperature", "pressure", "u", "v", "w", "qv"]
@@ -107,11 +109,24 @@ def why_not(spec):
     return None
 
 
-def workload_arguments(workload, parameters):
-    """Command-line options of the apps and baselines for a workload's parameters."""
+def local_of(global_grid, clients):
+    """The proxy's per-rank block that keeps `global_grid` (NXxNYxNZ) on `clients` ranks, on
+    the process grid MPI_Dims_create makes (x first), so TP, DC and DN solve one problem."""
+    nx, ny, nz = (int(n) for n in global_grid.split("x"))
+    px, py = dims_create(clients, 2)
+    if nx % px or ny % py:
+        raise ValueError(f"global grid {global_grid} does not split over a {px}x{py} process "
+                         f"grid ({clients} clients)")
+    return f"{nx // px}x{ny // py}x{nz}"
+
+
+def workload_arguments(workload, parameters, clients=1):
+    """Command-line options of the apps and baselines for a workload's parameters; a proxy case
+    with "global" instead of "local" keeps the whole problem whatever the number of clients."""
     p = parameters
     if workload == "proxy":
-        return ["--local", p["local"], "--iterations", str(p["iterations"]),
+        local = local_of(p["global"], clients) if "global" in p else p["local"]
+        return ["--local", local, "--iterations", str(p["iterations"]),
                 "--output-every", str(p["output_every"]),
                 "--variables", ",".join(PROXY_FIELDS[:p["variables"]])]
     if workload == "vorpal-io":
@@ -122,7 +137,8 @@ def workload_arguments(workload, parameters):
 def program(env, spec):
     """The command (after mpiexec and its options) and the configuration file to copy."""
     info, approach = WORKLOADS[spec.workload], APPROACHES[spec.approach]
-    arguments = workload_arguments(spec.workload, spec.parameters)
+    arguments = workload_arguments(spec.workload, spec.parameters,
+                                   clients_of(spec.approach, spec.ranks))
     if approach["kind"] == "ecluse":
         folder = env.build / "apps" / info["folder"]
         config = folder / f"{info['config']}-{approach['config']}.xml"

@@ -1,0 +1,33 @@
+"""Pieces of the demo: one problem for every approach, and reading the advisor's table."""
+import pathlib
+import sys
+
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "bench" / "harness"))
+import demo  # noqa: E402
+import runs  # noqa: E402
+
+ADVICE = """platform: 2 nodes x 2 cores (virtual nodes on one host of 2 CPUs)
+approach          time s   compute s     I/O s  blocked s   power W    energy J  mark
+TP                 3.625       2.750     0.876      0.000     250.0     906.331
+DC(1)              3.016       2.870     0.876      0.146     250.0     753.878  least-energy,fastest
+DN(1:1)            3.016       2.870     0.876      0.146     250.0     753.878
+least energy: DC(1) (753.878 J)
+"""
+
+
+def test_the_global_grid_is_kept_whatever_the_clients():
+    assert runs.local_of("192x192x40", 4) == "96x96x40"
+    assert runs.local_of("192x192x40", 3) == "64x192x40"
+    assert runs.local_of("192x192x40", 2) == "96x192x40"
+    with pytest.raises(ValueError, match="does not split over a 5x1 process grid"):
+        runs.local_of("192x192x40", 5)
+
+
+def test_ties_of_the_advisor_are_kept():
+    assert demo.least_energy_rows(ADVICE) == ["DC(1)", "DN(1:1)"]
+
+
+def test_demo_output_is_the_whole_problem_once_per_output():
+    assert demo.bytes_per_output() == 192 * 192 * 40 * 8 * 6
