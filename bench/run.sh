@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
-# Builds and runs the dedicated-core benchmarks side by side; writes bench/results/dc-<date>.json.
-# Usage: bench/run.sh [--quick]   (ECLUSE_BUILD: build directory; ECLUSE_BENCH_QUIET_WAIT:
-# seconds to wait for an idle machine before each benchmark, default 60)
+# Builds and runs the benchmarks side by side; writes bench/results/<suite>-<date>.json per suite.
+# Usage: bench/run.sh [--quick] [--suite dc|approaches|all]   (default all; ECLUSE_BUILD: build
+# directory; ECLUSE_BENCH_QUIET_WAIT: seconds to wait for an idle machine before each benchmark,
+# default 60; ECLUSE_BENCH_NOTE: a note on the machine, kept in the results)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/env.sh"
 
-quick=0
-[[ "${1:-}" == "--quick" ]] && quick=1
+quick=0 suite=all
+while (($#)); do
+  case $1 in
+    --quick) quick=1 ;;
+    --suite) suite=$2 && shift ;;
+    *) echo "usage: bench/run.sh [--quick] [--suite dc|approaches|all]" >&2 && exit 2 ;;
+  esac
+  shift
+done
+case $suite in dc | approaches | all) ;; *) echo "bench: unknown suite '$suite'" >&2 && exit 2 ;; esac
 quiet_wait=${ECLUSE_BENCH_QUIET_WAIT:-60}
 bench="$ECLUSE_BUILD/bench"
 results="$ECLUSE_ROOT/bench/results"
@@ -15,7 +24,8 @@ build() {
   if [[ ! -f "$ECLUSE_BUILD/CMakeCache.txt" ]]; then
     cmake -S "$ECLUSE_ROOT" -B "$ECLUSE_BUILD" -G Ninja >&2
   fi
-  cmake --build "$ECLUSE_BUILD" --target dc_write_cost dc_jitter dc_throughput -j 2 >&2
+  cmake --build "$ECLUSE_BUILD" --target dc_write_cost dc_jitter dc_throughput approach_compare \
+    dn_throughput -j 2 >&2
 }
 
 # Busy percentage of the whole machine over $1 seconds (all cores, from /proc/stat).
@@ -45,17 +55,25 @@ wait_quiet() {
 }
 
 # Runs one benchmark: name, ranks, arguments. Its JSON goes to $tmp/<name>.json; the busy
-# percentage of the machine just before it to $tmp/<name>.busy.
+# percentage of the machine just before it to $tmp/<name>.busy. It runs in $tmp, so that run
+# reports Ecluse writes at finalize ({simulation}-report.json by default) stay out of the tree.
 run() {
   local name=$1 ranks=$2
   shift 2
   rm -rf "${tmp:?}/out" && mkdir -p "$tmp/out" && sync
   wait_quiet >"$tmp/$name.busy"
   echo "bench: $name ($ranks ranks)" >&2
-  if ! "$ECLUSE_MPIEXEC" -n "$ranks" "$@" >"$tmp/$name.json"; then
+  if ! (cd "$tmp" && "$ECLUSE_MPIEXEC" -n "$ranks" "$@") >"$tmp/$name.json"; then
     echo "bench: $name FAILED; its result is left out" >&2
     : >"$tmp/$name.json"
   fi
+  # Ecluse's own run report of the last session, if the program put it in the output directory
+  # (approach_compare does): collect.py takes the per-iteration store times from it.
+  local report
+  for report in "$tmp"/out/*-report.json; do
+    [[ -f $report ]] && cp "$report" "$tmp/$name.report"
+  done
+  return 0
 }
 
 machine_info() {
@@ -66,49 +84,101 @@ machine_info() {
   if [[ -n "$(git -C "$ECLUSE_ROOT" status --porcelain --untracked-files=no 2>/dev/null)" ]]; then
     commit="$commit+modified"
   fi
-  python3 - "$fs" "$mpi" "$commit" "$tmp" <<'EOF'
+  python3 - "$fs" "$mpi" "$commit" "$tmp" "${ECLUSE_BENCH_NOTE:-}" <<'EOF'
 import json, os, platform, sys
 model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "unknown")
 mem = next((int(l.split()[1]) * 1024 for l in open("/proc/meminfo") if l.startswith("MemTotal")), 0)
-print(json.dumps({"nproc": os.cpu_count(), "cpu_model": model, "kernel": platform.release(),
+osname = next((l.split("=", 1)[1].strip().strip('"') for l in open("/etc/os-release") if l.startswith("PRETTY_NAME=")), "unknown")
+print(json.dumps({"nproc": os.cpu_count(), "cpu_model": model, "os": osname, "kernel": platform.release(),
                   "memory_bytes": mem, "output_filesystem": sys.argv[1], "output_directory": sys.argv[4],
                   "mpi": sys.argv[2], "commit": sys.argv[3],
-                  "note": "2 cores: at most 2 busy processes per run (1 client + 1 dedicated core, or 2 TP clients)"}))
+                  "note": "2 cores: at most 2 busy processes per timed run (1 client + 1 server, or TP clients); "
+                          "runs with more ranks are marked oversubscribed and prove behaviour, not speed",
+                  "operator_note": sys.argv[5] or None}))
 EOF
 }
 
-build
-tmp=$(mktemp -d "$ECLUSE_BUILD/bench-tmp.XXXXXX")  # same file system as the source tree
-trap 'rm -rf "$tmp"' EXIT
-start=$(date +%s)
-
-# Jitter at two output sizes per client and iteration (20 ms compute phases): 8 MiB, whose
-# store fits in the compute phase here, and 32 MiB, whose store does not (see README).
-if ((quick)); then
-  wc_args=(--max-mib 16 --reps-scale 0.2)
-  jitter_args=(--iterations 12) jitter_sizes=(8)
-  tput_args=(--iterations 8 --reps 2 --fsync-reps 1)
-else
-  wc_args=() jitter_args=() jitter_sizes=(8 32) tput_args=()
-fi
-
-run write_cost 2 "$bench/dc_write_cost" --dir "$tmp/out" "${wc_args[@]}"
-for mib in "${jitter_sizes[@]}"; do
-  for fsync in "" --fsync; do
-    for config in "dc 2" "tp 1" "tp 2"; do
-      read -r mode ranks <<<"$config"
-      name="jitter_${mode}${ranks}_${mib}MiB${fsync:+_fsync}"
-      run "$name" "$ranks" "$bench/dc_jitter" --mode "$mode" --dir "$tmp/out" --mib "$mib" \
-        $fsync "${jitter_args[@]}"
+# The dedicated-core suite: write cost, jitter, throughput.
+dc_suite() {
+  # Jitter at two output sizes per client and iteration (20 ms compute phases): 8 MiB, whose
+  # store fits in the compute phase here, and 32 MiB, whose store does not (see README).
+  local wc_args jitter_args jitter_sizes tput_args mib fsync config mode ranks name
+  if ((quick)); then
+    wc_args=(--max-mib 16 --reps-scale 0.2)
+    jitter_args=(--iterations 12) jitter_sizes=(8)
+    tput_args=(--iterations 8 --reps 2 --fsync-reps 1)
+  else
+    wc_args=() jitter_args=() jitter_sizes=(8 32) tput_args=()
+  fi
+  run write_cost 2 "$bench/dc_write_cost" --dir "$tmp/out" "${wc_args[@]}"
+  for mib in "${jitter_sizes[@]}"; do
+    for fsync in "" --fsync; do
+      for config in "dc 2" "tp 1" "tp 2"; do
+        read -r mode ranks <<<"$config"
+        name="jitter_${mode}${ranks}_${mib}MiB${fsync:+_fsync}"
+        run "$name" "$ranks" "$bench/dc_jitter" --mode "$mode" --dir "$tmp/out" --mib "$mib" \
+          $fsync "${jitter_args[@]}"
+      done
     done
   done
-done
-run throughput 2 "$bench/dc_throughput" --dir "$tmp/out" "${tput_args[@]}"
+  run throughput 2 "$bench/dc_throughput" --dir "$tmp/out" "${tput_args[@]}"
+}
 
-mkdir -p "$results"
-out="$results/dc-$(date -u +%Y%m%d-%H%M%S).json"
-machine_info >"$tmp/machine.json"
-python3 "$ECLUSE_ROOT/bench/collect.py" "$tmp" "$(($(date +%s) - start))" "$quick" >"$out"
-cat "$out"
-python3 "$ECLUSE_ROOT/bench/collect.py" --table "$out"
-echo "bench: results in $out" >&2
+# The three approaches side by side (one mpiexec each, same workload): TP with 1 rank (the same
+# single writer and data as DC and DN, whose second rank is the server), DC and DN with 2 ranks;
+# the order of the approaches alternates from repetition to repetition. Then the DN server's
+# throughput against a raw write, and DN with 7 and 15 clients per server (oversubscribed).
+approaches_suite() {
+  local sizes reps iterations tput_args ratio_args rep order approach mib ranks clients k
+  if ((quick)); then
+    sizes=(1 16) reps=1 iterations=8 tput_args=(--iterations 8 --reps 2 --fsync-reps 1)
+    ratio_args=(--iterations 6)
+  else
+    sizes=(1 16 64) reps=2 iterations=16 tput_args=() ratio_args=(--iterations 10)
+  fi
+  for mib in "${sizes[@]}"; do
+    for ((rep = 0; rep < reps; rep++)); do
+      order=(tp dc dn)
+      ((rep % 2)) && order=(dn dc tp)
+      for approach in "${order[@]}"; do
+        ranks=2
+        [[ $approach == tp ]] && ranks=1
+        run "compare_${approach}_${mib}MiB_r${rep}" "$ranks" "$bench/approach_compare" \
+          --approach "$approach" --dir "$tmp/out" --mib "$mib" --iterations "$iterations" \
+          --compute-ms 40 --buffer-iterations 3
+      done
+    done
+  done
+  run dn_throughput 2 "$bench/dn_throughput" --dir "$tmp/out" "${tput_args[@]}"
+  for ranks in 8 16; do
+    clients=$((ranks - 1))
+    for k in 1 2 8; do
+      run "ratio_${clients}to1_buffer${k}x" "$ranks" "$bench/approach_compare" --approach dn \
+        --dir "$tmp/out" --mib 4 --compute-ms 20 --buffer-iterations "$k" --ranks-per-node 1 \
+        "${ratio_args[@]}"
+    done
+  done
+}
+
+# Runs one suite in a fresh temporary directory and gathers its results file.
+run_suite() {
+  local name=$1 start out
+  tmp=$(mktemp -d "$ECLUSE_BUILD/bench-tmp.XXXXXX")  # same file system as the source tree
+  start=$(date +%s)
+  "${name}_suite"
+  mkdir -p "$results"
+  out="$results/$name-$(date -u +%Y%m%d-%H%M%S).json"
+  machine_info >"$tmp/machine.json"
+  python3 "$ECLUSE_ROOT/bench/collect.py" "$tmp" "$(($(date +%s) - start))" "$quick" "$name" >"$out"
+  rm -rf "$tmp"
+  cat "$out"
+  python3 "$ECLUSE_ROOT/bench/collect.py" --table "$out"
+  echo "bench: results in $out" >&2
+}
+
+build
+tmp=""
+trap '[[ -n "$tmp" ]] && rm -rf "$tmp"' EXIT
+[[ $suite == dc || $suite == all ]] && run_suite dc
+[[ $suite == approaches || $suite == all ]] && run_suite approaches
+exit 0

@@ -259,7 +259,9 @@ void publish_report(const Config& config, const std::vector<RankRecord>& records
       std::remove(part.c_str());
     }
   }
-  if (config.report.summary) {
+  const char* env = std::getenv("ECLUSE_REPORT");
+  const bool silenced = env && std::string(env) == "none";
+  if (config.report.summary && !silenced) {
     std::fputs(report_summary(totals, records, path.empty() ? "not written" : path).c_str(),
                stdout);
     std::fflush(stdout);

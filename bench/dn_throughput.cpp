@@ -1,0 +1,282 @@
+// Throughput of a dedicated node server storing a client's output (HDF5 FilePerCore), divided by
+// a raw write() of the same files in the same run: page cache against page cache, fsync against
+// fsync. 2 ranks on virtual nodes of 1 rank: 1 client node + 1 dedicated node (mirrors
+// dc_throughput).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ApproachSupport.hpp"
+#include "BenchSupport.hpp"
+#include "ecluse/ecluse.h"
+
+namespace {
+
+using namespace ecluse::bench;
+
+constexpr double kGoal = 0.9;  // Ecluse DN throughput / raw throughput
+constexpr const char* kSimulation = "dntput";
+
+struct Options {
+  std::string dir;
+  std::uint64_t bytes = 32ull << 20;  // per iteration (one file)
+  int iterations = 16;
+  int reps = 3;
+  int fsync_reps = 3;
+  std::uint64_t chunk = 8ull << 20;
+  int buffer_iterations = 3;
+  std::vector<bool> fsync_modes{false, true};
+};
+
+int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+/** dd-like: one file per iteration written in chunks, fsynced after close in fsync mode (as the
+ * server's "sync" action fsyncs each stored file). */
+void raw_file(const Options& o, const char* bytes, const std::string& path, bool fsync) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail("cannot create " + path);
+  for (std::uint64_t done = 0; done < o.bytes;) {
+    const ssize_t n = ::write(fd, bytes + done, std::min(o.chunk, o.bytes - done));
+    if (n <= 0) fail("write to " + path + " failed");
+    done += static_cast<std::uint64_t>(n);
+  }
+  ::close(fd);
+  if (fsync && !fsync_path(path)) fail("fsync of " + path + " failed");
+}
+
+/** Rank 0 writes while rank 1 sleeps. */
+double raw_write(const Options& o, const std::vector<double>& data, bool fsync) {
+  double seconds = 0;
+  if (world_rank() == 0) {
+    const auto t0 = Clock::now();
+    for (int it = 0; it < o.iterations; ++it) {
+      raw_file(o, reinterpret_cast<const char*>(data.data()),
+               o.dir + "/raw_It" + std::to_string(it) + ".dat", fsync);
+    }
+    seconds = seconds_between(t0, Clock::now());
+  }
+  sleepy_barrier(MPI_COMM_WORLD);
+  return seconds;
+}
+
+std::string config(const Options& o, Approach approach, bool fsync) {
+  ApproachSpec spec;
+  spec.approach = approach;
+  spec.simulation = kSimulation;
+  spec.ranks = 2;
+  spec.ranks_per_node = 1;
+  spec.buffer_bytes = static_cast<std::uint64_t>(o.buffer_iterations) * o.bytes;
+  spec.files_path = o.dir;
+  spec.bytes = o.bytes;
+  if (fsync) spec.events = {"sync"};
+  spec.log_file = o.dir + "/log";
+  return approach_config(spec);
+}
+
+/** One DN measurement: end to end on the client, the server's view on the server. */
+struct DnTimes {
+  double end_to_end = 0;      // client's first write until every rank is past finalize
+  double server_seconds = 0;  // the server's wall time in ecluse_start
+  double received_bytes = 0;  // dn.received_bytes of the server
+};
+
+/** The client writes every iteration back to back; the server stores (and with fsync, fsyncs
+ * each file in the "sync" action) inside ecluse_start. Set-up is not counted. */
+DnTimes ecluse_dn_write(const Options& o, const std::vector<double>& data, bool fsync) {
+  check(ecluse_initialize_string(config(o, Approach::DN, fsync).c_str(), MPI_COMM_WORLD),
+        "initialize");
+  if (fsync) bind_server_fsync(o.dir, kSimulation);
+  DnTimes t;
+  int is_client = 0;
+  const auto t_server = Clock::now();
+  check(ecluse_start(&is_client), "ecluse_start");
+  const auto t0 = Clock::now();
+  if (is_client) {
+    for (int it = 0; it < o.iterations; ++it) {
+      check(ecluse_write("field", data.data()), "ecluse_write");
+      check(ecluse_end_iteration(), "ecluse_end_iteration");
+      if (fsync) check(ecluse_signal("sync"), "ecluse_signal(sync)");
+    }
+    check(ecluse_stop(), "ecluse_stop");
+  } else {
+    t.server_seconds = seconds_between(t_server, t0);
+    t.received_bytes = read_counters({"dn.received_bytes"}).front();
+  }
+  check(ecluse_finalize(), "ecluse_finalize");
+  sleepy_barrier(MPI_COMM_WORLD);
+  if (is_client) t.end_to_end = seconds_between(t0, Clock::now());
+  double v[3] = {t.end_to_end, t.server_seconds, t.received_bytes};
+  MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return {v[0], v[1], v[2]};
+}
+
+/** The same store in process (time partitioning) on rank 0 alone while rank 1 sleeps. */
+double ecluse_tp_write(const Options& o, const std::vector<double>& data, bool fsync) {
+  double seconds = 0;
+  if (world_rank() == 0) {
+    check(ecluse_initialize_string(config(o, Approach::TP, false).c_str(), MPI_COMM_SELF),
+          "initialize");
+    int is_client = 0;
+    check(ecluse_start(&is_client), "ecluse_start");
+    const auto t0 = Clock::now();
+    for (int it = 0; it < o.iterations; ++it) {
+      check(ecluse_write("field", data.data()), "ecluse_write");
+      check(ecluse_end_iteration(), "ecluse_end_iteration");
+      if (fsync && !fsync_path(stored_file(o.dir, kSimulation, it, 0))) fail("fsync failed");
+    }
+    check(ecluse_stop(), "ecluse_stop");
+    check(ecluse_finalize(), "ecluse_finalize");
+    seconds = seconds_between(t0, Clock::now());
+  }
+  sleepy_barrier(MPI_COMM_WORLD);
+  return seconds;
+}
+
+/** Clean slate between measurements: no files, no dirty pages. */
+void reset(const Options& o) {
+  if (world_rank() == 0) {
+    remove_files(o.dir);
+    sync_directory(o.dir);
+  }
+  sleepy_barrier(MPI_COMM_WORLD);
+}
+
+/** Seconds of each series over the reps of one durability mode. */
+struct Series {
+  std::vector<double> raw, dn_end_to_end, dn_server, tp;
+  double received_bytes = 0;
+};
+
+Json list(const std::vector<double>& values) {
+  Json j = Json::array();
+  for (double v : values) j.push(v);
+  return j;
+}
+
+Series measure(const Options& o, const std::vector<double>& data, bool fsync) {
+  Series s;
+  const int reps = fsync ? o.fsync_reps : o.reps;
+  for (int rep = 0; rep < reps; ++rep) {
+    for (int k = 0; k < 3; ++k) {
+      const int which = (k + rep) % 3;  // the order rotates from rep to rep
+      reset(o);
+      if (which == 0) s.raw.push_back(raw_write(o, data, fsync));
+      if (which == 2) s.tp.push_back(ecluse_tp_write(o, data, fsync));
+      if (which != 1) continue;
+      const DnTimes t = ecluse_dn_write(o, data, fsync);
+      s.dn_end_to_end.push_back(t.end_to_end);
+      s.dn_server.push_back(t.server_seconds);
+      s.received_bytes = t.received_bytes;
+    }
+  }
+  reset(o);
+  return s;
+}
+
+Json run_mode(const Options& o, const std::vector<double>& data, bool fsync, bool* pass) {
+  const Series s = measure(o, data, fsync);
+  const double total = static_cast<double>(o.bytes) * o.iterations;
+  auto gbps = [&](const std::vector<double>& t) { return total / median(t) * 1e-9; };
+  const double raw = gbps(s.raw), e2e = gbps(s.dn_end_to_end);
+  const double server = s.received_bytes / median(s.dn_server) * 1e-9;
+  *pass = *pass && e2e / raw >= kGoal;
+  return Json::object()
+      .set("durability", fsync ? "fsync of every file after it is complete (DN: by the server "
+                                 "in an event action; TP and raw: by the writer)"
+                               : "page cache (no fsync anywhere)")
+      .set("ratio", e2e / raw)
+      .set("server_ratio", server / raw)
+      .set("pass", e2e / raw >= kGoal)
+      .set("GBps", Json::object()
+                       .set("raw", raw)
+                       .set("ecluse_dn_end_to_end", e2e)
+                       .set("ecluse_dn_server", server)
+                       .set("ecluse_tp", gbps(s.tp)))
+      .set("ecluse_dn_over_ecluse_tp", e2e / gbps(s.tp))
+      .set("received_bytes", s.received_bytes)
+      .set("seconds", Json::object()
+                          .set("raw", list(s.raw))
+                          .set("ecluse_dn_end_to_end", list(s.dn_end_to_end))
+                          .set("ecluse_dn_server_in_start", list(s.dn_server))
+                          .set("ecluse_tp", list(s.tp)));
+}
+
+Options parse(const Args& args) {
+  Options o;
+  o.dir = args.get("dir", "");
+  if (o.dir.empty()) fail("--dir DIRECTORY is required");
+  o.bytes = static_cast<std::uint64_t>(args.number("mib", 32) * 1048576.0) / 8 * 8;
+  o.iterations = static_cast<int>(args.number("iterations", 16));
+  o.reps = static_cast<int>(args.number("reps", 3));
+  o.fsync_reps = static_cast<int>(args.number("fsync-reps", 3));
+  o.chunk = static_cast<std::uint64_t>(args.number("chunk-mib", 8) * 1048576.0);
+  const std::string modes = args.get("durability", "page_cache,fsync");
+  o.fsync_modes.clear();
+  if (modes.find("page_cache") != std::string::npos) o.fsync_modes.push_back(false);
+  if (modes.find("fsync") != std::string::npos) o.fsync_modes.push_back(true);
+  return o;
+}
+
+Json setup(const Options& o) {
+  return Json::object()
+      .set("ranks", 2)
+      .set("roles",
+           "ecluse_dn: 1 client node + 1 dedicated node (virtual nodes of 1 rank, HDF5 "
+           "FilePerCore); raw, ecluse_tp: rank 0 writes, rank 1 sleeps")
+      .set("files", std::to_string(o.iterations) + " files of " + size_name(o.bytes) +
+                        " (one per iteration)")
+      .set("receive_memory", std::to_string(o.buffer_iterations) + " iterations")
+      .set("raw", "write() in " + size_name(o.chunk) + " chunks")
+      .set("ecluse_dn_end_to_end",
+           "client's first write until every rank is past "
+           "ecluse_finalize (server done); set-up excluded")
+      .set("ecluse_dn_server",
+           "dn.received_bytes / the server's wall time in ecluse_start "
+           "(includes its wait for the first block)")
+      .set("reps", Json::object().set("page_cache", o.reps).set("fsync", o.fsync_reps))
+      .set("between_measurements", "files removed and syncfs")
+      .set("statistic",
+           "ratio = DN end-to-end throughput / raw throughput, each from the median "
+           "time; server_ratio the same with the server's own time")
+      .set("build", build_info());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int ranks = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  if (ranks != 2) fail("dn_throughput runs on 2 ranks (1 client node + 1 dedicated node)");
+  const Options o = parse(Args(argc, argv));
+  std::vector<double> data(o.bytes / sizeof(double));
+  fill_pattern(data.data(), o.bytes, 7);
+  bool pass = true;
+  Json modes = Json::object();
+  for (bool fsync : o.fsync_modes) {
+    const Interference interference;
+    Json mode = run_mode(o, data, fsync, &pass);
+    mode.set("interference", interference.report(MPI_COMM_WORLD));
+    modes.set(fsync ? "fsync" : "page_cache", std::move(mode));
+  }
+  int failures = server_fsync_failures();
+  MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (failures > 0) fail(std::to_string(failures) + " server-side fsync(s) failed");
+  Json out = Json::object()
+                 .set("benchmark", "dn_throughput")
+                 .set("setup", setup(o))
+                 .set("goal", Json::object().set("ratio_min", kGoal))
+                 .set("modes", std::move(modes))
+                 .set("pass", pass);
+  print_on_rank0(out.dump(), 0);
+  MPI_Finalize();
+  return 0;
+}
