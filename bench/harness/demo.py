@@ -63,6 +63,9 @@ def main(out_dir):
     results = harness.run_demo(out)
     print("\n== the advisor: profile the proxy without output, then predict the same workload")
     predicted = advise(out)
+    print("\n== each run's prediction beside its measurement")
+    document = json.loads(pathlib.Path(results).read_text())
+    print(harness.predictions(document, out, out / "profile.json"), end="")
     measured, joules = measured_least_energy(results)
     agree = measured.split("(")[0] in {p.split("(")[0] for p in predicted}
     print(f"\nmeasured least energy: {measured} ({joules:.1f} J, median); advisor's least "

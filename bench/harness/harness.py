@@ -263,6 +263,9 @@ def parse(argv):
     parser.add_argument("--repetitions", type=int, default=None,
                         help="runs of each configuration (default: 1 quick, 3 full)")
     parser.add_argument("--out", default=None, help="default: bench/results/harness-<matrix>")
+    parser.add_argument("--profile", default=None,
+                        help="a profile from `ecluse profile`: show the model's prediction "
+                             "beside each Ecluse measurement (ecluse validate)")
     parser.add_argument("--keep-runs", action="store_true",
                         help="keep each run's working directory (output files) under OUT/runs")
     args = parser.parse_args(argv)
@@ -273,6 +276,29 @@ def parse(argv):
     return args
 
 
+def predictions(document, out, profile):
+    """`ecluse validate` of the Ecluse runs' reports against a profile (docs/model.md): each
+    prediction beside its measurement, appended to report.md and returned as text."""
+    folder = out / "reports"
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i, run in enumerate(document["runs"]):
+        if run.get("report"):
+            path = folder / f"{i:03d}-{run['approach']}.json"
+            path.write_text(json.dumps(run["report"]))
+            paths.append(str(path))
+    if not paths:
+        return "no Ecluse run report to compare with the model"
+    ecluse = pathlib.Path(sys.executable).with_name("ecluse")
+    result = subprocess.run([str(ecluse), "validate", *paths, "--profile", str(profile),
+                             "--plots", str(out)], capture_output=True, text=True)
+    text = result.stdout if result.returncode == 0 else "ecluse validate failed:\n" + result.stderr
+    with open(out / "report.md", "a") as f:
+        f.write("\n## Predictions beside measurements (`ecluse validate`)\n\n```\n" + text +
+                "```\n")
+    return text
+
+
 def main(argv):
     args = parse(argv)
     out = pathlib.Path(args.out or ROOT / "bench" / "results" / f"harness-{args.matrix}")
@@ -281,6 +307,8 @@ def main(argv):
     document = benchmark(args.matrix, args.repetitions, out, env=env)
     print()
     print(comparison_table(document))
+    if args.profile:
+        print("\n" + predictions(document, out, args.profile))
     failed = sum(r["status"] == "failed" for r in document["runs"])
     print(f"\n{len(document['runs'])} runs, {failed} failed; results: {out / 'results.json'}, "
           f"report: {out / 'report.md'}")
