@@ -1,5 +1,6 @@
-// Events under dedicated cores: scope core runs on the caller's server, bcast on every server,
-// group once all clients of a node signalled; execution local runs on the client itself.
+// Events under dedicated cores and dedicated nodes: scope core runs on the caller's server, bcast
+// on every server, group once all clients of a node (DC) or of a server (DN) signalled;
+// execution local runs on the client itself.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -40,7 +41,46 @@ const char* kConfig = R"(<simulation name="sig"><architecture>
     <event name="here" action="on_local" execution="local"/>
   </actions></simulation>)";
 
+const char* kNodesConfig = R"(<simulation name="sig"><architecture>
+  <dedicated nodes="1"/><virtual-nodes ranks-per-node="1"/></architecture>
+  <actions>
+    <event name="core" action="on_core" scope="core"/>
+    <event name="bcast" action="on_bcast" scope="bcast"/>
+    <event name="group" action="on_group" scope="group"/>
+    <event name="here" action="on_local" execution="local"/>
+  </actions></simulation>)";
+
+TEST(DnSignals, EachScopeReachesTheRightServer) {
+  core_calls = bcast_calls = group_calls = local_calls = 0;
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  expect_ok(ecluse_initialize_string(kNodesConfig, MPI_COMM_WORLD));
+  expect_ok(ecluse_bind("core", on_core));
+  expect_ok(ecluse_bind("bcast", on_bcast));
+  expect_ok(ecluse_bind("group", on_group));
+  expect_ok(ecluse_bind("here", on_local));
+  int is_client = 0;
+  expect_ok(ecluse_start(&is_client));
+  if (is_client) {
+    for (int it = 0; it < 3; ++it) {
+      expect_ok(ecluse_signal("core"));
+      expect_ok(ecluse_signal("group"));
+      expect_ok(ecluse_signal("here"));
+      expect_ok(ecluse_end_iteration());
+    }
+    expect_ok(ecluse_stop());
+    EXPECT_EQ(local_calls, 3);
+  } else {
+    EXPECT_EQ(core_calls, 3 * (size - 1));  // one server serves every client
+    EXPECT_EQ(group_calls, 3);              // once per iteration, when all its clients signalled
+    EXPECT_EQ(last_group_iteration, 2);
+    EXPECT_EQ(local_calls, 0);
+  }
+  expect_ok(ecluse_finalize());
+}
+
 TEST(DcSignals, EachScopeReachesTheRightServers) {
+  core_calls = bcast_calls = group_calls = local_calls = 0;
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (size % 3 != 0) GTEST_SKIP() << "runs on nodes of 3 ranks";
