@@ -284,7 +284,12 @@ def cmd_validate(args) -> int:
         print(f"measured energy: {label}")
     print(val.format_comparisons(comparisons))
     print(val.summary_line(comparisons))
-    for line in val.format_choices(val.best_choices(comparisons)):
+    summaries = val.summarize(comparisons)
+    if len(summaries) < len(comparisons):
+        print("per configuration (repeats averaged; sd: standard deviation of the measured time):")
+        print(val.format_summaries(summaries))
+        print("per configuration: " + val.config_summary_line(summaries))
+    for line in val.format_choices_by_scenario(val.best_choices_by_scenario(comparisons)):
         print(line)
     if args.plots:
         for path in val.write_plots(comparisons, args.plots):

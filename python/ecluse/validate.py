@@ -32,18 +32,32 @@ class Measured:
     def label(self) -> str:
         return self.approach.label(self.nodes)
 
+    def platform_text(self) -> str:
+        """nodes x cores per node (virtual nodes on one host count as nodes)."""
+        return f"{self.nodes}x{self.cores_per_node}"
+
+    def scenario(self) -> tuple:
+        """What the runs compared with each other must share: iterations and output interval
+        (bytes per output differ slightly between decompositions: ghost cells)."""
+        return (self.workload.iterations, self.workload.output_every)
+
 
 def _workload(report: dict, iterations: Optional[int], output_every: Optional[int]) -> Workload:
-    """Output iterations are those that handed bytes over; without overrides the run is taken
-    to end on its last output and the interval is the (first) gap between outputs."""
-    outs = sorted((int(i["iteration"]), int(i.get("bytes", 0))) for i in report.get("iterations", [])
-                  if int(i.get("bytes", 0)) > 0)
+    """Output iterations are those that handed bytes over (bytes per output: their mean);
+    the interval is the (first) gap between outputs. The run's iterations are the last
+    iteration the report lists + 1: the runtime lists every iteration the clients ended,
+    with or without output, so iterations computed after the last output count too (a
+    report listing only output iterations ends on its last output)."""
+    entries = report.get("iterations", [])
+    outs = sorted((int(i["iteration"]), float(i.get("bytes", 0))) for i in entries
+                  if float(i.get("bytes", 0)) > 0)
     every = output_every
     if every is None:
         every = outs[1][0] - outs[0][0] if len(outs) >= 2 else (outs[0][0] + 1 if outs else 0)
-    n_iter = iterations if iterations is not None else (outs[-1][0] + 1 if outs else 0)
+    last = max((int(i["iteration"]) for i in entries), default=-1)
+    n_iter = iterations if iterations is not None else last + 1
     if n_iter <= 0:
-        raise ValueError("the report lists no output iteration: give --iterations")
+        raise ValueError("the report lists no iteration: give --iterations")
     per_output = sum(b for _, b in outs) / len(outs) if outs else 0.0
     return Workload(n_iter, every, per_output)
 
@@ -104,6 +118,11 @@ def platform_for(m: Measured, power: Power, host_cpus: Optional[int]) -> Platfor
 class Comparison:
     measured: Measured
     predicted: Prediction
+    label: str = ""   # the configuration: approach, and nodes x cores when that is ambiguous
+
+    @property
+    def scenario(self) -> tuple:
+        return self.measured.scenario()
 
     @property
     def time_error(self) -> float:
@@ -126,7 +145,37 @@ def compare(reports: Sequence[Measured], app: AppModel, power: Power, options: M
             opts = replace(options, idle_fraction=m.idle_fraction)
         p = predict(app, platform_for(m, power, host_cpus), m.workload, m.approach, opts)
         out.append(Comparison(m, p))
-    return out
+    return label_configurations(out)
+
+
+def label_configurations(comparisons: Sequence[Comparison]) -> list:
+    """Names each comparison's configuration: the approach's label (TP, DC(1), DN(1:1)), plus
+    ` NxC` (nodes x cores per node) when reports of that approach ran on different platforms
+    (TP on 1 and on 2 cores are two configurations, not repeats of one)."""
+    platforms = {}
+    for c in comparisons:
+        platforms.setdefault(c.measured.label(), set()).add(c.measured.platform_text())
+    return [replace(c, label=c.measured.label() + (f" {c.measured.platform_text()}"
+                                                   if len(platforms[c.measured.label()]) > 1
+                                                   else "")) for c in comparisons]
+
+
+def _name(c: Comparison) -> str:
+    return c.label or c.measured.label()
+
+
+def scenarios(comparisons: Sequence[Comparison]) -> list:
+    """The comparisons grouped by scenario (iterations, output interval), in order."""
+    groups = {}
+    for c in comparisons:
+        groups.setdefault(c.scenario, []).append(c)
+    return [(k, groups[k]) for k in sorted(groups)]
+
+
+def scenario_text(scenario: tuple) -> str:
+    iterations, every = scenario
+    return (f"{iterations} iterations, output every {every}" if every
+            else f"{iterations} iterations, no output")
 
 
 def _mean_by_label(comparisons, value) -> dict:
@@ -134,13 +183,59 @@ def _mean_by_label(comparisons, value) -> dict:
     for c in comparisons:
         v = value(c)
         if v is not None:
-            groups.setdefault(c.measured.label(), []).append(v)
+            groups.setdefault(_name(c), []).append(v)
     return {k: sum(v) / len(v) for k, v in groups.items()}
+
+
+@dataclass(frozen=True)
+class ConfigSummary:
+    """One configuration of one scenario, its repeats averaged."""
+
+    scenario: tuple
+    label: str
+    kind: str
+    runs: int
+    time_meas_s: float
+    time_sd_s: float
+    time_pred_s: float
+    energy_meas_j: Optional[float]
+    energy_pred_j: float
+
+    @property
+    def time_error(self) -> float:
+        return (self.time_pred_s - self.time_meas_s) / self.time_meas_s
+
+    @property
+    def energy_error(self) -> Optional[float]:
+        if not self.energy_meas_j:
+            return None
+        return (self.energy_pred_j - self.energy_meas_j) / self.energy_meas_j
+
+
+def summarize(comparisons: Sequence[Comparison]) -> list:
+    """Per scenario and configuration: mean measured time (and its standard deviation over the
+    repeats), mean prediction, mean measured and predicted energy."""
+    out = []
+    for scenario, group in scenarios(comparisons):
+        by = {}
+        for c in group:
+            by.setdefault(_name(c), []).append(c)
+        for label, cs in by.items():
+            t = [c.measured.time_s for c in cs]
+            mean = sum(t) / len(t)
+            sd = (sum((x - mean) ** 2 for x in t) / (len(t) - 1)) ** 0.5 if len(t) > 1 else 0.0
+            e = [c.measured.energy_j for c in cs if c.measured.energy_j]
+            out.append(ConfigSummary(
+                scenario, label, cs[0].measured.approach.kind, len(cs), mean, sd,
+                sum(c.predicted.time_s for c in cs) / len(cs), sum(e) / len(e) if e else None,
+                sum(c.predicted.energy_j for c in cs) / len(cs)))
+    return out
 
 
 def best_choices(comparisons: Sequence[Comparison]) -> dict:
     """Predicted and measured best per criterion (repeats of a configuration averaged; a tie
-    on the criterion goes to the other one, as in `advise`)."""
+    on the criterion goes to the other one, as in `advise`). Only meaningful within one
+    scenario: see `best_choices_by_scenario`."""
     pt = _mean_by_label(comparisons, lambda c: c.predicted.time_s)
     pe = _mean_by_label(comparisons, lambda c: c.predicted.energy_j)
     mt = _mean_by_label(comparisons, lambda c: c.measured.time_s)
@@ -156,19 +251,51 @@ def best_choices(comparisons: Sequence[Comparison]) -> dict:
     return result
 
 
+def best_choices_by_scenario(comparisons: Sequence[Comparison]) -> list:
+    """[(scenario, best_choices)]: the advisor's question is asked once per scenario."""
+    return [(k, best_choices(group)) for k, group in scenarios(comparisons)]
+
+
+def _width(comparisons) -> int:
+    return max([14] + [len(_name(c)) + 2 for c in comparisons])
+
+
 def format_comparisons(comparisons: Sequence[Comparison]) -> str:
+    """One row per report; with several scenarios, a heading line before each."""
     unit, div = energy_unit([c.predicted.energy_j for c in comparisons]
                             + [c.measured.energy_j or 0.0 for c in comparisons])
-    lines = [f"{'configuration':<14}{'report':<24}{'time meas s':>12}{'time pred s':>12}"
+    w = _width(comparisons)
+    lines = [f"{'configuration':<{w}}{'report':<24}{'time meas s':>12}{'time pred s':>12}"
              f"{'time err':>10}{'energy meas ' + unit:>16}{'energy pred ' + unit:>16}"
              f"{'energy err':>12}"]
-    for c in comparisons:
-        m, p = c.measured, c.predicted
-        e_meas = f"{m.energy_j / div:.3f}" if m.energy_j else "-"
-        e_err = f"{c.energy_error:+.1%}" if c.energy_error is not None else "-"
-        lines.append(f"{m.label():<14}{os.path.basename(m.path)[:23]:<24}{m.time_s:>12.3f}"
-                     f"{p.time_s:>12.3f}{c.time_error:>+10.1%}{e_meas:>16}"
-                     f"{p.energy_j / div:>16.3f}{e_err:>12}")
+    groups = scenarios(comparisons)
+    for scenario, group in groups:
+        if len(groups) > 1:
+            lines.append(f"-- {scenario_text(scenario)}")
+        for c in group:
+            m, p = c.measured, c.predicted
+            e_meas = f"{m.energy_j / div:.3f}" if m.energy_j else "-"
+            e_err = f"{c.energy_error:+.1%}" if c.energy_error is not None else "-"
+            lines.append(f"{_name(c):<{w}}{os.path.basename(m.path)[:23]:<24}{m.time_s:>12.3f}"
+                         f"{p.time_s:>12.3f}{c.time_error:>+10.1%}{e_meas:>16}"
+                         f"{p.energy_j / div:>16.3f}{e_err:>12}")
+    return "\n".join(lines)
+
+
+def format_summaries(summaries: Sequence[ConfigSummary]) -> str:
+    """The per-configuration table (repeats averaged)."""
+    unit, div = energy_unit([s.energy_pred_j for s in summaries]
+                            + [s.energy_meas_j or 0.0 for s in summaries])
+    w = max([14] + [len(s.label) + 2 for s in summaries])
+    lines = [f"{'every':>6}  {'configuration':<{w}}{'runs':>5}{'time meas s':>13}{'sd':>8}"
+             f"{'time pred s':>12}{'time err':>10}{'energy meas ' + unit:>16}"
+             f"{'energy pred ' + unit:>16}{'energy err':>12}"]
+    for s in summaries:
+        e_meas = f"{s.energy_meas_j / div:.3f}" if s.energy_meas_j else "-"
+        e_err = f"{s.energy_error:+.1%}" if s.energy_error is not None else "-"
+        lines.append(f"{s.scenario[1]:>6}  {s.label:<{w}}{s.runs:>5}{s.time_meas_s:>13.3f}"
+                     f"{s.time_sd_s:>8.3f}{s.time_pred_s:>12.3f}{s.time_error:>+10.1%}"
+                     f"{e_meas:>16}{s.energy_pred_j / div:>16.3f}{e_err:>12}")
     return "\n".join(lines)
 
 
@@ -177,13 +304,31 @@ def format_choices(choices: dict) -> list:
             for name, (pred, meas) in choices.items()]
 
 
-def summary_line(comparisons: Sequence[Comparison]) -> str:
-    t = [abs(c.time_error) for c in comparisons]
-    e = [abs(c.energy_error) for c in comparisons if c.energy_error is not None]
+def format_choices_by_scenario(by_scenario: list) -> list:
+    """The choice lines; with several scenarios each is prefixed by its output interval."""
+    if len(by_scenario) == 1:
+        return format_choices(by_scenario[0][1])
+    return [f"every {scenario[1]}: {line}" for scenario, choices in by_scenario
+            for line in format_choices(choices)]
+
+
+def _error_text(t: list, e: list) -> str:
     text = f"time error: worst {max(t):.1%}, mean {sum(t) / len(t):.1%}"
     if e:
         text += f"; energy error: worst {max(e):.1%}, mean {sum(e) / len(e):.1%}"
     return text
+
+
+def summary_line(comparisons: Sequence[Comparison]) -> str:
+    """Errors over every report."""
+    return _error_text([abs(c.time_error) for c in comparisons],
+                       [abs(c.energy_error) for c in comparisons if c.energy_error is not None])
+
+
+def config_summary_line(summaries: Sequence[ConfigSummary]) -> str:
+    """Errors over configurations (repeats averaged first)."""
+    return _error_text([abs(s.time_error) for s in summaries],
+                       [abs(s.energy_error) for s in summaries if s.energy_error is not None])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -194,61 +339,70 @@ _COLORS = {"tp": "tab:red", "dc": "tab:blue", "dn": "tab:green"}
 
 
 def write_plots(comparisons: Sequence[Comparison], directory: str) -> list:
-    """energy_vs_time.png (like seed 002 Fig. 2) and predicted_vs_measured.png; returns paths."""
+    """energy_vs_time.png (like seed 002 Fig. 2; one panel per scenario) and
+    predicted_vs_measured.png (one point per configuration, repeats averaged); returns paths."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     os.makedirs(directory, exist_ok=True)
     paths = [_plot_energy_time(plt, comparisons, directory),
-             _plot_pred_meas(plt, comparisons, directory)]
+             _plot_pred_meas(plt, summarize(comparisons), directory)]
     plt.close("all")
     return paths
 
 
-def _plot_unit(comparisons) -> tuple:
-    return energy_unit([c.predicted.energy_j for c in comparisons])
-
-
 def _plot_energy_time(plt, comparisons, directory) -> str:
-    unit, div = _plot_unit(comparisons)
-    fig, ax = plt.subplots(figsize=(6, 4.5))
-    for c in comparisons:
-        color = _COLORS[c.measured.approach.kind]
-        if c.measured.energy_j:
-            ax.scatter(c.measured.time_s, c.measured.energy_j / div, color=color, marker="o")
-            ax.annotate(c.measured.label(), (c.measured.time_s, c.measured.energy_j / div),
-                        fontsize=8, xytext=(4, 4), textcoords="offset points")
-        ax.scatter(c.predicted.time_s, c.predicted.energy_j / div, facecolors="none",
-                   edgecolors=color, marker="s")
-    kinds = sorted({c.measured.approach.kind for c in comparisons})
-    ax.legend(handles=[plt.Line2D([], [], color=_COLORS[k], marker="o", linestyle="",
-                                  label=k.upper()) for k in kinds], fontsize=8)
-    ax.set_xlabel("completion time (s)")
-    ax.set_ylabel(f"energy ({unit})")
-    ax.set_title("Energy vs completion time (filled: measured, hollow: predicted)")
+    unit, div = energy_unit([c.predicted.energy_j for c in comparisons])
+    groups = scenarios(comparisons)
+    fig, axes = plt.subplots(1, len(groups), figsize=(6 * len(groups), 4.5), squeeze=False)
+    for ax, (scenario, group) in zip(axes[0], groups):
+        for c in group:
+            color = _COLORS[c.measured.approach.kind]
+            if c.measured.energy_j:
+                ax.scatter(c.measured.time_s, c.measured.energy_j / div, color=color, marker="o",
+                           alpha=0.6)
+            ax.scatter(c.predicted.time_s, c.predicted.energy_j / div, facecolors="none",
+                       edgecolors=color, marker="s", s=60)
+        for s in summarize(group):
+            if s.energy_meas_j:
+                ax.annotate(s.label, (s.time_meas_s, s.energy_meas_j / div), fontsize=8,
+                            xytext=(4, 4), textcoords="offset points")
+        kinds = sorted({c.measured.approach.kind for c in group})
+        ax.legend(handles=[plt.Line2D([], [], color=_COLORS[k], marker="o", linestyle="",
+                                      label=k.upper()) for k in kinds], fontsize=8)
+        ax.set_xlabel("completion time (s)")
+        ax.set_ylabel(f"energy ({unit})")
+        title = "Energy vs completion time (filled: measured, hollow: predicted)"
+        ax.set_title(title if len(groups) == 1 else scenario_text(scenario), fontsize=10)
+    if len(groups) > 1:
+        fig.suptitle("Energy vs completion time (filled: measured runs, hollow: predicted)")
     path = os.path.join(directory, "energy_vs_time.png")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     return path
 
 
-def _plot_pred_meas(plt, comparisons, directory) -> str:
-    unit, div = _plot_unit(comparisons)
+def _plot_pred_meas(plt, summaries, directory) -> str:
+    unit, div = energy_unit([s.energy_pred_j for s in summaries])
+    several = len({s.scenario for s in summaries}) > 1
     fig, axes = plt.subplots(1, 2, figsize=(9, 4))
-    pairs = [("time (s)", [(c.measured.time_s, c.predicted.time_s, c) for c in comparisons]),
-             (f"energy ({unit})", [(c.measured.energy_j / div, c.predicted.energy_j / div, c)
-                              for c in comparisons if c.measured.energy_j])]
+    pairs = [("time (s)", [(s.time_meas_s, s.time_pred_s, s) for s in summaries]),
+             (f"energy ({unit})", [(s.energy_meas_j / div, s.energy_pred_j / div, s)
+                                   for s in summaries if s.energy_meas_j])]
     for ax, (name, points) in zip(axes, pairs):
-        for meas, pred, c in points:
-            ax.scatter(meas, pred, color=_COLORS[c.measured.approach.kind])
-            ax.annotate(c.measured.label(), (meas, pred), fontsize=8, xytext=(4, 4),
-                        textcoords="offset points")
+        for meas, pred, s in points:
+            ax.scatter(meas, pred, color=_COLORS[s.kind])
+            text = s.label + (f" /{s.scenario[1]}" if several else "")
+            ax.annotate(text, (meas, pred), fontsize=7, xytext=(4, 4), textcoords="offset points")
         top = max([max(m, p) for m, p, _ in points] or [1.0]) * 1.1
         ax.plot([0, top], [0, top], color="gray", linestyle="--", linewidth=1)
+        ax.fill_between([0, top], [0, 0.9 * top], [0, 1.1 * top], color="gray", alpha=0.12,
+                        linewidth=0)
         ax.set_xlabel(f"measured {name}")
         ax.set_ylabel(f"predicted {name}")
-    fig.suptitle("Predicted vs measured")
+    fig.suptitle("Predicted vs measured (repeats averaged; band: ±10%"
+                 + (", /K: output every K" if several else "") + ")")
     path = os.path.join(directory, "predicted_vs_measured.png")
     fig.tight_layout()
     fig.savefig(path, dpi=100)

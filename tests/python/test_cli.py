@@ -246,3 +246,77 @@ def test_profile_on_a_tiny_proxy_run(capsys, tmp_path):
     assert doc["fit"]["t_base_s"] > 0 and doc["bandwidth"]["writers"] == [1]
     assert doc["oversubscribed"] == (2 > (os.cpu_count() or 1))
     assert f"wrote {out_file}" in out
+
+
+# --- validate on reports as the runtime writes them ---------------------------------------------
+
+def runtime_report(approach, ranks, nodes, ranks_per_node, time_s, every=5, iterations=22,
+                   bytes_per_rank=1000000):
+    """A report as ecluse_finalize writes it: every iteration the clients ended is listed, with
+    bytes 0 when it had no output (here 22 iterations, so 2 are computed after the last output);
+    TP without <virtual-nodes> has ranks_per_node 0."""
+    r = report(approach, time_s, 60.0, 0.5 if approach != "tp" else None)
+    clients = ranks - (0 if approach == "tp" else ranks // 2 if approach == "dn" else nodes)
+    r.update(ranks=ranks, nodes=nodes)
+    r["architecture"]["ranks_per_node"] = ranks_per_node
+    r["iterations"] = [{"iteration": i,
+                        "bytes": clients * bytes_per_rank if (i + 1) % every == 0 else 0,
+                        "client_write_s": {"mean": 0.0, "max": 0.0},
+                        "server_store_s": {"mean": 0.0, "max": 0.0}} for i in range(iterations)]
+    return r
+
+
+def test_validate_reads_runtime_reports(capsys, tmp_path):
+    # T_base 0.02 s, perfect scaling, 1e8 B/s for every writer count; 22 iterations, 1e6 B per
+    # client every 5 (4 outputs, 2 iterations after the last).
+    # TP 1x1 (ranks_per_node 0 -> 1 core): 0.44 s + 4 * 0.01 s = 0.48 s
+    # TP 1x2: 0.22 s + 4 * 2e6 / 1e8 = 0.30 s
+    # DC(1) 1 virtual node of 2: 1 client, 0.44 s; io 0.01 s < interval 0.1 s, tail 0.04 s: 0.44 s
+    # DN(1:1) 2 virtual nodes of 1: the same, 0.44 s
+    profile = write(tmp_path / "p.json", profile_doc(0.02, [1, 2], [1e8, 1e8], 2))
+    reports = [write(tmp_path / "tp1.json", runtime_report("tp", 1, 1, 0, 0.50)),
+               write(tmp_path / "tp2.json", runtime_report("tp", 2, 1, 0, 0.30)),
+               write(tmp_path / "tp2-b.json", runtime_report("tp", 2, 1, 0, 0.34)),
+               write(tmp_path / "dc.json", runtime_report("dc", 2, 1, 2, 0.40)),
+               write(tmp_path / "dn.json", runtime_report("dn", 2, 2, 1, 0.55))]
+    code, out, _ = run(capsys, "validate", *reports, "--profile", profile)
+    assert code == 0
+    assert table_row(out, "TP 1x1")[2:6] == ["tp1.json", "0.500", "0.480", "-4.0%"]
+    assert table_row(out, "TP 1x2")[2:6] == ["tp2.json", "0.300", "0.300", "+0.0%"]
+    assert table_row(out, "DC(1)")[1:5] == ["dc.json", "0.400", "0.440", "+10.0%"]
+    assert table_row(out, "DN(1:1)")[1:5] == ["dn.json", "0.550", "0.440", "-20.0%"]
+    # The two TP 1x2 runs are repeats of one configuration: mean 0.32 s, sd 0.028 s
+    row = next(line for line in out.splitlines()
+               if " TP 1x2 " in line and line.startswith(" ")).split()
+    assert row[:8] == ["5", "TP", "1x2", "2", "0.320", "0.028", "0.300", "-6.3%"]
+    lines = out.splitlines()
+    # per configuration: 4.0%, 6.25%, 10.0%, 20.0%
+    assert any(line.startswith("per configuration: time error: worst 20.0%, mean 10.1%;")
+               for line in lines)
+    assert "fastest: predicted TP 1x2, measured TP 1x2: right" in lines
+
+
+def test_validate_groups_output_intervals(capsys, tmp_path):
+    profile = write(tmp_path / "p.json", profile_doc(0.02, [1, 2], [1e8, 1e8], 2))
+    reports = [write(tmp_path / f"{a}-{k}.json", runtime_report(a, 2, n, c, t, every=k))
+               for a, n, c, t, k in (("tp", 1, 0, 0.30, 5), ("dc", 1, 2, 0.45, 5),
+                                     ("tp", 1, 0, 0.50, 2), ("dc", 1, 2, 0.45, 2))]
+    code, out, _ = run(capsys, "validate", *reports, "--profile", profile)
+    assert code == 0
+    lines = out.splitlines()
+    assert "-- 22 iterations, output every 2" in lines
+    assert "-- 22 iterations, output every 5" in lines
+    # every 5: TP 0.30 s beats DC 0.44 s, measured too. every 2 (11 outputs, none after the
+    # last): TP 0.22 + 11 * 0.02 = 0.44 s; DC 0.44 s + the last output's drain 0.01 s = 0.45 s;
+    # measured TP 0.50 s, DC 0.45 s: a wrong pick, said per output interval
+    assert "every 5: fastest: predicted TP, measured TP: right" in lines
+    assert "every 2: fastest: predicted TP, measured DC(1): WRONG" in lines
+
+
+def test_profile_bandwidth_counts_the_reports_bytes():
+    from ecluse.profile import report_bytes_per_output
+    doc = {"iterations": [{"iteration": 0, "bytes": 0}, {"iteration": 4, "bytes": 32448000},
+                          {"iteration": 9, "bytes": 32448000}]}
+    assert report_bytes_per_output(doc) == 32448000
+    assert report_bytes_per_output(None) is None
+    assert report_bytes_per_output({"iterations": []}) is None
