@@ -182,7 +182,7 @@ def benchmark(matrix_name, repetitions, out_dir, approaches=None, matrix=None, e
     the results document."""
     env = env or runs.Environment.from_os()
     approaches = approaches or ECLUSE + BASELINES
-    out = pathlib.Path(out_dir)
+    out = pathlib.Path(out_dir).resolve()  # runs work in their own directories
     work_root = out / "runs"
     work_root.mkdir(parents=True, exist_ok=True)
     available = {a: runs.availability(env, a) for a in approaches}
