@@ -18,7 +18,7 @@ constexpr std::array<const char*, 3> kComponents = {"ex", "ey", "ez"};
 
 struct Settings {
   baselines::FileLayout layout = baselines::FileLayout::Collective;
-  baselines::Extent block{};
+  apps::Extent block{};
   int steps = 0;
 };
 
@@ -29,8 +29,7 @@ Settings parse_settings(int argc, char** argv) {
 }
 
 std::vector<baselines::Block> blocks_of(const std::array<std::vector<double>, 3>& data,
-                                        const baselines::Decomposition& d,
-                                        const baselines::Extent& b) {
+                                        const apps::Decomposition& d, const apps::Extent& b) {
   std::vector<hsize_t> count, offset, global;
   for (std::size_t a = 0; a < 3; ++a) {
     count.push_back(static_cast<hsize_t>(b[a]));
@@ -51,13 +50,13 @@ std::vector<baselines::Block> blocks_of(const std::array<std::vector<double>, 3>
   return blocks;
 }
 
-std::string grid_json(const baselines::Decomposition& d) {
+std::string grid_json(const apps::Decomposition& d) {
   return "\"" + std::to_string(d.dims[0]) + "x" + std::to_string(d.dims[1]) + "x" +
          std::to_string(d.dims[2]) + "\"";
 }
 
 void run(const Settings& s) {
-  const baselines::Decomposition d = baselines::decompose(MPI_COMM_WORLD, s.block);
+  const apps::Decomposition d = apps::decompose(MPI_COMM_WORLD, s.block);
   const std::size_t cells = static_cast<std::size_t>(s.block[0]) * s.block[1] * s.block[2];
   std::array<std::vector<double>, 3> data;
   for (auto& component : data) component.resize(cells);
@@ -66,7 +65,7 @@ void run(const Settings& s) {
   const double start = apps::now();
   for (int step = 0; step < s.steps; ++step) {
     for (int c = 0; c < 3; ++c)
-      baselines::fill_vorpal(data[static_cast<std::size_t>(c)], c, d, s.block, step);
+      apps::fill_vorpal(data[static_cast<std::size_t>(c)], c, d, s.block, step);
     const double write_start = apps::now();
     output.write_iteration(step, blocks_of(data, d, s.block));
     summary.record_output(apps::now() - write_start, 3 * cells * sizeof(double));

@@ -28,8 +28,7 @@ Settings parse_settings(int argc, char** argv) {
           options.positive("steps", 5)};
 }
 
-std::vector<baselines::Block> blocks_of(const baselines::Particles& p, std::int64_t first,
-                                        int ranks) {
+std::vector<baselines::Block> blocks_of(const apps::Particles& p, std::int64_t first, int ranks) {
   const auto n = static_cast<hsize_t>(p.id1.size());
   const std::vector<hsize_t> count{n}, offset{static_cast<hsize_t>(first)},
       global{n * static_cast<hsize_t>(ranks)};
@@ -48,12 +47,12 @@ void run(const Settings& s) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   const std::int64_t first = std::int64_t{rank} * s.particles;
-  baselines::Particles particles = baselines::allocate_particles(s.particles);
+  apps::Particles particles = apps::allocate_particles(s.particles);
   const baselines::Hdf5Output output(MPI_COMM_WORLD, s.layout, "out/vpic", "vpic");
   apps::RunSummary summary = baselines::make_summary("vpic-io", s.layout);
   const double start = apps::now();
   for (int step = 0; step < s.steps; ++step) {
-    baselines::fill_vpic(particles, first, step);
+    apps::fill_vpic(particles, first, step);
     const double write_start = apps::now();
     output.write_iteration(step, blocks_of(particles, first, ranks));
     summary.record_output(apps::now() - write_start, std::uint64_t{8} * 4 * s.particles);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "Check.hpp"
+#include "KernelData.hpp"
 #include "Options.hpp"
 #include "RunSummary.hpp"
 #include "Workload.hpp"
@@ -19,17 +20,13 @@ const char* const kUsage =
     "  [--steps 20]\n";
 
 constexpr std::array<const char*, 3> kComponents = {"ex", "ey", "ez"};
-using Extent = std::array<int, 3>;
+using apps::Decomposition;
+using apps::Extent;
 
 struct Settings {
   std::string config;
   Extent block{};
   int steps = 0;
-};
-
-struct Decomposition {
-  Extent dims{0, 0, 0};
-  std::array<std::int64_t, 3> offset{};
 };
 
 Settings parse_settings(int argc, char** argv) {
@@ -38,19 +35,6 @@ Settings parse_settings(int argc, char** argv) {
   return {options.text("config", "vorpal-io-tp.xml"),
           {b[0], b[1], b[2]},
           options.positive("steps", 20)};
-}
-
-// Ranks row-major over the process grid, as MPI_Cart_create would number them.
-Decomposition decompose(MPI_Comm comm, const Extent& block) {
-  int rank = 0, size = 0;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  Decomposition d;
-  MPI_Dims_create(size, 3, d.dims.data());
-  const Extent coords{rank / (d.dims[1] * d.dims[2]), rank / d.dims[2] % d.dims[1],
-                      rank % d.dims[2]};
-  for (std::size_t a = 0; a < 3; ++a) d.offset[a] = std::int64_t{coords[a]} * block[a];
-  return d;
 }
 
 void set_int(const char* name, int value) {
@@ -64,25 +48,6 @@ void describe(const Decomposition& d, const Extent& block) {
     set_int(dims[a], d.dims[a]);
   }
   for (const char* name : kComponents) APP_CHECK(ecluse_set_position(name, d.offset.data()));
-}
-
-// Exact small integers as doubles, a function of the global cell and the step only;
-// check_output.py repeats this formula in NumPy.
-double value(int component, std::int64_t gi, std::int64_t gj, std::int64_t gk, int step) {
-  const std::int64_t cell = (gi * 31 + gj * 17 + gk * 7) % 99991;
-  return step * 1e6 + component * 1e5 + static_cast<double>(cell);
-}
-
-void fill(std::vector<double>& data, int component, const Decomposition& d, const Extent& b,
-          int step) {
-  std::size_t n = 0;
-  for (std::int64_t i = d.offset[0]; i < d.offset[0] + b[0]; ++i) {
-    for (std::int64_t j = d.offset[1]; j < d.offset[1] + b[1]; ++j) {
-      for (std::int64_t k = d.offset[2]; k < d.offset[2] + b[2]; ++k) {
-        data[n++] = value(component, i, j, k, step);
-      }
-    }
-  }
 }
 
 std::string grid_json(const Decomposition& d) {
@@ -100,7 +65,7 @@ double write_step(const std::array<std::vector<double>, 3>& data) {
 void run_client(const Settings& s) {
   MPI_Comm comm;
   APP_CHECK(ecluse_client_comm_get(&comm));
-  const Decomposition d = decompose(comm, s.block);
+  const Decomposition d = apps::decompose(comm, s.block);
   describe(d, s.block);
   const std::size_t cells = static_cast<std::size_t>(s.block[0]) * s.block[1] * s.block[2];
   std::array<std::vector<double>, 3> data;
@@ -108,7 +73,8 @@ void run_client(const Settings& s) {
   apps::RunSummary summary(comm, "vorpal-io", s.config);
   const double start = apps::now();
   for (int step = 0; step < s.steps; ++step) {
-    for (int c = 0; c < 3; ++c) fill(data[static_cast<size_t>(c)], c, d, s.block, step);
+    for (int c = 0; c < 3; ++c)
+      apps::fill_vorpal(data[static_cast<size_t>(c)], c, d, s.block, step);
     summary.record_output(write_step(data), 3 * cells * sizeof(double));
   }
   summary.add_field("process_grid", grid_json(d));

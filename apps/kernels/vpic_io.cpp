@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "Check.hpp"
+#include "KernelData.hpp"
 #include "Options.hpp"
 #include "RunSummary.hpp"
 #include "Workload.hpp"
@@ -26,39 +27,12 @@ struct Settings {
   int steps = 0;
 };
 
-struct Particles {
-  std::array<std::vector<float>, 6> values;
-  std::vector<std::int32_t> id1, id2;
-};
+using apps::Particles;
 
 Settings parse_settings(int argc, char** argv) {
   const apps::Options options(argc, argv, {"config", "particles", "steps"}, {});
   return {options.text("config", "vpic-io-tp.xml"), options.positive("particles", 1 << 20),
           options.positive("steps", 5)};
-}
-
-// Values known from the global particle index and the step alone, so a reader can check
-// them; check_output.py repeats these formulas in NumPy.
-float coordinate(int v, std::int64_t g, int step) {
-  const std::int64_t cell = (g * (2 * v + 1) + 7 * std::int64_t{step}) % 10007;
-  return static_cast<float>(static_cast<double>(cell) * 0.01);
-}
-
-void fill(Particles& p, std::int64_t first, int step) {
-  for (std::size_t n = 0; n < p.id1.size(); ++n) {
-    const std::int64_t g = first + static_cast<std::int64_t>(n);
-    for (int v = 0; v < 6; ++v) p.values[static_cast<size_t>(v)][n] = coordinate(v, g, step);
-    p.id1[n] = static_cast<std::int32_t>(g % 2147483647);
-    p.id2[n] = static_cast<std::int32_t>((2 * g + step) % 2147483647);
-  }
-}
-
-Particles allocate(int count) {
-  Particles p;
-  for (auto& v : p.values) v.resize(static_cast<size_t>(count));
-  p.id1.resize(static_cast<size_t>(count));
-  p.id2.resize(static_cast<size_t>(count));
-  return p;
 }
 
 void describe(int particles, int ranks, std::int64_t first) {
@@ -88,11 +62,11 @@ void run_client(const Settings& s) {
   MPI_Comm_size(comm, &ranks);
   const std::int64_t first = std::int64_t{rank} * s.particles;
   describe(s.particles, ranks, first);
-  Particles particles = allocate(s.particles);
+  Particles particles = apps::allocate_particles(s.particles);
   apps::RunSummary summary(comm, "vpic-io", s.config);
   const double start = apps::now();
   for (int step = 0; step < s.steps; ++step) {
-    fill(particles, first, step);
+    apps::fill_vpic(particles, first, step);
     summary.record_output(write_step(particles), std::uint64_t{8} * 4 * s.particles);
   }
   summary.add_field("particles_per_rank", std::to_string(s.particles));

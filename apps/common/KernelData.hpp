@@ -1,5 +1,5 @@
-// The VORPAL-IO and VPIC-IO kernels' data: the formulas of apps/kernels/vorpal_io.cpp and
-// vpic_io.cpp, which keep them private; test_harness.py compares both outputs bit for bit.
+// The VORPAL-IO and VPIC-IO kernels' data, shared by the kernels and their baselines: values
+// known from the global index and the step alone (check_output.py repeats them in NumPy).
 #pragma once
 
 #include <mpi.h>
@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace baselines {
+namespace apps {
 
 using Extent = std::array<int, 3>;
 
@@ -35,4 +35,4 @@ Particles allocate_particles(int count);
 /** The particles numbered from `first` on at a step. */
 void fill_vpic(Particles& p, std::int64_t first, int step);
 
-}  // namespace baselines
+}  // namespace apps

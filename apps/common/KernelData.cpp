@@ -1,10 +1,10 @@
 // The kernels' values: exact integers turned into float or double once, a function of the
-// global index and the step only, as in apps/kernels (kept in step by test_harness.py).
+// global index and the step only.
 #include "KernelData.hpp"
 
 #include <cstddef>
 
-namespace baselines {
+namespace apps {
 
 namespace {
 
@@ -62,4 +62,4 @@ void fill_vpic(Particles& p, std::int64_t first, int step) {
   }
 }
 
-}  // namespace baselines
+}  // namespace apps
