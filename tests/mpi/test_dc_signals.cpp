@@ -32,29 +32,23 @@ void expect_ok(int status) {
   ASSERT_EQ(status, ECLUSE_OK) << ecluse_error_message();
 }
 
-const char* kConfig = R"(<simulation name="sig"><architecture>
-  <dedicated cores="1"/><virtual-nodes ranks-per-node="3"/></architecture>
+std::string config(const std::string& architecture) {
+  return "<simulation name=\"sig\"><architecture>" + architecture + R"(</architecture>
   <actions>
     <event name="core" action="on_core" scope="core"/>
     <event name="bcast" action="on_bcast" scope="bcast"/>
     <event name="group" action="on_group" scope="group"/>
     <event name="here" action="on_local" execution="local"/>
   </actions></simulation>)";
-
-const char* kNodesConfig = R"(<simulation name="sig"><architecture>
-  <dedicated nodes="1"/><virtual-nodes ranks-per-node="1"/></architecture>
-  <actions>
-    <event name="core" action="on_core" scope="core"/>
-    <event name="bcast" action="on_bcast" scope="bcast"/>
-    <event name="group" action="on_group" scope="group"/>
-    <event name="here" action="on_local" execution="local"/>
-  </actions></simulation>)";
+}
 
 TEST(DnSignals, EachScopeReachesTheRightServer) {
   core_calls = bcast_calls = group_calls = local_calls = 0;
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  expect_ok(ecluse_initialize_string(kNodesConfig, MPI_COMM_WORLD));
+  expect_ok(ecluse_initialize_string(
+      config(R"(<dedicated nodes="1"/><virtual-nodes ranks-per-node="1"/>)").c_str(),
+      MPI_COMM_WORLD));
   expect_ok(ecluse_bind("core", on_core));
   expect_ok(ecluse_bind("bcast", on_bcast));
   expect_ok(ecluse_bind("group", on_group));
@@ -84,7 +78,9 @@ TEST(DcSignals, EachScopeReachesTheRightServers) {
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (size % 3 != 0) GTEST_SKIP() << "runs on nodes of 3 ranks";
-  expect_ok(ecluse_initialize_string(kConfig, MPI_COMM_WORLD));
+  expect_ok(ecluse_initialize_string(
+      config(R"(<dedicated cores="1"/><virtual-nodes ranks-per-node="3"/>)").c_str(),
+      MPI_COMM_WORLD));
   expect_ok(ecluse_bind("core", on_core));
   expect_ok(ecluse_bind("bcast", on_bcast));
   expect_ok(ecluse_bind("group", on_group));
