@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "BlockValues.hpp"
 #include "TestSupport.hpp"
 #include "ecluse/ecluse.h"
 
@@ -22,23 +23,13 @@ namespace {
 
 namespace fs = std::filesystem;
 using ecluse::test::as_bytes;
+using ecluse::test::expect_ok;
+using ecluse::test::field_interior;
+using ecluse::test::field_values;
+using ecluse::test::fort_values;
 using ecluse::test::read_dataset;
-
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
-int world_size() {
-  int s = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
-
-void expect_ok(int status) {
-  ASSERT_EQ(status, ECLUSE_OK) << ecluse_error_message();
-}
+using ecluse::test::world_rank;
+using ecluse::test::world_size;
 
 struct RunSetup {
   int ranks_per_node = 1;
@@ -70,24 +61,6 @@ std::string config(const std::string& dir, const RunSetup& s) {
          s.mode + R"(</option><option key="FilesPath">)" + dir +
          R"(</option></store></storage><log LogLevel="warning" FileName=")" + dir +
          R"(/log"/></simulation>)";
-}
-
-std::vector<double> field_values(int it, int source, int block) {
-  std::vector<double> v(8 * 5);
-  for (std::size_t i = 0; i < v.size(); ++i)
-    v[i] = it * 1e6 + source * 1e4 + block * 1e3 + double(i);
-  return v;
-}
-
-std::vector<double> field_interior(int it, int source, int block) {
-  auto v = field_values(it, source, block);
-  return {v.begin() + 5, v.end() - 5};
-}
-
-std::vector<int> fort_values(int it, int source, int block) {
-  std::vector<int> v(18);
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = it * 10000 + source * 100 + block * 50 + int(i);
-  return v;
 }
 
 void write_iteration(int it, int source, int domains) {

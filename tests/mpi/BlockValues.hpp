@@ -1,0 +1,49 @@
+// The data the DC and DN API tests write and read back: a ghosted 2-D double field (8x5, one
+// ghost row each side) and a Fortran int block (3x6), known from iteration, source and block.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <vector>
+
+#include "ecluse/ecluse.h"
+
+namespace ecluse::test {
+
+inline int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+inline int world_size() {
+  int s = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+inline void expect_ok(int status) {
+  ASSERT_EQ(status, ECLUSE_OK) << ecluse_error_message();
+}
+
+inline std::vector<double> field_values(int it, int source, int block) {
+  std::vector<double> v(8 * 5);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    v[i] = it * 1e6 + source * 1e4 + block * 1e3 + double(i);
+  return v;
+}
+
+/** The field without its ghost rows, as stored. */
+inline std::vector<double> field_interior(int it, int source, int block) {
+  auto v = field_values(it, source, block);
+  return {v.begin() + 5, v.end() - 5};
+}
+
+inline std::vector<int> fort_values(int it, int source, int block) {
+  std::vector<int> v(18);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = it * 10000 + source * 100 + block * 50 + int(i);
+  return v;
+}
+
+}  // namespace ecluse::test
