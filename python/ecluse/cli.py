@@ -63,6 +63,10 @@ def _add_model(p: argparse.ArgumentParser) -> None:
                    help="paper: seed 002 §3 exactly; extended (default): every extension on")
     g.add_argument("--no-tp-io", action="store_true", help="TP without its I/O time")
     g.add_argument("--no-blocking", action="store_true", help="never block on dedicated resources")
+    g.add_argument("--no-client-copy", action="store_true",
+                   help="DC/DN clients hand outputs over for free (no copy term)")
+    g.add_argument("--no-fixed-overhead", action="store_true",
+                   help="no fixed start-up/finalize time (the profile's overhead_s unused)")
     g.add_argument("--no-lose-cores", action="store_true",
                    help="DC computes on all cores of a node (dedicated cores cost no compute)")
     g.add_argument("--idle-fraction", type=idle_fraction,
@@ -82,6 +86,10 @@ def model_options(args) -> ModelOptions:
         changes["tp_io"] = False
     if args.no_blocking:
         changes["blocking"] = False
+    if args.no_client_copy:
+        changes["client_copy"] = False
+    if args.no_fixed_overhead:
+        changes["fixed_overhead"] = False
     if args.no_lose_cores:
         changes["lose_dedicated_cores"] = False
     if args.idle_fraction is not None and args.idle_fraction != "measured":
@@ -122,7 +130,10 @@ def _profile_parser(sub) -> None:
     p.add_argument("--iterations", type=int, default=30)
     p.add_argument("--global", dest="global_grid", type=prof.parse_grid,
                    default=(128, 128, 40), help="global grid the proxy keeps (128x128x40)")
-    p.add_argument("--repeats", type=int, default=1, help="runs per point; the fastest is kept")
+    p.add_argument("--repeats", type=int, default=1,
+                   help="runs per point; the median is kept (see --keep)")
+    p.add_argument("--keep", choices=("median", "fastest"), default="median",
+                   help="which of the repeated compute runs a point keeps (median)")
     p.add_argument("--bandwidth", action="store_true",
                    help="also measure write bandwidth per writer count (proxy with TP output)")
     p.add_argument("--writers", type=int_list, default=(1, 2), help="writer counts (1,2)")
@@ -138,7 +149,7 @@ def cmd_profile(args) -> int:
         cores=args.cores, nodes=args.nodes, ranks_per_node=args.ranks_per_node,
         iterations=args.iterations, global_grid=args.global_grid, repeats=args.repeats,
         writers=args.writers if args.bandwidth else (), output_every=args.output_every,
-        timeout_s=args.timeout)
+        timeout_s=args.timeout, keep=args.keep)
     if command:
         settings.command = list(command)
     elif not prof.default_proxy().exists():
@@ -168,6 +179,11 @@ def describe_profile(doc: dict) -> str:
         bw = doc["bandwidth"]
         lines.append("bandwidth: " + ", ".join(f"{w} writers {b / 1e6:.1f} MB/s"
                                                 for w, b in zip(bw["writers"], bw["bytes_per_s"])))
+    if app.copy is not None:
+        lines.append("client copy: " + ", ".join(f"{w} clients {b / 1e6:.0f} MB/s each" for w, b
+                                                  in zip(app.copy.writers, app.copy.bytes_per_s)))
+    if doc.get("overhead_s"):
+        lines.append(f"fixed overhead: {app.overhead_s * 1e3:.1f} ms per run")
     if doc.get("oversubscribed"):
         lines.append(f"oversubscribed: up to {doc['max_ranks']} ranks on {doc['cpus']} CPUs")
     return "\n".join(lines)

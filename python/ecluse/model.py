@@ -110,12 +110,18 @@ class Bandwidth:
 
 @dataclass(frozen=True)
 class AppModel:
-    """What profiling tells about the application: T_base (s), s_cores, s_nodes, bandwidth."""
+    """What profiling tells about the application: T_base (s), s_cores, s_nodes, bandwidth.
+
+    `copy`: bytes/s with which ONE client hands an output over (its copy into Ecluse's buffer),
+    per number of clients copying at once (a `Bandwidth`); `overhead_s`: fixed time of a run
+    outside its iteration loop (start-up and finalize within the report's completion time)."""
 
     t_base_s: float
     s_cores: Scalability = field(default_factory=Scalability)
     s_nodes: Scalability = field(default_factory=Scalability)
     bandwidth: Optional[Bandwidth] = None
+    copy: Optional[Bandwidth] = None
+    overhead_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -205,6 +211,10 @@ class ModelOptions:
       power above idle scales as f ** dvfs_exponent (3: P ~ f V^2 with V ~ f; 1: V fixed), and
       their I/O time as f ** -dvfs_io_exponent (0: I/O-bound, seed 004).
     tp_io_busy: busy share of TP's cores while they write (they mostly wait on the file system).
+    client_copy: DC/DN clients spend bytes per client / the profile's copy bandwidth at every
+      output handing their data over (the paper takes the hand-over as free); TP's measured
+      write time already holds it.
+    fixed_overhead: add the profile's fixed time outside the loop (start-up, finalize) once.
     """
 
     tp_io: bool = True
@@ -215,13 +225,15 @@ class ModelOptions:
     dvfs_exponent: float = 3.0
     dvfs_io_exponent: float = 0.0
     tp_io_busy: float = 0.5
+    client_copy: bool = True
+    fixed_overhead: bool = True
 
     @classmethod
     def paper(cls) -> "ModelOptions":
         """Every extension off: the model of seed 002 §3 exactly (n_cores = the cores the
         simulation uses, so DC(k) computes on cores_per_node - k)."""
         return cls(tp_io=False, blocking=False, idle_fraction=None, lose_dedicated_cores=True,
-                   dvfs_frequency=1.0)
+                   dvfs_frequency=1.0, client_copy=False, fixed_overhead=False)
 
     @classmethod
     def extended(cls, **changes) -> "ModelOptions":
@@ -231,7 +243,8 @@ class ModelOptions:
     def describe(self) -> str:
         if self == ModelOptions.paper():
             return "paper"
-        on = [n for n in ("tp_io", "blocking") if getattr(self, n)]
+        on = [n for n in ("tp_io", "blocking", "client_copy", "fixed_overhead")
+              if getattr(self, n)]
         if not self.lose_dedicated_cores:
             on.append("no_lose_dedicated_cores")
         if self.idle_fraction is not None:
@@ -311,6 +324,18 @@ def io_time_per_output(app: AppModel, workload: Workload, writers: int) -> Optio
     return workload.bytes_per_output / app.bandwidth.at(writers)
 
 
+def client_copy_time(app: AppModel, workload: Workload, clients: int) -> Optional[float]:
+    """Seconds one output's hand-over takes the clients of DC/DN: each copies its share,
+    bytes per output / clients, at the profile's copy bandwidth for that many clients copying
+    at once; None without a copy bandwidth."""
+    if workload.bytes_per_output <= 0 or workload.outputs == 0:
+        return 0.0
+    if app.copy is None:
+        return None
+    clients = max(1, clients)
+    return workload.bytes_per_output / clients / app.copy.at(clients)
+
+
 def blocked_time(io_s: float, interval_s: float, tail_s: float, outputs: int) -> float:
     """Time the simulation waits when one output takes longer than the output interval.
 
@@ -354,7 +379,8 @@ def _predict_tp(app, platform, workload, approach, options, layout, compute) -> 
         notes.append("no bandwidth measured: TP I/O time taken as 0")
         io = 0.0
     io_total = io * workload.outputs
-    time = compute + io_total
+    overhead = app.overhead_s if options.fixed_overhead else 0.0
+    time = compute + io_total + overhead
     p_max, p_idle = platform.max_watts, platform.idle_watts
     if platform.host_cpus:
         ranks = layout.sim_nodes * layout.sim_cores
@@ -362,7 +388,7 @@ def _predict_tp(app, platform, workload, approach, options, layout, compute) -> 
         p_io = node_power(p_idle, p_max, min(1.0, ranks * options.tp_io_busy / platform.host_cpus))
     else:
         p_comp, p_io = p_max, node_power(p_idle, p_max, options.tp_io_busy)
-    energy = (compute * p_comp + io_total * p_io) * platform.physical_nodes
+    energy = ((compute + overhead) * p_comp + io_total * p_io) * platform.physical_nodes
     return _finish(approach, platform, time, compute, io_total, 0.0, energy, notes)
 
 
@@ -374,12 +400,19 @@ def _predict_dedicated(app, platform, workload, approach, options, layout, compu
             notes.append("no bandwidth measured: dedicated I/O time taken as 0")
         io = 0.0
     io *= options.dvfs_frequency ** -options.dvfs_io_exponent
+    copy = 0.0
+    if options.client_copy:
+        copy = client_copy_time(app, workload, layout.sim_nodes * layout.sim_cores)
+        if copy is None:
+            notes.append("no copy bandwidth measured: the clients' copy taken as 0")
+            copy = 0.0
     blocked = 0.0
     if options.blocking and workload.outputs:
         per_iter = compute / workload.iterations
-        blocked = blocked_time(io, per_iter * workload.output_every,
+        blocked = blocked_time(io, per_iter * workload.output_every + copy,
                                per_iter * workload.tail_iterations, workload.outputs)
-    time = compute + blocked
+    overhead = app.overhead_s if options.fixed_overhead else 0.0
+    time = compute + copy * workload.outputs + blocked + overhead
     busy = _dedicated_busy(options, approach.kind, io * workload.outputs, time)
     power = _dedicated_power(platform, approach, layout, busy * _dvfs_power_factor(options), options)
     energy = time * power * platform.physical_nodes

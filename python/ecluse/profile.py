@@ -82,6 +82,7 @@ class ProfileSettings:
     bandwidth_command: list = field(default_factory=lambda: default_command(output=True))
     output_every: int = 5
     timeout_s: float = 600.0
+    keep: str = "median"         # of `repeats` runs per point: "median" or "fastest"
     cpus: int = field(default_factory=lambda: os.cpu_count() or 1)
 
 
@@ -93,6 +94,7 @@ class RunResult:
     wall_time_s: float
     time_per_iteration_s: float
     summary: dict
+    overhead_s: Optional[float] = None
 
     @property
     def ranks(self) -> int:
@@ -159,6 +161,44 @@ def report_bytes_per_output(report: Optional[dict]) -> Optional[float]:
     return sum(sizes) / len(sizes) if sizes else None
 
 
+def report_overhead(report: Optional[dict], summary: dict) -> Optional[float]:
+    """Fixed time of a run outside its loop: the report's completion time (initialize to
+    finalize) minus the program's own loop time (`wall_time_s`); None without both."""
+    if not report or report.get("completion_time_s") is None or "wall_time_s" not in summary:
+        return None
+    return max(0.0, float(report["completion_time_s"]) - float(summary["wall_time_s"]))
+
+
+def report_copy_bytes_per_s(report: Optional[dict], outputs: int) -> Optional[float]:
+    """Bytes/s with which ONE client hands its share of an output over: the clients' `write`
+    phase (docs/report.md; its wall time summed over the clients) is their copy into Ecluse's
+    buffer, the same hand-over DC and DN clients make (TP's store is the `store` phase).
+    Per client: (bytes per output / clients) / (write wall / clients / outputs)."""
+    if not report or outputs <= 0:
+        return None
+    per_output = report_bytes_per_output(report)
+    sim = report.get("roles", {}).get("simulation", {})
+    write_s = sim.get("phases", {}).get("write", {}).get("wall_s")
+    if not per_output or not write_s or float(write_s) <= 0:
+        return None
+    return per_output * outputs / float(write_s)
+
+
+def _pick(values: list, keep: str):
+    """The kept one of several runs, by its first element: the median (the lower middle one
+    for an even count) or the fastest."""
+    ordered = sorted(values, key=lambda v: v[0])
+    return ordered[0] if keep == "fastest" else ordered[(len(ordered) - 1) // 2]
+
+
+def median(values: Sequence[float]) -> Optional[float]:
+    vals = sorted(values)
+    if not vals:
+        return None
+    mid = len(vals) // 2
+    return vals[mid] if len(vals) % 2 else (vals[mid - 1] + vals[mid]) / 2
+
+
 def time_per_iteration(summary: dict, wall: float, settings: ProfileSettings) -> float:
     """The command's own loop time when it prints one (wall_time_s), else the process's wall
     time; scaled to the requested global grid when the run reports a rounded-up one."""
@@ -178,18 +218,21 @@ def _plan(settings: ProfileSettings) -> list:
 
 
 def measure_scaling(settings: ProfileSettings, progress: Callable[[str], None]) -> list:
-    """Runs every (cores, nodes) point `repeats` times and keeps the fastest (least disturbed)."""
+    """Runs every (cores, nodes) point `repeats` times and keeps the median run (`keep`
+    "median", the default: runs with output are no less disturbed than the typical one) or the
+    fastest (`keep` "fastest": least disturbed)."""
     plan = _plan(settings)
     results = []
     for i, (kind, cores, nodes) in enumerate(plan, start=1):
         ranks = cores * nodes
-        best = None
-        for _ in range(settings.repeats):
-            summary, wall, _ = run_once(fill(settings.command, settings, ranks), ranks,
-                                        cores, settings.timeout_s)
+        tries = []
+        for _ in range(max(1, settings.repeats)):
+            summary, wall, report = run_once(fill(settings.command, settings, ranks), ranks,
+                                             cores, settings.timeout_s)
             t = time_per_iteration(summary, wall, settings)
-            if best is None or t < best.time_per_iteration_s:
-                best = RunResult(kind, cores, nodes, wall, t, summary)
+            tries.append((t, RunResult(kind, cores, nodes, wall, t, summary,
+                                       report_overhead(report, summary))))
+        best = _pick(tries, settings.keep)[1]
         over = " (oversubscribed)" if ranks > settings.cpus else ""
         progress(f"[{i}/{len(plan)}] {kind}: {cores} cores x {nodes} nodes = {ranks} ranks{over}: "
                  f"{best.time_per_iteration_s * 1e3:.2f} ms/iteration")
@@ -229,7 +272,9 @@ def _bandwidth_point(settings: ProfileSettings, w: int) -> dict:
     per_output = reported or written
     return {"writers": w, "bytes_per_output": per_output, "bytes_written_per_output": written,
             "bytes_source": "report" if reported else "program", "write_time_s": write_s,
-            "bytes_per_s": per_output / write_s}
+            "bytes_per_s": per_output / write_s,
+            "copy_bytes_per_s": report_copy_bytes_per_s(report, outputs),
+            "overhead_s": report_overhead(report, summary)}
 
 
 def build_profile(settings: ProfileSettings, runs: list, bandwidth: list, power: Power) -> dict:
@@ -238,6 +283,10 @@ def build_profile(settings: ProfileSettings, runs: list, bandwidth: list, power:
     nodes = [(r.nodes, r.time_per_iteration_s) for r in runs if r.kind == "nodes"]
     fitted = fit.fit_profile(cores, nodes)
     max_ranks = max(r.ranks for r in runs)
+    overheads = [r.overhead_s for r in runs if r.overhead_s is not None]
+    overheads += [p["overhead_s"] for p in bandwidth if p.get("overhead_s") is not None]
+    copies = [(p["writers"], p["copy_bytes_per_s"]) for p in bandwidth
+              if p.get("copy_bytes_per_s")]
     return {
         "schema": SCHEMA,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -250,6 +299,7 @@ def build_profile(settings: ProfileSettings, runs: list, bandwidth: list, power:
         "iterations": settings.iterations,
         "global_grid": "x".join(str(v) for v in settings.global_grid),
         "ranks_per_node": settings.ranks_per_node,
+        "keep": settings.keep,
         "runs": [_run_json(r) for r in runs],
         "fit": {"t_base_s": fitted["t_base_s"], "s_cores": fitted["s_cores"].to_json(),
                 "s_nodes": fitted["s_nodes"].to_json(),
@@ -258,13 +308,19 @@ def build_profile(settings: ProfileSettings, runs: list, bandwidth: list, power:
         "bandwidth": ({"writers": [p["writers"] for p in bandwidth],
                        "bytes_per_s": [p["bytes_per_s"] for p in bandwidth],
                        "points": bandwidth} if bandwidth else None),
+        "copy": ({"clients": [w for w, _ in copies], "bytes_per_s": [b for _, b in copies],
+                  "source": "bandwidth runs' write phase"} if copies else None),
+        "overhead_s": ({"value": median(overheads), "runs": len(overheads),
+                        "source": "median of completion_time_s - wall_time_s"}
+                       if overheads else None),
         "power": power.to_json(),
     }
 
 
 def _run_json(r: RunResult) -> dict:
     return {"kind": r.kind, "cores": r.cores, "nodes": r.nodes, "ranks": r.ranks,
-            "wall_time_s": r.wall_time_s, "time_per_iteration_s": r.time_per_iteration_s}
+            "wall_time_s": r.wall_time_s, "time_per_iteration_s": r.time_per_iteration_s,
+            "overhead_s": r.overhead_s}
 
 
 def load_average() -> float:
@@ -287,7 +343,7 @@ def run_profile(settings: ProfileSettings, power: Power,
     load = load_average()
     if load > 0.5:
         progress(f"note: load average {load:.2f} before profiling: other processes share the CPUs "
-                 "and will skew the times (use --repeats to keep the fastest of several runs)")
+                 "and will skew the times (use --repeats)")
     runs = measure_scaling(settings, progress)
     bandwidth = measure_bandwidth(settings, progress) if settings.writers else []
     doc = build_profile(settings, runs, bandwidth, power)
@@ -311,8 +367,13 @@ def load_profile(path: str) -> dict:
 def app_model(doc: dict) -> AppModel:
     """The fitted application model of a profile document."""
     f = doc["fit"]
+    copy = doc.get("copy")
+    overhead = (doc.get("overhead_s") or {}).get("value")
     return AppModel(float(f["t_base_s"]), Scalability.from_json(f["s_cores"]),
-                    Scalability.from_json(f["s_nodes"]), Bandwidth.from_json(doc.get("bandwidth")))
+                    Scalability.from_json(f["s_nodes"]), Bandwidth.from_json(doc.get("bandwidth")),
+                    Bandwidth.from_json({"writers": copy["clients"],
+                                         "bytes_per_s": copy["bytes_per_s"]}) if copy else None,
+                    float(overhead or 0.0))
 
 
 def profile_power(doc: dict) -> Power:

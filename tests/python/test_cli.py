@@ -320,3 +320,77 @@ def test_profile_bandwidth_counts_the_reports_bytes():
     assert report_bytes_per_output(doc) == 32448000
     assert report_bytes_per_output(None) is None
     assert report_bytes_per_output({"iterations": []}) is None
+
+
+# --- client copy, fixed overhead, median of repeats ---------------------------------------------
+
+def test_validate_with_copy_and_overhead(capsys, tmp_path, validation):
+    _, reports = validation
+    # The validation fixture's profile plus a copy bandwidth of 2e8 B/s for 1 client and 1e8
+    # for 2 each, and 0.01 s fixed overhead. TP: 0.36 + 0.01 = 0.37 s (-7.5% of 0.40), energy
+    # 57 J + 0.01 s at 175 W = 58.75 J (-2.1% of 60). DC(1), 2 clients: each copies 8e6 / 2 B
+    # at 1e8 B/s = 0.04 s per output, 4 outputs 0.16 s; interval 0.05 + 0.04 s > 0.04 s of I/O,
+    # only the last drain (0.04 s) blocks: 0.2 + 0.16 + 0.04 + 0.01 = 0.41 s (+64.0% of 0.25),
+    # 0.41 s * 250 W = 102.5 J (+64.0% of 62.5).
+    doc = profile_doc(0.02, [1, 2], [4e8, 2e8], 4)
+    doc["copy"] = {"clients": [1, 2], "bytes_per_s": [2e8, 1e8]}
+    doc["overhead_s"] = {"value": 0.01, "runs": 3}
+    profile = write(tmp_path / "pc.json", doc)
+    code, out, _ = run(capsys, "validate", *reports, "--profile", profile)
+    assert code == 0
+    assert "model: extended(tp_io, blocking, client_copy, fixed_overhead)" in out
+    assert table_row(out, "TP")[2:] == ["0.400", "0.370", "-7.5%", "60.000", "58.750", "-2.1%"]
+    assert table_row(out, "DC(1)")[2:] == ["0.250", "0.410", "+64.0%", "62.500", "102.500",
+                                           "+64.0%"]
+    code, out, _ = run(capsys, "validate", *reports, "--profile", profile, "--no-client-copy",
+                       "--no-fixed-overhead")
+    assert "model: extended(tp_io, blocking)" in out
+    assert table_row(out, "DC(1)")[2:4] == ["0.250", "0.240"]
+    code, out, _ = run(capsys, "validate", *reports, "--profile", profile, "--model", "paper")
+    assert "model: paper" in out
+    assert table_row(out, "DC(1)")[2:4] == ["0.250", "0.200"]   # compute only: 0.02 * 20 / 2
+
+
+def test_profile_measures_overhead_and_copy_from_reports():
+    from ecluse import profile as prof
+    # completion 2.5 s, loop 2.44 s: 0.06 s outside the loop
+    rep = {"completion_time_s": 2.5, "iterations": [{"iteration": 4, "bytes": 3.2e7},
+                                                    {"iteration": 9, "bytes": 3.2e7}],
+           "roles": {"simulation": {"phases": {"write": {"wall_s": 0.016}}}}}
+    assert prof.report_overhead(rep, {"wall_time_s": 2.44}) == pytest.approx(0.06)
+    assert prof.report_overhead(None, {"wall_time_s": 2.44}) is None
+    assert prof.report_overhead(rep, {}) is None
+    # 2 outputs of 3.2e7 B copied in 0.016 s of the clients' write phase: 4e9 B/s per client
+    assert prof.report_copy_bytes_per_s(rep, 2) == pytest.approx(4e9)
+    assert prof.report_copy_bytes_per_s(rep, 0) is None
+    # median (lower middle for an even count) or fastest of the repeats
+    runs = [(3.0, "c"), (1.0, "a"), (2.0, "b")]
+    assert prof._pick(runs, "median") == (2.0, "b") and prof._pick(runs, "fastest") == (1.0, "a")
+    assert prof._pick(runs[:2], "median") == (1.0, "a")
+    assert prof.median([0.03, 0.1, 0.05, 0.04]) == pytest.approx(0.045)
+    assert prof.median([]) is None
+
+
+def test_profile_document_carries_copy_and_overhead():
+    from ecluse import profile as prof
+    from ecluse.power import Power
+    settings = prof.ProfileSettings(cores=(1,), nodes=(1,), ranks_per_node=1, cpus=2)
+    runs = [prof.RunResult("cores", 1, 1, 2.5, 0.012, {}, 0.05),
+            prof.RunResult("nodes", 1, 1, 2.5, 0.012, {}, 0.07)]
+    points = [{"writers": 1, "bytes_per_output": 3.2e7, "write_time_s": 0.032, "bytes_per_s": 1e9,
+               "copy_bytes_per_s": 5e9, "overhead_s": 0.03},
+              {"writers": 2, "bytes_per_output": 3.2e7, "write_time_s": 0.016, "bytes_per_s": 2e9,
+               "copy_bytes_per_s": 4e9, "overhead_s": 0.06}]
+    doc = prof.build_profile(settings, runs, points, Power(100.0, 250.0, "x", "default"))
+    assert doc["keep"] == "median"
+    assert doc["copy"]["clients"] == [1, 2] and doc["copy"]["bytes_per_s"] == [5e9, 4e9]
+    # median of 0.05, 0.07, 0.03, 0.06 = (0.05 + 0.06) / 2
+    assert doc["overhead_s"]["value"] == pytest.approx(0.055) and doc["overhead_s"]["runs"] == 4
+    app = prof.app_model(doc)
+    assert app.copy.at(1) == 5e9 and app.overhead_s == pytest.approx(0.055)
+    from ecluse.cli import describe_profile
+    text = describe_profile(doc)
+    assert "client copy: 1 clients 5000 MB/s each, 2 clients 4000 MB/s each" in text
+    assert "fixed overhead: 55.0 ms per run" in text
+    old = dict(doc, copy=None, overhead_s=None)   # profiles before these terms
+    assert prof.app_model(old).copy is None and prof.app_model(old).overhead_s == 0.0

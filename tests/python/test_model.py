@@ -185,3 +185,72 @@ def test_impossible_approaches_are_refused():
 def test_xml_fragment():
     assert Approach("dc", dedicated_cores=1).xml() == '<dedicated cores="1" nodes="0"/>'
     assert Approach("dn", dedicated_nodes=2).xml() == '<dedicated cores="0" nodes="2"/>'
+
+
+# --- client copy and fixed overhead ------------------------------------------------------------
+
+COPY_APP = AppModel(4.0, PERFECT, PERFECT, Bandwidth((1,), (1e9,)),
+                    copy=Bandwidth((1, 2), (2e9, 1e9)), overhead_s=0.5)
+
+
+def test_client_copy_of_dc_and_dn():
+    w = Workload(10, 5, 2e9)
+    only_copy = ModelOptions(blocking=False, fixed_overhead=False)
+    # DC(1) on 2 nodes of 2 cores: 2 clients, 4 * 10 / 2 = 20 s of compute; each client copies
+    # 2e9 / 2 = 1e9 B at 1e9 B/s (2 clients copying) = 1 s per output, 2 outputs: 22 s
+    dc = predict(COPY_APP, SMALL, w, Approach("dc", dedicated_cores=1), only_copy)
+    assert dc.compute_s == approx(20) and dc.time_s == approx(22)
+    # DN(1:1) on 2 nodes of 2 cores: 2 clients on 1 node, 4 * 10 / 2 = 20 s, same copy: 22 s
+    dn = predict(COPY_APP, SMALL, w, Approach("dn", dedicated_nodes=1), only_copy)
+    assert dn.time_s == approx(22)
+    # 1 client (Platform(2, 1): DN with 1 simulation node of 1 core): 2e9 / 2e9 = 1 s per
+    # output; compute 4 * 10 = 40 s: 42 s
+    one = predict(COPY_APP, Platform(2, 1), w, Approach("dn", dedicated_nodes=1), only_copy)
+    assert one.time_s == approx(42)
+    # TP's measured write time holds its copy: no copy term
+    tp = predict(COPY_APP, SMALL, w, Approach("tp"), only_copy)
+    assert tp.time_s == approx(4 * 10 / 4 + 2 * 2e9 / 1e9)   # 10 + 2 outputs of 2 s on 4 writers
+    off = ModelOptions(blocking=False, fixed_overhead=False, client_copy=False)
+    assert predict(COPY_APP, SMALL, w, Approach("dc", dedicated_cores=1), off).time_s == 20
+
+
+def test_client_copy_lengthens_the_output_interval_before_blocking():
+    # DC(1) as in test_blocking_...: 2 s per iteration, outputs of 6e9 B (6 s on 2 writers at
+    # 1e9 B/s) every iteration. Copy: 6e9 / 2 clients / 1e9 B/s = 3 s per output. Interval
+    # 2 + 3 = 5 s: 9 outputs wait 1 s, the last drains 6 s: blocked 15 s; T = 20 + 10 * 3 + 15
+    w = Workload(10, 1, 6e9)
+    dc = predict(COPY_APP, SMALL, w, Approach("dc", dedicated_cores=1),
+                 ModelOptions(fixed_overhead=False))
+    assert dc.blocked_s == approx(15) and dc.time_s == approx(65)
+
+
+def test_client_copy_without_a_copy_bandwidth_is_noted():
+    dc = predict(SMALL_APP, SMALL, Workload(10, 5, 2e9), Approach("dc", dedicated_cores=1),
+                 ModelOptions(blocking=False))
+    assert dc.time_s == approx(20)
+    assert "no copy bandwidth measured: the clients' copy taken as 0" in dc.notes
+
+
+def test_fixed_overhead():
+    w = Workload(10, 5, 2e9)
+    only = ModelOptions(blocking=False, client_copy=False)
+    # + 0.5 s once: TP 10 + 4 + 0.5 = 14.5 s; DC 20 + 0.5 = 20.5 s
+    tp = predict(COPY_APP, SMALL, w, Approach("tp"), only)
+    assert tp.time_s == approx(14.5)
+    # TP energy: compute and overhead at P_max (2 nodes), I/O at 175 W:
+    # (10.5 * 250 + 4 * 175) * 2 = 6650 J
+    assert tp.energy_j == approx(6650)
+    dc = predict(COPY_APP, SMALL, w, Approach("dc", dedicated_cores=1), only)
+    assert dc.time_s == approx(20.5) and dc.energy_j == approx(20.5 * 250 * 2)
+    # Every switch on (default extended): DC 20 + 2 copies of 1 s + the last output's drain
+    # (2e9 B at 1e9 B/s = 2 s, no iteration after it) + 0.5 = 24.5 s
+    assert predict(COPY_APP, SMALL, w, Approach("dc", dedicated_cores=1)).time_s == approx(24.5)
+
+
+def test_paper_preset_ignores_copy_and_overhead():
+    w = Workload(10, 5, 2e9)
+    assert PAPER.client_copy is False and PAPER.fixed_overhead is False
+    assert PAPER.describe() == "paper"
+    # DC(1) on 2 nodes of 2 cores, 1 core each computing: 4 * 10 / 2 = 20 s, nothing else
+    assert predict(COPY_APP, SMALL, w, Approach("dc", dedicated_cores=1), PAPER).time_s == 20
+    assert ModelOptions().describe() == "extended(tp_io, blocking, client_copy, fixed_overhead)"
