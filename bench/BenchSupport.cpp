@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "ecluse/ecluse.h"
+#include "report/Json.hpp"
 
 namespace ecluse::bench {
 
@@ -68,20 +69,7 @@ Json& Json::push(Json value) {
 namespace {
 
 std::string quoted(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char code[8];
-      std::snprintf(code, sizeof code, "\\u%04x", c);
-      out += code;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
+  return ecluse::json_escape(text);
 }
 
 std::string number_text(double value) {

@@ -5,6 +5,11 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <sys/resource.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "ecluse/ecluse.h"
@@ -44,6 +49,37 @@ inline std::vector<int> fort_values(int it, int source, int block) {
   std::vector<int> v(18);
   for (std::size_t i = 0; i < v.size(); ++i) v[i] = it * 10000 + source * 100 + block * 50 + int(i);
   return v;
+}
+
+/** Wall and CPU seconds a server spent in ecluse_start while its clients computed (slept) for
+ * `sleep`; clients get {0, 0}. Initializes and finalizes Ecluse with `xml`. */
+struct IdleServer {
+  double wall = 0, cpu = 0;
+};
+
+inline double cpu_seconds_now() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  auto s = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) * 1e-6; };
+  return s(u.ru_utime) + s(u.ru_stime);
+}
+
+inline IdleServer measure_idle_server(const std::string& xml, std::chrono::milliseconds sleep) {
+  expect_ok(ecluse_initialize_string(xml.c_str(), MPI_COMM_WORLD));
+  IdleServer idle;
+  int is_client = 0;
+  const double cpu = cpu_seconds_now();
+  const auto start = std::chrono::steady_clock::now();
+  expect_ok(ecluse_start(&is_client));
+  if (is_client) {
+    std::this_thread::sleep_for(sleep);  // a long compute phase
+    expect_ok(ecluse_stop());
+  } else {
+    idle.cpu = cpu_seconds_now() - cpu;
+    idle.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  expect_ok(ecluse_finalize());
+  return idle;
 }
 
 }  // namespace ecluse::test
