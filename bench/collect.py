@@ -71,6 +71,19 @@ def throughput_summary(tp):
             for mode, r in (tp or {}).get("modes", {}).items()}
 
 
+def run_header(benchmark, directory, duration, quick, names):
+    """What every collected document starts with: which suite, when, how long, on what machine
+    and how busy it was before each program."""
+    return {
+        "benchmark": benchmark,
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "duration_s": int(duration),
+        "quick": quick == "1",
+        "machine": json.loads((directory / "machine.json").read_text()),
+        "machine_busy_percent_before": {n: busy(directory, n) for n in names},
+    }
+
+
 def collect_dc(directory, duration, quick):
     """Jitter runs are keyed <config>_<size>[_fsync], e.g. dc2_8MiB_fsync, in run order."""
     names = sorted(p.stem for p in directory.glob("*.busy"))
@@ -78,12 +91,7 @@ def collect_dc(directory, duration, quick):
     jitter = {p.stem[len("jitter_"):]: load(directory, p.stem) for p in runs}
     wc, tp = load(directory, "write_cost"), load(directory, "throughput")
     return {
-        "benchmark": "dedicated cores (bench/run.sh)",
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "duration_s": int(duration),
-        "quick": quick == "1",
-        "machine": json.loads((directory / "machine.json").read_text()),
-        "machine_busy_percent_before": {n: busy(directory, n) for n in names},
+        **run_header("dedicated cores (bench/run.sh)", directory, duration, quick, names),
         "summary": {
             "write_cost": write_cost_summary(wc),
             "jitter": jitter_summary(jitter),
@@ -246,12 +254,8 @@ def collect_approaches(directory, duration, quick):
     ratios = {n: r for n, r in runs.items() if n.startswith("ratio_")}
     tput = load(directory, "dn_throughput")
     return {
-        "benchmark": "approaches: TP vs DC vs DN (bench/run.sh --suite approaches)",
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "duration_s": int(duration),
-        "quick": quick == "1",
-        "machine": json.loads((directory / "machine.json").read_text()),
-        "machine_busy_percent_before": {n: busy(directory, n) for n in names},
+        **run_header("approaches: TP vs DC vs DN (bench/run.sh --suite approaches)", directory,
+                     duration, quick, names),
         "summary": {
             "compare": compare_summary(compare),
             "dn_throughput": dn_throughput_summary(tput),

@@ -1,8 +1,6 @@
 // Throughput of a dedicated core storing a client's output (HDF5 FilePerCore), end to end,
 // divided by a raw sequential write (write() in 8 MiB chunks) of the same files in the same
 // directory, in the same run: page cache against page cache, fsync against fsync. 2 ranks.
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -11,6 +9,7 @@
 #include <vector>
 
 #include "BenchSupport.hpp"
+#include "Throughput.hpp"
 #include "ecluse/ecluse.h"
 
 namespace {
@@ -31,57 +30,8 @@ struct Options {
   std::vector<bool> fsync_modes{false, true};
 };
 
-int world_rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-
-void write_all(int fd, const char* data, std::uint64_t bytes, const std::string& path) {
-  while (bytes > 0) {
-    const ssize_t n = ::write(fd, data, bytes);
-    if (n <= 0) fail("write to " + path + " failed");
-    data += n;
-    bytes -= static_cast<std::uint64_t>(n);
-  }
-}
-
-/** How the raw baseline writes a file: plain (dd-like), or mimicking the HDF5 store's file
- * handling (fallocate of the payload plus a margin, write, truncate, rename from ".part"). */
-enum class RawKind { Plain, LikeStore };
-
-void raw_file(const Options& o, const char* bytes, const std::string& path, bool fsync,
-              RawKind kind) {
-  const std::string part = kind == RawKind::LikeStore ? path + ".part" : path;
-  const int fd = ::open(part.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail("cannot create " + part);
-  const auto size = static_cast<off_t>(o.bytes);
-  if (kind == RawKind::LikeStore) ::fallocate(fd, 0, 0, size + (80 << 10));
-  for (std::uint64_t done = 0; done < o.bytes; done += o.chunk) {
-    write_all(fd, bytes + done, std::min(o.chunk, o.bytes - done), part);
-  }
-  if (kind == RawKind::LikeStore && ::ftruncate(fd, size) != 0) fail("ftruncate failed");
-  ::close(fd);
-  if (kind == RawKind::LikeStore && std::rename(part.c_str(), path.c_str()) != 0) {
-    fail("rename failed");
-  }
-  if (fsync && !fsync_path(path)) fail("fsync of " + path + " failed");
-}
-
-/** One file per iteration written by rank 0 while rank 1 sleeps; fsync after close, as the
- * store's files are fsynced (by the "sync" action) after they are renamed. */
-double raw_write(const Options& o, const std::vector<double>& data, bool fsync, RawKind kind) {
-  double seconds = 0;
-  if (world_rank() == 0) {
-    const char* bytes = reinterpret_cast<const char*>(data.data());
-    const auto t0 = Clock::now();
-    for (int it = 0; it < o.iterations; ++it) {
-      raw_file(o, bytes, o.dir + "/raw_It" + std::to_string(it) + ".dat", fsync, kind);
-    }
-    seconds = seconds_between(t0, Clock::now());
-  }
-  sleepy_barrier(MPI_COMM_WORLD);
-  return seconds;
+ThroughputRun run_of(const Options& o) {
+  return {o.dir, o.bytes, o.chunk, o.iterations};
 }
 
 std::string config(const Options& o, bool fsync, bool dedicated) {
@@ -121,37 +71,6 @@ double ecluse_dc_write(const Options& o, const std::vector<double>& data, bool f
   return t;
 }
 
-/** The same store in process (time partitioning) on rank 0 alone, while rank 1 sleeps: the
- * store's own throughput, without the dedicated core's transport. */
-double ecluse_tp_write(const Options& o, const std::vector<double>& data, bool fsync) {
-  double seconds = 0;
-  if (world_rank() == 0) {
-    check(ecluse_initialize_string(config(o, false, false).c_str(), MPI_COMM_SELF), "initialize");
-    int is_client = 0;
-    check(ecluse_start(&is_client), "ecluse_start");
-    const auto t0 = Clock::now();
-    for (int it = 0; it < o.iterations; ++it) {
-      check(ecluse_write("field", data.data()), "ecluse_write");
-      check(ecluse_end_iteration(), "ecluse_end_iteration");
-      if (fsync && !fsync_path(stored_file(o.dir, kSimulation, it, 0))) fail("fsync failed");
-    }
-    check(ecluse_stop(), "ecluse_stop");
-    check(ecluse_finalize(), "ecluse_finalize");
-    seconds = seconds_between(t0, Clock::now());
-  }
-  sleepy_barrier(MPI_COMM_WORLD);
-  return seconds;
-}
-
-/** Clean slate between measurements: no files, no dirty pages. */
-void reset(const Options& o) {
-  if (world_rank() == 0) {
-    remove_files(o.dir);
-    sync_directory(o.dir);
-  }
-  sleepy_barrier(MPI_COMM_WORLD);
-}
-
 /** Times of each series of one durability mode. */
 struct Series {
   const char* name;
@@ -178,18 +97,19 @@ Json run_mode(const Options& o, const std::vector<double>& data, bool fsync, boo
   for (int rep = 0; rep < reps; ++rep) {
     for (std::size_t k = 0; k < series.size(); ++k) {
       const std::size_t which = (k + static_cast<std::size_t>(rep)) % series.size();
-      reset(o);
+      reset(o.dir);
       const long faults = minor_faults();
       double t = 0;
-      if (which == 0) t = raw_write(o, data, fsync, RawKind::Plain);
+      if (which == 0) t = raw_write(run_of(o), data, fsync, RawKind::Plain);
       if (which == 1) t = ecluse_dc_write(o, data, fsync);
-      if (which == 2) t = raw_write(o, data, fsync, RawKind::LikeStore);
-      if (which == 3) t = ecluse_tp_write(o, data, fsync);
+      if (which == 2) t = raw_write(run_of(o), data, fsync, RawKind::LikeStore);
+      if (which == 3)
+        t = tp_store_write(run_of(o), config(o, false, false), kSimulation, data, fsync);
       series[which].seconds.push_back(t);
       series[which].faults.push_back(faults_since(faults));
     }
   }
-  reset(o);
+  reset(o.dir);
   const double total = static_cast<double>(o.bytes) * o.iterations;
   auto rate = [&](const Series& s) { return total / median(s.seconds) * 1e-9; };
   const double ratio = rate(series[1]) / rate(series[0]);

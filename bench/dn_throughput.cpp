@@ -2,8 +2,6 @@
 // a raw write() of the same files in the same run: page cache against page cache, fsync against
 // fsync. 2 ranks on virtual nodes of 1 rank: 1 client node + 1 dedicated node (mirrors
 // dc_throughput).
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -12,6 +10,7 @@
 
 #include "ApproachSupport.hpp"
 #include "BenchSupport.hpp"
+#include "Throughput.hpp"
 #include "ecluse/ecluse.h"
 
 namespace {
@@ -32,39 +31,8 @@ struct Options {
   std::vector<bool> fsync_modes{false, true};
 };
 
-int world_rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-
-/** dd-like: one file per iteration written in chunks, fsynced after close in fsync mode (as the
- * server's "sync" action fsyncs each stored file). */
-void raw_file(const Options& o, const char* bytes, const std::string& path, bool fsync) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail("cannot create " + path);
-  for (std::uint64_t done = 0; done < o.bytes;) {
-    const ssize_t n = ::write(fd, bytes + done, std::min(o.chunk, o.bytes - done));
-    if (n <= 0) fail("write to " + path + " failed");
-    done += static_cast<std::uint64_t>(n);
-  }
-  ::close(fd);
-  if (fsync && !fsync_path(path)) fail("fsync of " + path + " failed");
-}
-
-/** Rank 0 writes while rank 1 sleeps. */
-double raw_write(const Options& o, const std::vector<double>& data, bool fsync) {
-  double seconds = 0;
-  if (world_rank() == 0) {
-    const auto t0 = Clock::now();
-    for (int it = 0; it < o.iterations; ++it) {
-      raw_file(o, reinterpret_cast<const char*>(data.data()),
-               o.dir + "/raw_It" + std::to_string(it) + ".dat", fsync);
-    }
-    seconds = seconds_between(t0, Clock::now());
-  }
-  sleepy_barrier(MPI_COMM_WORLD);
-  return seconds;
+ThroughputRun run_of(const Options& o) {
+  return {o.dir, o.bytes, o.chunk, o.iterations};
 }
 
 std::string config(const Options& o, Approach approach, bool fsync) {
@@ -118,37 +86,6 @@ DnTimes ecluse_dn_write(const Options& o, const std::vector<double>& data, bool 
   return {v[0], v[1], v[2]};
 }
 
-/** The same store in process (time partitioning) on rank 0 alone while rank 1 sleeps. */
-double ecluse_tp_write(const Options& o, const std::vector<double>& data, bool fsync) {
-  double seconds = 0;
-  if (world_rank() == 0) {
-    check(ecluse_initialize_string(config(o, Approach::TP, false).c_str(), MPI_COMM_SELF),
-          "initialize");
-    int is_client = 0;
-    check(ecluse_start(&is_client), "ecluse_start");
-    const auto t0 = Clock::now();
-    for (int it = 0; it < o.iterations; ++it) {
-      check(ecluse_write("field", data.data()), "ecluse_write");
-      check(ecluse_end_iteration(), "ecluse_end_iteration");
-      if (fsync && !fsync_path(stored_file(o.dir, kSimulation, it, 0))) fail("fsync failed");
-    }
-    check(ecluse_stop(), "ecluse_stop");
-    check(ecluse_finalize(), "ecluse_finalize");
-    seconds = seconds_between(t0, Clock::now());
-  }
-  sleepy_barrier(MPI_COMM_WORLD);
-  return seconds;
-}
-
-/** Clean slate between measurements: no files, no dirty pages. */
-void reset(const Options& o) {
-  if (world_rank() == 0) {
-    remove_files(o.dir);
-    sync_directory(o.dir);
-  }
-  sleepy_barrier(MPI_COMM_WORLD);
-}
-
 /** Seconds of each series over the reps of one durability mode. */
 struct Series {
   std::vector<double> raw, dn_end_to_end, dn_server, tp;
@@ -167,9 +104,11 @@ Series measure(const Options& o, const std::vector<double>& data, bool fsync) {
   for (int rep = 0; rep < reps; ++rep) {
     for (int k = 0; k < 3; ++k) {
       const int which = (k + rep) % 3;  // the order rotates from rep to rep
-      reset(o);
-      if (which == 0) s.raw.push_back(raw_write(o, data, fsync));
-      if (which == 2) s.tp.push_back(ecluse_tp_write(o, data, fsync));
+      reset(o.dir);
+      if (which == 0) s.raw.push_back(raw_write(run_of(o), data, fsync));
+      if (which == 2)
+        s.tp.push_back(
+            tp_store_write(run_of(o), config(o, Approach::TP, false), kSimulation, data, fsync));
       if (which != 1) continue;
       const DnTimes t = ecluse_dn_write(o, data, fsync);
       s.dn_end_to_end.push_back(t.end_to_end);
@@ -177,7 +116,7 @@ Series measure(const Options& o, const std::vector<double>& data, bool fsync) {
       s.received_bytes = t.received_bytes;
     }
   }
-  reset(o);
+  reset(o.dir);
   return s;
 }
 

@@ -51,6 +51,17 @@ inline std::vector<int> fort_values(int it, int source, int block) {
   return v;
 }
 
+/** A cleared zero-copy block is gone (commit finds nothing); the client then ends its
+ * iteration and stops normally. */
+inline void clear_block_then_stop() {
+  void* room = nullptr;
+  expect_ok(ecluse_alloc("grp/fort", &room));
+  expect_ok(ecluse_clear("grp/fort"));
+  EXPECT_EQ(ecluse_commit("grp/fort"), ECLUSE_BLOCK_NOT_FOUND);
+  expect_ok(ecluse_end_iteration());
+  expect_ok(ecluse_stop());
+}
+
 /** Wall and CPU seconds a server spent in ecluse_start while its clients computed (slept) for
  * `sleep`; clients get {0, 0}. Initializes and finalizes Ecluse with `xml`. */
 struct IdleServer {

@@ -285,12 +285,7 @@ TEST(ApiDc, ClearedAndOversizedBlocks) {
     EXPECT_STREQ(ecluse_error_message(),
                  "block 0 of variable 'field' needs 384 bytes of buffer (data and bookkeeping) but "
                  "a client may hold at most 192 bytes; raise <buffer size> in the configuration.");
-    void* room = nullptr;
-    expect_ok(ecluse_alloc("grp/fort", &room));
-    expect_ok(ecluse_clear("grp/fort"));
-    EXPECT_EQ(ecluse_commit("grp/fort"), ECLUSE_BLOCK_NOT_FOUND);
-    expect_ok(ecluse_end_iteration());
-    expect_ok(ecluse_stop());
+    ecluse::test::clear_block_then_stop();
   }
   expect_ok(ecluse_finalize());
 }

@@ -333,12 +333,7 @@ TEST(ApiDn, OversizedBlockAndUnknownStatistic) {
                  "block 0 of variable 'field' needs 320 bytes of the dedicated node's receive "
                  "memory but a client may hold at most 200 bytes; raise <buffer size> in the "
                  "configuration.");
-    void* room = nullptr;
-    expect_ok(ecluse_alloc("grp/fort", &room));
-    expect_ok(ecluse_clear("grp/fort"));
-    EXPECT_EQ(ecluse_commit("grp/fort"), ECLUSE_BLOCK_NOT_FOUND);
-    expect_ok(ecluse_end_iteration());
-    expect_ok(ecluse_stop());
+    ecluse::test::clear_block_then_stop();
     double v = 0;
     EXPECT_EQ(ecluse_get_statistic("dn.nothing", &v), ECLUSE_ARGUMENT_ERROR);
     EXPECT_STREQ(ecluse_error_message(),

@@ -42,19 +42,24 @@ std::string config(const std::string& architecture) {
   </actions></simulation>)";
 }
 
-TEST(DnSignals, EachScopeReachesTheRightServer) {
+/** Initializes with `architecture`, binds the four events, starts; returns is_client. */
+int start_with_events(const std::string& architecture) {
   core_calls = bcast_calls = group_calls = local_calls = 0;
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  expect_ok(ecluse_initialize_string(
-      config(R"(<dedicated nodes="1"/><virtual-nodes ranks-per-node="1"/>)").c_str(),
-      MPI_COMM_WORLD));
+  expect_ok(ecluse_initialize_string(config(architecture).c_str(), MPI_COMM_WORLD));
   expect_ok(ecluse_bind("core", on_core));
   expect_ok(ecluse_bind("bcast", on_bcast));
   expect_ok(ecluse_bind("group", on_group));
   expect_ok(ecluse_bind("here", on_local));
   int is_client = 0;
   expect_ok(ecluse_start(&is_client));
+  return is_client;
+}
+
+TEST(DnSignals, EachScopeReachesTheRightServer) {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int is_client =
+      start_with_events(R"(<dedicated nodes="1"/><virtual-nodes ranks-per-node="1"/>)");
   if (is_client) {
     for (int it = 0; it < 3; ++it) {
       expect_ok(ecluse_signal("core"));
@@ -74,19 +79,11 @@ TEST(DnSignals, EachScopeReachesTheRightServer) {
 }
 
 TEST(DcSignals, EachScopeReachesTheRightServers) {
-  core_calls = bcast_calls = group_calls = local_calls = 0;
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (size % 3 != 0) GTEST_SKIP() << "runs on nodes of 3 ranks";
-  expect_ok(ecluse_initialize_string(
-      config(R"(<dedicated cores="1"/><virtual-nodes ranks-per-node="3"/>)").c_str(),
-      MPI_COMM_WORLD));
-  expect_ok(ecluse_bind("core", on_core));
-  expect_ok(ecluse_bind("bcast", on_bcast));
-  expect_ok(ecluse_bind("group", on_group));
-  expect_ok(ecluse_bind("here", on_local));
-  int is_client = 0;
-  expect_ok(ecluse_start(&is_client));
+  const int is_client =
+      start_with_events(R"(<dedicated cores="1"/><virtual-nodes ranks-per-node="3"/>)");
   if (is_client) {
     MPI_Comm comm;
     expect_ok(ecluse_client_comm_get(&comm));

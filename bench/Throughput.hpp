@@ -1,0 +1,39 @@
+// What the throughput benchmarks of dedicated cores and dedicated nodes share: the raw write
+// they compare with, the same store run in process (TP), and a clean slate between runs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ecluse::bench {
+
+/** One measurement's files: `iterations` files of `bytes` each under `dir`, written in `chunk`
+ * pieces by the raw baseline. */
+struct ThroughputRun {
+  std::string dir;
+  std::uint64_t bytes = 0;
+  std::uint64_t chunk = 0;
+  int iterations = 0;
+};
+
+/** How the raw baseline writes a file: plain (dd-like), or mimicking the HDF5 store's file
+ * handling (fallocate of the payload plus a margin, write, truncate, rename from ".part"). */
+enum class RawKind { Plain, LikeStore };
+
+int world_rank();
+
+/** One file per iteration written by rank 0 while rank 1 sleeps; fsync after close, as the
+ * stores' files are fsynced (by the "sync" action) after they are renamed. Seconds on rank 0. */
+double raw_write(const ThroughputRun& run, const std::vector<double>& data, bool fsync,
+                 RawKind kind = RawKind::Plain);
+
+/** The store of the TP configuration `xml` run in process on rank 0 alone while rank 1 sleeps
+ * (the store's own throughput, no transport); fsync of each file of `simulation` when asked. */
+double tp_store_write(const ThroughputRun& run, const std::string& xml,
+                      const std::string& simulation, const std::vector<double>& data, bool fsync);
+
+/** Clean slate between measurements: no files, no dirty pages. Collective over world. */
+void reset(const std::string& dir);
+
+}  // namespace ecluse::bench
