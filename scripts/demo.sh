@@ -5,6 +5,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 "$ECLUSE_ROOT/scripts/setup.sh"
+source "$ECLUSE_ROOT/scripts/env.sh"  # the launcher exists now
 ranks=${RANKS:-4}
 iterations=${ITERATIONS:-10}
 demo_dir=${DEMO_DIR:-$ECLUSE_ROOT/out/demo}

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# One set-up step for a fresh Debian 12 machine, idempotent: system packages, Python venv, build.
+# One set-up step for a fresh Debian 12 machine (nothing but git needed), idempotent: system
+# packages, Python venv, build. ECLUSE_MPI=mpich sets up the MPICH family instead of Open MPI.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 
-PACKAGES=(bc build-essential cmake ninja-build pkg-config openmpi-bin libopenmpi-dev
-  libhdf5-openmpi-dev hdf5-tools libpugixml-dev libgtest-dev clang-format python3-venv)
+COMMON_PACKAGES=(bc build-essential cmake ninja-build pkg-config gfortran hdf5-tools
+  libpugixml-dev libgtest-dev clang-format python3 python3-venv python3-dev)
+case "$ECLUSE_MPI" in
+  openmpi) MPI_PACKAGES=(openmpi-bin libopenmpi-dev libhdf5-openmpi-dev) ;;
+  mpich) MPI_PACKAGES=(mpich libmpich-dev libhdf5-mpich-dev) ;;
+esac
 
 install_packages() {
-  local missing=()
-  for p in "${PACKAGES[@]}"; do
+  local missing=() p
+  for p in "${COMMON_PACKAGES[@]}" "${MPI_PACKAGES[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return
@@ -16,29 +21,50 @@ install_packages() {
   local sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo
   $sudo apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${missing[@]}"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
-# Reinstalls when requirements.txt or the Python package's metadata changed (stamp in the venv).
+# Reinstalls when requirements.txt, the Python package's metadata or the MPI changed (stamp in
+# the venv). mpi4py is compiled from source against the chosen MPI (the PyPI wheel does not load
+# Debian's MPI libraries).
 install_venv() {
   [ -x "$ECLUSE_VENV/bin/python" ] || /usr/bin/python3 -m venv "$ECLUSE_VENV"
-  local stamp="$ECLUSE_VENV/.ecluse-stamp" want
-  want=$(cat "$ECLUSE_ROOT/requirements.txt" "$ECLUSE_ROOT"/python/pyproject.toml 2>/dev/null | sha256sum)
+  local stamp="$ECLUSE_VENV/.ecluse-stamp" want mpicc
+  mpicc=$(ecluse_mpi_tool mpicc)
+  want=$( (cat "$ECLUSE_ROOT/requirements.txt" "$ECLUSE_ROOT"/python/pyproject.toml
+    echo "$ECLUSE_MPI $mpicc") | sha256sum)
   [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return
+  echo "setup: installing the Python venv in $ECLUSE_VENV"
   "$ECLUSE_VENV/bin/pip" install -q --upgrade pip
-  "$ECLUSE_VENV/bin/pip" install -q -r "$ECLUSE_ROOT/requirements.txt"
-  if [ -f "$ECLUSE_ROOT/python/pyproject.toml" ]; then
-    "$ECLUSE_VENV/bin/pip" install -q -e "$ECLUSE_ROOT/python"
-  fi
+  MPICC=$mpicc "$ECLUSE_VENV/bin/pip" install -q --no-binary mpi4py \
+    -r "$ECLUSE_ROOT/requirements.txt"
+  "$ECLUSE_VENV/bin/pip" install -q -e "$ECLUSE_ROOT/python"
   echo "$want" >"$stamp"
 }
 
+# The native module (build/python/ecluse/_native*.so) joins the editable package through a .pth
+# entry (the package extends its __path__ with pkgutil).
+link_native_module() {
+  local site
+  site=$("$ECLUSE_VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  echo "$ECLUSE_BUILD/python" >"$site/ecluse-native.pth"
+}
+
 build() {
+  local args
+  mapfile -t args < <(ecluse_cmake_mpi_args)
   cmake -S "$ECLUSE_ROOT" -B "$ECLUSE_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DECLUSE_WERROR=ON -DECLUSE_MPIEXEC="$ECLUSE_MPIEXEC" >/dev/null
+    -DECLUSE_WERROR=ON -DPython_EXECUTABLE="$ECLUSE_VENV/bin/python" "${args[@]}" \
+    ${ECLUSE_CMAKE_ARGS:-} >/dev/null
   cmake --build "$ECLUSE_BUILD" -j "$(nproc)"
 }
 
 install_packages
+ecluse_resolve_mpi
+if [ -z "$ECLUSE_MPIEXEC" ]; then
+  echo "setup: no mpiexec.$ECLUSE_MPI after installing ${MPI_PACKAGES[*]}" >&2
+  exit 1
+fi
 install_venv
+link_native_module
 build

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ecluse/Error.hpp"
 
@@ -47,6 +48,12 @@ class Session {
   void parameter_set(std::string_view name, const void* buffer, std::size_t size);
   void set_position(std::string_view variable, std::span<const std::int64_t> position,
                     int block = 0);
+  /** Element type (an ecluse_type) and dimensions in C order of a variable's block. */
+  struct Shape {
+    int type = 0;
+    std::vector<std::int64_t> dims;
+  };
+  [[nodiscard]] Shape shape_of(std::string_view variable) const;
   /** Number of dimensions of a variable's layout (length of its position arrays). */
   [[nodiscard]] std::size_t dimensions_of(std::string_view variable) const;
   void signal(std::string_view event);

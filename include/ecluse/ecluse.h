@@ -44,6 +44,21 @@ typedef enum ecluse_status {
   ECLUSE_STATUS_COUNT
 } ecluse_status;
 
+/** Element types of layouts (ecluse_variable_shape); the order of the XML types. */
+typedef enum ecluse_type {
+  ECLUSE_TYPE_INT8 = 0,
+  ECLUSE_TYPE_INT16,
+  ECLUSE_TYPE_INT32,
+  ECLUSE_TYPE_INT64,
+  ECLUSE_TYPE_FLOAT32,
+  ECLUSE_TYPE_FLOAT64,
+  ECLUSE_TYPE_STRING,
+  ECLUSE_TYPE_COUNT
+} ecluse_type;
+
+/** Most dimensions a layout may have. */
+#define ECLUSE_MAX_DIMENSIONS 16
+
 /** Action bound to an event: event name, source rank, iteration, arguments. */
 typedef void (*ecluse_signal_t)(const char* event, int32_t source, int32_t iteration,
                                 const char* args);
@@ -81,6 +96,12 @@ int ecluse_finalize(void);
 /** A counter of this rank's transport or server, by name (e.g. "dn.credit_waits",
  * "dn.peak_held_bytes"); call after stop or start, before finalize. */
 int ecluse_get_statistic(const char* name, double* value);
+/** A variable's block as the simulation passes it (ghosts included), with the current
+ * parameters: element type (ecluse_type), number of dimensions, and the dimensions in C order
+ * (slowest first; a layout with language="fortran" has its declared dimensions reversed).
+ * Writes at most max_dims dimensions; ECLUSE_ARGUMENT_ERROR if the layout has more. */
+int ecluse_variable_shape(const char* variable, int* type, int* ndims, int64_t* dims,
+                          int max_dims);
 /** Message of the last error of the calling thread ("" if none). */
 const char* ecluse_error_message(void);
 /** Short name of a status code, e.g. "ECLUSE_CONFIG_ERROR". */

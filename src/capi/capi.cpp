@@ -1,10 +1,17 @@
 // The C API: the one place where exceptions become error codes (per-thread last message).
+#include <algorithm>
 #include <memory>
 #include <string>
 
+#include "core/DataType.hpp"
 #include "core/Runtime.hpp"
 #include "ecluse/Session.hpp"
 #include "ecluse/ecluse.h"
+
+static_assert(static_cast<int>(ecluse::DataType::Int8) == ECLUSE_TYPE_INT8 &&
+                  static_cast<int>(ecluse::DataType::Float64) == ECLUSE_TYPE_FLOAT64 &&
+                  static_cast<int>(ecluse::DataType::String) == ECLUSE_TYPE_STRING,
+              "ecluse_type follows ecluse::DataType");
 
 namespace {
 
@@ -213,6 +220,26 @@ int ecluse_finalize(void) {
   return guard([] {
     current().finalize();
     session.reset();
+  });
+}
+
+int ecluse_variable_shape(const char* variable, int* type, int* ndims, int64_t* dims,
+                          int max_dims) {
+  return guard([&] {
+    require(variable, "the variable name");
+    require(type, "type");
+    require(ndims, "ndims");
+    const ecluse::Session::Shape shape = current().shape_of(variable);
+    *type = shape.type;
+    *ndims = static_cast<int>(shape.dims.size());
+    if (shape.dims.size() > static_cast<std::size_t>(std::max(max_dims, 0))) {
+      throw ecluse::Error(ECLUSE_ARGUMENT_ERROR,
+                          "variable '" + std::string(variable) + "' has " +
+                              std::to_string(shape.dims.size()) + " dimensions but dims has room for " +
+                              std::to_string(max_dims) + "; pass ECLUSE_MAX_DIMENSIONS.");
+    }
+    if (!shape.dims.empty()) require(dims, "dims");
+    std::copy(shape.dims.begin(), shape.dims.end(), dims);
   });
 }
 

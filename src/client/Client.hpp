@@ -30,6 +30,9 @@ class Client {
   void parameter_set(std::string_view name, const void* buffer, std::size_t size);
   void end_iteration();
   [[nodiscard]] int iteration() const { return iteration_; }
+  /** Element type and dimensions (C order, ghosts included) of a variable's block. */
+  [[nodiscard]] std::pair<DataType, std::vector<std::int64_t>> block_shape(
+      std::string_view variable) const;
   /** Number of dimensions of a variable's layout. */
   [[nodiscard]] std::size_t rank_of(std::string_view variable) const;
 

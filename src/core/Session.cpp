@@ -100,6 +100,11 @@ void Session::set_position(std::string_view variable, std::span<const std::int64
   client.set_position(variable, block, position);
 }
 
+Session::Shape Session::shape_of(std::string_view variable) const {
+  auto [type, dims] = runtime().client().block_shape(variable);
+  return Shape{static_cast<int>(type), std::move(dims)};
+}
+
 std::size_t Session::dimensions_of(std::string_view variable) const {
   return runtime().client().rank_of(variable);
 }

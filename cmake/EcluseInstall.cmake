@@ -1,0 +1,48 @@
+# What `cmake --install` puts under a prefix beside the library and headers: the CMake package
+# (find_package(Ecluse): Ecluse::ecluse, Ecluse::ecluse_fortran), pkg-config files (ecluse.pc,
+# ecluse-fortran.pc), the pure-Python package and the `ecluse` command.
+include(CMakePackageConfigHelpers)
+set(ECLUSE_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/Ecluse)
+
+# The MPI family, so that consumers and pkg-config pick the same MPI and HDF5 as the library.
+if(MPI_C_LIBRARY_VERSION_STRING MATCHES "Open MPI")
+  set(ECLUSE_MPI_PC ompi-c)
+  set(ECLUSE_MPI_FORT_PC ompi-fort)
+  set(ECLUSE_HDF5_PC hdf5-openmpi)
+elseif(MPI_C_LIBRARY_VERSION_STRING MATCHES "MPICH")
+  set(ECLUSE_MPI_PC mpich)
+  set(ECLUSE_MPI_FORT_PC mpich)
+  set(ECLUSE_HDF5_PC hdf5-mpich)
+else()
+  set(ECLUSE_MPI_PC mpi-c)
+  set(ECLUSE_MPI_FORT_PC mpi-fort)
+  set(ECLUSE_HDF5_PC hdf5-mpi)
+endif()
+
+install(EXPORT EcluseTargets NAMESPACE Ecluse:: DESTINATION ${ECLUSE_CMAKE_INSTALL_DIR})
+configure_package_config_file(cmake/EcluseConfig.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/EcluseConfig.cmake
+  INSTALL_DESTINATION ${ECLUSE_CMAKE_INSTALL_DIR})
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/EcluseConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/EcluseConfig.cmake
+  ${CMAKE_CURRENT_BINARY_DIR}/EcluseConfigVersion.cmake DESTINATION ${ECLUSE_CMAKE_INSTALL_DIR})
+
+configure_file(cmake/ecluse.pc.in ${CMAKE_CURRENT_BINARY_DIR}/ecluse.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ecluse.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+if(ECLUSE_BUILD_FORTRAN)
+  configure_file(cmake/ecluse-fortran.pc.in ${CMAKE_CURRENT_BINARY_DIR}/ecluse-fortran.pc @ONLY)
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ecluse-fortran.pc
+    DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()
+
+# The pure-Python package (energy model, advisor, CLI) and the `ecluse` command, which runs it
+# with the Python it was configured with (the venv that has NumPy).
+if(ECLUSE_PYTHON_INSTALL_DIR)
+  install(DIRECTORY python/ecluse DESTINATION ${ECLUSE_PYTHON_INSTALL_DIR}
+    FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+  file(RELATIVE_PATH ECLUSE_PYTHON_FROM_BIN /${CMAKE_INSTALL_BINDIR} /${ECLUSE_PYTHON_INSTALL_DIR})
+  configure_file(cmake/ecluse-command.in ${CMAKE_CURRENT_BINARY_DIR}/ecluse-command @ONLY)
+  install(PROGRAMS ${CMAKE_CURRENT_BINARY_DIR}/ecluse-command DESTINATION ${CMAKE_INSTALL_BINDIR}
+    RENAME ecluse)
+endif()
