@@ -28,6 +28,9 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/EcluseConfigVersion
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/EcluseConfig.cmake
   ${CMAKE_CURRENT_BINARY_DIR}/EcluseConfigVersion.cmake DESTINATION ${ECLUSE_CMAKE_INSTALL_DIR})
 
+# Relocatable: the prefix is found from the .pc file's own place (cmake --install --prefix P).
+file(RELATIVE_PATH ECLUSE_PC_TO_PREFIX /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
+string(REGEX REPLACE "/$" "" ECLUSE_PC_TO_PREFIX "${ECLUSE_PC_TO_PREFIX}")
 configure_file(cmake/ecluse.pc.in ${CMAKE_CURRENT_BINARY_DIR}/ecluse.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ecluse.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 if(ECLUSE_BUILD_FORTRAN)

@@ -35,10 +35,11 @@ run_consumer() {  # run_consumer DIR PROGRAM: 2 ranks, then the file written hol
 fortran=OFF
 [ -n "$mpif90" ] && [ -e "$libdir/pkgconfig/ecluse-fortran.pc" ] && fortran=ON
 cmake -S "$here/consumer" -B "$work/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" \
-  -DWITH_FORTRAN=$fortran -DCMAKE_C_COMPILER="$mpicc" \
+  -DWITH_FORTRAN=$fortran -DCMAKE_C_COMPILER="$mpicc" -DCMAKE_CXX_COMPILER="${mpicc%cc*}cxx${mpicc##*mpicc}" \
   ${mpif90:+-DCMAKE_Fortran_COMPILER="$mpif90"} >/dev/null
 cmake --build "$work/cmake-build" >/dev/null
 run_consumer "$work/cmake-build" consumer_c
+run_consumer "$work/cmake-build" consumer_cxx
 [ $fortran = ON ] && run_consumer "$work/cmake-build" consumer_f
 
 # 2. A plain Makefile with pkg-config.
