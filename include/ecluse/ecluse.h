@@ -102,6 +102,9 @@ int ecluse_get_statistic(const char* name, double* value);
  * Writes at most max_dims dimensions; ECLUSE_ARGUMENT_ERROR if the layout has more. */
 int ecluse_variable_shape(const char* variable, int* type, int* ndims, int64_t* dims,
                           int max_dims);
+/** Makes status and message the calling thread's last error, as ecluse_error_message reports
+ * it; returns status. For bindings that check arguments before calling the library. */
+int ecluse_set_error(int status, const char* message);
 /** Message of the last error of the calling thread ("" if none). */
 const char* ecluse_error_message(void);
 /** Short name of a status code, e.g. "ECLUSE_CONFIG_ERROR". */

@@ -243,6 +243,11 @@ int ecluse_variable_shape(const char* variable, int* type, int* ndims, int64_t* 
   });
 }
 
+int ecluse_set_error(int status, const char* message) {
+  last_error = message ? message : "";
+  return status;
+}
+
 const char* ecluse_error_message(void) {
   return last_error.c_str();
 }

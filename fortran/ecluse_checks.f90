@@ -1,0 +1,103 @@
+! What the Fortran side checks before handing an array to the C library: the element type and
+! count against the variable's layout (ecluse_variable_shape), with messages naming both shapes.
+module ecluse_checks
+  use, intrinsic :: iso_c_binding, only: c_char, c_int, c_int64_t
+  use ecluse_c_api, only: c_variable_shape
+  use ecluse_constants
+  use ecluse_messages, only: from_c, int_text, local_fail, shape_text, type_name
+  implicit none
+  private
+  public :: layout_shape, check_array, check_pointer, refuse_strided
+
+contains
+
+  !> Element type and dimensions in Fortran order (fastest first) of a variable's block.
+  integer function layout_shape(name, type, ndims, dims) result(ierr)
+    character(kind=c_char, len=*), intent(in) :: name
+    integer, intent(out) :: type, ndims
+    integer(c_int64_t), intent(out) :: dims(ECLUSE_MAX_DIMENSIONS)
+    integer(c_int) :: c_type, c_ndims
+    integer(c_int64_t) :: c_dims(ECLUSE_MAX_DIMENSIONS)
+    ierr = from_c(c_variable_shape(name, c_type, c_ndims, c_dims, &
+                                   int(ECLUSE_MAX_DIMENSIONS, c_int)))
+    type = int(c_type)
+    ndims = int(c_ndims)
+    dims = 0
+    if (ierr == ECLUSE_OK) dims(1:ndims) = c_dims(ndims:1:-1)
+  end function layout_shape
+
+  !> "write of variable 'v'" (or "... of block 2 of variable 'v'"): what failed.
+  pure function subject(what, variable, block) result(text)
+    character(len=*), intent(in) :: what, variable
+    integer, intent(in) :: block
+    character(len=:), allocatable :: text
+    text = what // ' of '
+    if (block /= 0) text = text // 'block ' // int_text(int(block, c_int64_t)) // ' of '
+    text = text // 'variable ''' // trim(variable) // ''''
+  end function subject
+
+  !> ECLUSE_OK if an array of this type and shape (Fortran order) fits the variable's block.
+  integer function check_array(what, name, variable, block, type, given) result(ierr)
+    character(len=*), intent(in) :: what, variable
+    character(kind=c_char, len=*), intent(in) :: name
+    integer, intent(in) :: block, type
+    integer(c_int64_t), intent(in) :: given(:)
+    integer :: layout_type, ndims
+    integer(c_int64_t) :: dims(ECLUSE_MAX_DIMENSIONS)
+    ierr = layout_shape(name, layout_type, ndims, dims)
+    if (ierr /= ECLUSE_OK) return
+    if (layout_type /= type) then
+      ierr = refuse_type(subject(what, variable, block), layout_type, type)
+    else if (product(dims(1:ndims)) /= product(given)) then
+      ierr = local_fail(ECLUSE_ARGUMENT_ERROR, subject(what, variable, block) // &
+                        ': its layout has shape ' // shape_text(dims(1:ndims)) // &
+                        ' (ghosts included) but the array passed has shape ' // &
+                        shape_text(given) // '; pass an array of the layout''s size.')
+    end if
+  end function check_array
+
+  !> Like check_array for a pointer about to point into Ecluse's buffer: the shape (Fortran
+  !> order) it gets is the layout's, or the layout's element count with rank 1.
+  integer function check_pointer(what, name, variable, block, type, rank, shape) result(ierr)
+    character(len=*), intent(in) :: what, variable
+    character(kind=c_char, len=*), intent(in) :: name
+    integer, intent(in) :: block, type, rank
+    integer(c_int64_t), intent(out) :: shape(:)
+    integer :: layout_type, ndims
+    integer(c_int64_t) :: dims(ECLUSE_MAX_DIMENSIONS)
+    shape = 0
+    ierr = layout_shape(name, layout_type, ndims, dims)
+    if (ierr /= ECLUSE_OK) return
+    if (layout_type /= type) then
+      ierr = refuse_type(subject(what, variable, block), layout_type, type)
+    else if (rank == ndims .and. rank <= size(shape)) then
+      shape(1:rank) = dims(1:rank)
+    else if (rank == 1) then
+      shape(1) = product(dims(1:ndims))
+    else
+      ierr = local_fail(ECLUSE_ARGUMENT_ERROR, subject(what, variable, block) // &
+                        ': its layout has shape ' // shape_text(dims(1:ndims)) // &
+                        ' but the pointer passed has rank ' // &
+                        int_text(int(rank, c_int64_t)) // '; pass a pointer of rank ' // &
+                        int_text(int(ndims, c_int64_t)) // ' or 1 (at most ' // &
+                        int_text(int(size(shape), c_int64_t)) // &
+                        '; beyond, use ecluse_alloc with a type(c_ptr) and c_f_pointer).')
+    end if
+  end function check_pointer
+
+  integer function refuse_type(subject, layout_type, type) result(ierr)
+    character(len=*), intent(in) :: subject
+    integer, intent(in) :: layout_type, type
+    ierr = local_fail(ECLUSE_ARGUMENT_ERROR, subject // ': its layout holds ' // &
+                      type_name(layout_type) // ' elements but the array passed is ' // &
+                      type_name(type) // '; pass a ' // type_name(layout_type) // ' array.')
+  end function refuse_type
+
+  integer function refuse_strided(what, variable, block) result(ierr)
+    character(len=*), intent(in) :: what, variable
+    integer, intent(in) :: block
+    ierr = local_fail(ECLUSE_ARGUMENT_ERROR, subject(what, variable, block) // &
+                      ': the array passed is not contiguous (an array section with a stride or' &
+                      // ' a partial range?); pass a contiguous array, e.g. a copy of the section.')
+  end function refuse_strided
+end module ecluse_checks

@@ -1,0 +1,175 @@
+! ecluse_write and ecluse_write_block for arrays of every layout type and any rank, checked
+! against the layout (type, element count, contiguity) before the C call; one specific per type.
+module ecluse_data_write
+  use, intrinsic :: iso_c_binding, only: c_char, c_double, c_float, c_int16_t, c_int32_t, &
+                                         c_int64_t, c_int8_t, c_loc, c_ptr
+  use ecluse_c_api, only: c_write_block
+  use ecluse_checks, only: check_array, refuse_strided
+  use ecluse_constants
+  use ecluse_messages, only: c_text, from_c
+  implicit none
+  private
+  public :: ecluse_write, ecluse_write_block
+
+  !> Hands a block to Ecluse: an array of the layout's type and element count (any shape), or
+  !> a type(c_ptr) to data of the layout's size (not checked).
+  interface ecluse_write
+    module procedure write_int8, write_int16, write_int32, write_int64, write_real32, &
+                     write_real64, write_pointer
+  end interface ecluse_write
+
+  interface ecluse_write_block
+    module procedure write_block_int8, write_block_int16, write_block_int32, write_block_int64, &
+                     write_block_real32, write_block_real64, write_block_pointer
+  end interface ecluse_write_block
+
+contains
+
+  !> The write itself, once the array is known contiguous.
+  subroutine write_checked(variable, block, type, data, given, ierr)
+    character(len=*), intent(in) :: variable
+    integer, intent(in) :: block, type
+    type(c_ptr), intent(in) :: data
+    integer(c_int64_t), intent(in) :: given(:)
+    integer, intent(out) :: ierr
+    character(kind=c_char, len=:), allocatable :: name
+    name = c_text(variable)
+    ierr = check_array('write', name, variable, block, type, given)
+    if (ierr == ECLUSE_OK) ierr = from_c(c_write_block(name, int(block, c_int32_t), data))
+  end subroutine write_checked
+
+  subroutine write_pointer(variable, data, ierr)
+    character(len=*), intent(in) :: variable
+    type(c_ptr), intent(in) :: data
+    integer, intent(out) :: ierr
+    call write_block_pointer(variable, 0, data, ierr)
+  end subroutine write_pointer
+
+  subroutine write_block_pointer(variable, block, data, ierr)
+    character(len=*), intent(in) :: variable
+    integer, intent(in) :: block
+    type(c_ptr), intent(in) :: data
+    integer, intent(out) :: ierr
+    ierr = from_c(c_write_block(c_text(variable), int(block, c_int32_t), data))
+  end subroutine write_block_pointer
+
+  subroutine write_int8(variable, data, ierr)
+    character(len=*), intent(in) :: variable
+    integer(c_int8_t), dimension(..), intent(in), target :: data
+    integer, intent(out) :: ierr
+    call write_block_int8(variable, 0, data, ierr)
+  end subroutine write_int8
+
+  subroutine write_block_int8(variable, block, data, ierr)
+    character(len=*), intent(in) :: variable
+    integer, intent(in) :: block
+    integer(c_int8_t), dimension(..), intent(in), target :: data
+    integer, intent(out) :: ierr
+    if (.not. is_contiguous(data)) then
+      ierr = refuse_strided('write', variable, block)
+      return
+    end if
+    call write_checked(variable, block, ECLUSE_TYPE_INT8, c_loc(data), shape(data, c_int64_t), &
+                       ierr)
+  end subroutine write_block_int8
+
+  subroutine write_int16(variable, data, ierr)
+    character(len=*), intent(in) :: variable
+    integer(c_int16_t), dimension(..), intent(in), target :: data
+    integer, intent(out) :: ierr
+    call write_block_int16(variable, 0, data, ierr)
+  end subroutine write_int16
+
+  subroutine write_block_int16(variable, block, data, ierr)
+    character(len=*), intent(in) :: variable
+    integer, intent(in) :: block
+    integer(c_int16_t), dimension(..), intent(in), target :: data
+    integer, intent(out) :: ierr
+    if (.not. is_contiguous(data)) then
+      ierr = refuse_strided('write', variable, block)
+      return
+    end if
+    call write_checked(variable, block, ECLUSE_TYPE_INT16, c_loc(data), shape(data, c_int64_t), &
+                       ierr)
+  end subroutine write_block_int16
+
+  subroutine write_int32(variable, data, ierr)
+    character(len=*), intent(in) :: variable
+    integer(c_int32_t), dimension(..), intent(in), target :: data
+    integer, intent(out) :: ierr
+    call write_block_int32(variable, 0, data, ierr)
+  end subroutine write_int32
+
+  subroutine write_block_int32(variable, block, data, ierr)
+    character(len=*), intent(in) :: variable
+    integer, intent(in) :: block
+    integer(c_int32_t), dimension(..), intent(in), target :: data
+    integer, intent(out) :: ierr
+    if (.not. is_contiguous(data)) then
+      ierr = refuse_strided('write', variable, block)
+      return
+    end if
+    call write_checked(variable, block, ECLUSE_TYPE_INT32, c_loc(data), shape(data, c_int64_t), &
+                       ierr)
+  end subroutine write_block_int32
+
+  subroutine write_int64(variable, data, ierr)
+    character(len=*), intent(in) :: variable
+    integer(c_int64_t), dimension(..), intent(in), target :: data
+    integer, intent(out) :: ierr
+    call write_block_int64(variable, 0, data, ierr)
+  end subroutine write_int64
+
+  subroutine write_block_int64(variable, block, data, ierr)
+    character(len=*), intent(in) :: variable
+    integer, intent(in) :: block
+    integer(c_int64_t), dimension(..), intent(in), target :: data
+    integer, intent(out) :: ierr
+    if (.not. is_contiguous(data)) then
+      ierr = refuse_strided('write', variable, block)
+      return
+    end if
+    call write_checked(variable, block, ECLUSE_TYPE_INT64, c_loc(data), shape(data, c_int64_t), &
+                       ierr)
+  end subroutine write_block_int64
+
+  subroutine write_real32(variable, data, ierr)
+    character(len=*), intent(in) :: variable
+    real(c_float), dimension(..), intent(in), target :: data
+    integer, intent(out) :: ierr
+    call write_block_real32(variable, 0, data, ierr)
+  end subroutine write_real32
+
+  subroutine write_block_real32(variable, block, data, ierr)
+    character(len=*), intent(in) :: variable
+    integer, intent(in) :: block
+    real(c_float), dimension(..), intent(in), target :: data
+    integer, intent(out) :: ierr
+    if (.not. is_contiguous(data)) then
+      ierr = refuse_strided('write', variable, block)
+      return
+    end if
+    call write_checked(variable, block, ECLUSE_TYPE_FLOAT32, c_loc(data), shape(data, c_int64_t), &
+                       ierr)
+  end subroutine write_block_real32
+
+  subroutine write_real64(variable, data, ierr)
+    character(len=*), intent(in) :: variable
+    real(c_double), dimension(..), intent(in), target :: data
+    integer, intent(out) :: ierr
+    call write_block_real64(variable, 0, data, ierr)
+  end subroutine write_real64
+
+  subroutine write_block_real64(variable, block, data, ierr)
+    character(len=*), intent(in) :: variable
+    integer, intent(in) :: block
+    real(c_double), dimension(..), intent(in), target :: data
+    integer, intent(out) :: ierr
+    if (.not. is_contiguous(data)) then
+      ierr = refuse_strided('write', variable, block)
+      return
+    end if
+    call write_checked(variable, block, ECLUSE_TYPE_FLOAT64, c_loc(data), shape(data, c_int64_t), &
+                       ierr)
+  end subroutine write_block_real64
+end module ecluse_data_write

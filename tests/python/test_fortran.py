@@ -1,0 +1,142 @@
+"""The Fortran module through its examples under mpiexec (TP, DC, DN), read back with h5py; the
+Fortran example writes exactly what the C example writes; the error paths and their messages."""
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BUILD = pathlib.Path(os.environ.get("ECLUSE_BUILD", ROOT / "build"))
+FORTRAN_EXAMPLES = BUILD / "examples" / "fortran"
+sys.path.insert(0, str(ROOT / "examples"))
+sys.path.insert(0, str(ROOT / "examples" / "fortran"))
+sys.path.insert(0, str(ROOT / "tests" / "python"))
+import read_output  # noqa: E402
+import read_stencil  # noqa: E402
+from test_example import h5_contents  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not (FORTRAN_EXAMPLES / "ecluse_fortran_simulation").exists(),
+                                reason=f"the Fortran examples are not built in {BUILD}")
+
+TP = '<dedicated cores="0" nodes="0"/>'
+# (architecture line, clients out of 4 ranks, writers of the per-process files)
+APPROACHES = {
+    "TP": (TP, 4, 4),
+    "DC": ('<dedicated cores="1" nodes="0"/><virtual-nodes ranks-per-node="4"/>', 3, 1),
+    "DN": ('<dedicated cores="0" nodes="1"/><virtual-nodes ranks-per-node="1"/>', 3, 1),
+}
+
+
+def mpiexec():
+    return os.environ.get("ECLUSE_MPIEXEC") or shutil.which("mpiexec.openmpi") or "mpiexec"
+
+
+def run(directory, program, ranks, xml_source=None, architecture=TP, *args):
+    """Runs program in directory with its XML (approach switched by architecture)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    if xml_source:
+        text = xml_source.read_text().replace(TP, architecture)
+        (directory / xml_source.name).write_text(text)
+        args = (xml_source.name, *args)
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1")
+    result = subprocess.run([mpiexec(), "-n", str(ranks), str(program), *args],
+                            cwd=directory, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert not list((directory / "out").rglob("*.part")), "no partial file may stay behind"
+    return result
+
+
+def run_simulation(directory, ranks, architecture=TP):
+    return run(directory, FORTRAN_EXAMPLES / "ecluse_fortran_simulation", ranks,
+               ROOT / "examples" / "fortran" / "simulation.xml", architecture, "3")
+
+
+@pytest.mark.parametrize("approach", APPROACHES)
+def test_simulation_output_reads_back(tmp_path, approach):
+    architecture, clients, writers = APPROACHES[approach]
+    result = run_simulation(tmp_path, 4, architecture)
+    assert f"heat: 3 iterations on {clients} ranks written" in result.stdout
+    assert "event checkpoint at iteration 2" in result.stdout
+    out = tmp_path / "out"
+    assert read_output.check_per_process(out, 3, clients) == 3 * writers
+    assert read_output.check_collective(out, 3, clients) == 3
+
+
+@pytest.mark.parametrize("approach", APPROACHES)
+def test_stencil_stores_every_value(tmp_path, approach):
+    architecture, clients, _ = APPROACHES[approach]
+    result = run(tmp_path, FORTRAN_EXAMPLES / "ecluse_fortran_stencil", 4,
+                 ROOT / "examples" / "fortran" / "stencil.xml", architecture)
+    grid = "2 x 2" if clients == 4 else "3 x 1"
+    assert f"stencil: 12 steps, output every 4, on {grid} ranks" in result.stdout
+    assert read_stencil.check(tmp_path / "out", clients) == 4
+    assert not [p for p in pathlib.Path("/dev/shm").iterdir() if p.name.startswith("ecluse-")]
+
+
+@pytest.mark.parametrize("approach", ["TP", "DN"])
+def test_fortran_example_writes_what_the_c_example_writes(tmp_path, approach):
+    architecture = APPROACHES[approach][0]
+    run_simulation(tmp_path / "fortran", 4, architecture)
+    run(tmp_path / "c", BUILD / "examples" / "ecluse_example_simulation", 4,
+        ROOT / "examples" / "simulation.xml", architecture, "3")
+    fortran, c = h5_contents(tmp_path / "fortran" / "out"), h5_contents(tmp_path / "c" / "out")
+    assert len(c) > 20
+    assert fortran.keys() == c.keys()
+    assert fortran == c
+
+
+@pytest.fixture(scope="module")
+def errors(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("errors")
+    result = run(directory, BUILD / "fortran" / "ecluse_fortran_errors", 1)
+    return dict(line.split("|", 1) for line in result.stdout.splitlines() if "|" in line)
+
+
+def test_errors_decided_by_the_c_library_read_the_same_in_fortran(errors):
+    assert errors["before-initialize"] == errors["before-initialize-c"] == (
+        "ECLUSE_NOT_INITIALIZED|Ecluse is not initialized; call ecluse_initialize first (or it "
+        "was finalized).")
+    assert errors["unknown-variable"] == errors["unknown-variable-c"] == (
+        "ECLUSE_UNDEFINED_VARIABLE|variable 'temprature' is not declared in <string>; did you "
+        "mean 'temperature'? Declare it with <variable name=\"temprature\" layout=\"...\"/>.")
+    assert errors["unknown-parameter"] == (
+        "ECLUSE_UNDEFINED_PARAMETER|parameter 'NZ' is not declared in the configuration")
+
+
+def test_fortran_checks_refuse_arrays_that_do_not_fit_the_layout(errors):
+    subject = "ECLUSE_ARGUMENT_ERROR|write of variable 'temperature': "
+    assert errors["wrong-size"] == subject + (
+        "its layout has shape (12,10) = 120 elements (ghosts included) but the array passed has "
+        "shape (10,10) = 100 elements; pass an array of the layout's size.")
+    assert errors["non-contiguous"] == subject + (
+        "the array passed is not contiguous (an array section with a stride or a partial "
+        "range?); pass a contiguous array, e.g. a copy of the section.")
+    assert errors["wrong-type"] == subject + (
+        "its layout holds real(8) elements but the array passed is real(4); pass a real(8) array.")
+    assert errors["alloc-wrong-rank"] == (
+        "ECLUSE_ARGUMENT_ERROR|alloc of variable 'temperature': its layout has shape (12,10) = "
+        "120 elements but the pointer passed has rank 3; pass a pointer of rank 2 or 1 (at most "
+        "4; beyond, use ecluse_alloc with a type(c_ptr) and c_f_pointer).")
+    assert errors["position-wrong-length"] == (
+        "ECLUSE_ARGUMENT_ERROR|position of variable 'temperature': its layout has 2 dimensions "
+        "but the position has 3 values; pass one offset per dimension, in the layout's order.")
+
+
+def test_a_successful_call_clears_the_message(errors):
+    for case in ("initialize", "valid-write", "bind", "commit", "finalize"):
+        assert errors[case] == "ECLUSE_OK|", case
+    assert errors["unknown-statistic"] == (
+        "ECLUSE_ARGUMENT_ERROR|no statistic named 'dn.credit_waits' on this rank; known: none "
+        "(time partitioning keeps none).")
+
+
+def test_shape_parameters_actions_and_zero_copy(errors):
+    assert errors["shape"] == "type 5, 2 dimensions (12,10)"  # ECLUSE_TYPE_FLOAT64, Fortran order
+    assert errors["label"] == '"heat" ECLUSE_OK'
+    assert errors["action"] == 'step from 0 at iteration 0 args ""'
+    assert errors["iteration"] == "1"
+    assert errors["alloc"] == "shape (12,10) ECLUSE_OK"
