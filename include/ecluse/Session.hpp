@@ -54,6 +54,10 @@ class Session {
     std::vector<std::int64_t> dims;
   };
   [[nodiscard]] Shape shape_of(std::string_view variable) const;
+  /** Full name of a variable's layout. */
+  [[nodiscard]] std::string layout_of(std::string_view variable) const;
+  /** Element type (an ecluse_type) of a parameter. */
+  [[nodiscard]] int parameter_type(std::string_view name) const;
   /** Number of dimensions of a variable's layout (length of its position arrays). */
   [[nodiscard]] std::size_t dimensions_of(std::string_view variable) const;
   void signal(std::string_view event);

@@ -63,51 +63,111 @@ typedef enum ecluse_type {
 typedef void (*ecluse_signal_t)(const char* event, int32_t source, int32_t iteration,
                                 const char* args);
 
-/** Reads the XML file on rank 0 of comm, broadcasts and validates it on every rank. */
+/* Errors common to the functions below, not repeated for each: ECLUSE_NOT_INITIALIZED before
+ * ecluse_initialize or after ecluse_finalize; ECLUSE_ARGUMENT_ERROR when a pointer argument is
+ * NULL; ECLUSE_CORE_IS_SERVER when a function meant for clients is called on a server rank;
+ * ECLUSE_ALLOCATION_ERROR when memory runs out; ECLUSE_ERROR_UNKNOWN for anything unexpected.
+ * Every failure leaves its message for ecluse_error_message(). */
+
+/** Reads the XML file on rank 0 of comm, broadcasts and validates it on every rank, and sets
+ * up the approach it names (collective over comm). Errors: ECLUSE_ALREADY_INITIALIZED;
+ * ECLUSE_INIT_ERROR (MPI not initialized, a placement the ranks cannot satisfy);
+ * ECLUSE_CONFIG_ERROR (unreadable file, invalid XML or values, with file:line:column),
+ * returned on every rank alike; ECLUSE_CHANNEL_ERROR (the node's shared memory cannot be
+ * made). */
 int ecluse_initialize(const char* config_file, MPI_Comm comm);
-/** Same as ecluse_initialize with the XML text itself (programmatic configuration). */
+/** Same as ecluse_initialize with the XML text itself (programmatic configuration); same
+ * errors, messages located in "<string>". */
 int ecluse_initialize_string(const char* config_xml, MPI_Comm comm);
 /** Sets *is_client to 1 on simulation ranks (returns at once), 0 on server ranks (returns
- * when all their clients stopped). */
+ * when all their clients stopped). Errors on a server: those of its stores (ECLUSE_IO_ERROR,
+ * ECLUSE_DATASPACE_ERROR, ECLUSE_MPI_ERROR) and ECLUSE_CHANNEL_ERROR when a client died. */
 int ecluse_start(int* is_client);
-/** The communicator of the simulation ranks only. */
+/** The communicator of the simulation ranks only (MPI_COMM_NULL on servers). */
 int ecluse_client_comm_get(MPI_Comm* comm);
+/** Hands block 0 of a variable over (copied before return; the simulation may reuse data).
+ * Errors: ECLUSE_UNDEFINED_VARIABLE; ECLUSE_ARGUMENT_ERROR (data NULL, after ecluse_stop);
+ * ECLUSE_INVALID_DIMENSIONS (a layout that evaluates to no valid shape);
+ * ECLUSE_ALLOCATION_ERROR (a block larger than this client's share of the buffer);
+ * ECLUSE_CHANNEL_ERROR (the server is gone, or ECLUSE_TIMEOUT seconds passed while waiting for
+ * room); in time partitioning none of the store errors, which come at ecluse_end_iteration. */
 int ecluse_write(const char* variable, const void* data);
+/** ecluse_write for one block (domain) of a variable: 0 <= block < its domains; same errors
+ * and ECLUSE_INVALID_BLOCK for a block out of range. */
 int ecluse_write_block(const char* variable, int32_t block, const void* data);
 /** Zero copy: *data points to room for the block inside Ecluse's buffer (the node's shared
- * memory with dedicated cores); fill it, then commit (hand it over) or clear (give it up). */
+ * memory with dedicated cores); fill it, then commit (hand it over) or clear (give it up).
+ * Errors: those of ecluse_write. */
 int ecluse_alloc(const char* variable, void** data);
+/** ecluse_alloc for one block; ECLUSE_INVALID_BLOCK for a block out of range. */
 int ecluse_alloc_block(const char* variable, int32_t block, void** data);
+/** Hands over the block of the last ecluse_alloc of this variable. Errors:
+ * ECLUSE_UNDEFINED_VARIABLE; ECLUSE_BLOCK_NOT_FOUND (nothing allocated); ECLUSE_CHANNEL_ERROR. */
 int ecluse_commit(const char* variable);
+/** ecluse_commit for one block; ECLUSE_INVALID_BLOCK for a block out of range. */
 int ecluse_commit_block(const char* variable, int32_t block);
+/** Gives up the block of the last ecluse_alloc without writing it. Errors:
+ * ECLUSE_UNDEFINED_VARIABLE; ECLUSE_BLOCK_NOT_FOUND (nothing allocated). */
 int ecluse_clear(const char* variable);
+/** ecluse_clear for one block; ECLUSE_INVALID_BLOCK for a block out of range. */
 int ecluse_clear_block(const char* variable, int32_t block);
+/** Copies a parameter's value (size bytes of its declared type) into buffer. Errors:
+ * ECLUSE_UNDEFINED_PARAMETER; ECLUSE_ARGUMENT_ERROR (size is not the size of its type). */
 int ecluse_parameter_get(const char* name, void* buffer, unsigned int size);
+/** Sets a parameter on this client; layouts that use it take the new value at the next write.
+ * Errors: those of ecluse_parameter_get, and ECLUSE_INVALID_DIMENSIONS when a layout that uses
+ * it no longer evaluates to a valid shape. */
 int ecluse_parameter_set(const char* name, const void* buffer, unsigned int size);
-/** Global offset of block 0 (or of a block), one int64 per dimension, in layout order. */
+/** Global offset of block 0 (or of a block), one int64 per dimension, in layout order. Errors:
+ * ECLUSE_UNDEFINED_VARIABLE; ECLUSE_INVALID_BLOCK. */
 int ecluse_set_position(const char* variable, const int64_t* position);
+/** ecluse_set_position for one block. */
 int ecluse_set_block_position(const char* variable, int32_t block, const int64_t* position);
+/** Raises a user event declared in <actions>: run here (execution="local", or time
+ * partitioning) or on the servers (scope core, bcast or group). Errors: ECLUSE_UNDEFINED_ACTION
+ * (not declared, its library or symbol not found); ECLUSE_CHANNEL_ERROR. */
 int ecluse_signal(const char* event);
+/** Binds a function to a declared event (instead of a library symbol), on the ranks that run
+ * it. Errors: ECLUSE_UNDEFINED_ACTION (not declared); ECLUSE_BIND_ERROR (no function). */
 int ecluse_bind(const char* event, ecluse_signal_t action);
+/** Ends this client's iteration: time partitioning runs the stores now (ECLUSE_IO_ERROR,
+ * ECLUSE_DATASPACE_ERROR, ECLUSE_MPI_ERROR, ECLUSE_INVALID_DIMENSIONS, collective over the
+ * clients); dedicated cores and nodes notify the server and return (ECLUSE_CHANNEL_ERROR). */
 int ecluse_end_iteration(void);
+/** The current iteration of this client (0 before the first ecluse_end_iteration). */
 int ecluse_get_iteration(int* iteration);
+/** Tells the servers this client sends nothing more and waits until its last data is held by
+ * them (ECLUSE_CHANNEL_ERROR when the server is gone or after ECLUSE_TIMEOUT). Idempotent. */
 int ecluse_stop(void);
+/** Stops if needed, restores CPU frequencies, gathers and writes the run report, frees
+ * everything (collective over the initialize communicator). Errors: those of ecluse_stop; a
+ * report that cannot be written is a warning in the log, not an error. */
 int ecluse_finalize(void);
 /** A counter of this rank's transport or server, by name (e.g. "dn.credit_waits",
- * "dn.peak_held_bytes"); call after stop or start, before finalize. */
+ * "dn.peak_held_bytes"); call after stop or start, before finalize. Errors:
+ * ECLUSE_ARGUMENT_ERROR for an unknown name (the message lists the known ones). */
 int ecluse_get_statistic(const char* name, double* value);
 /** A variable's block as the simulation passes it (ghosts included), with the current
  * parameters: element type (ecluse_type), number of dimensions, and the dimensions in C order
  * (slowest first; a layout with language="fortran" has its declared dimensions reversed).
- * Writes at most max_dims dimensions; ECLUSE_ARGUMENT_ERROR if the layout has more. */
-int ecluse_variable_shape(const char* variable, int* type, int* ndims, int64_t* dims,
-                          int max_dims);
+ * Writes at most max_dims dimensions. Errors: ECLUSE_UNDEFINED_VARIABLE; ECLUSE_ARGUMENT_ERROR
+ * if the layout has more than max_dims dimensions (*ndims is set all the same). */
+int ecluse_variable_shape(const char* variable, int* type, int* ndims, int64_t* dims, int max_dims);
+/** Copies the full name of a variable's layout (e.g. "group/slab"), NUL-terminated, into
+ * buffer. Errors: ECLUSE_UNDEFINED_VARIABLE; ECLUSE_ARGUMENT_ERROR if size is too small (the
+ * message gives the size needed). */
+int ecluse_variable_layout(const char* variable, char* buffer, unsigned int size);
+/** Element type (ecluse_type) of a parameter. Errors: ECLUSE_UNDEFINED_PARAMETER. */
+int ecluse_parameter_type(const char* name, int* type);
 /** Makes status and message the calling thread's last error, as ecluse_error_message reports
- * it; returns status. For bindings that check arguments before calling the library. */
+ * it; returns status. For bindings that check arguments before calling the library. Never
+ * fails; works before initialize. */
 int ecluse_set_error(int status, const char* message);
-/** Message of the last error of the calling thread ("" if none). */
+/** Message of the last error of the calling thread ("" if none); valid until the thread's
+ * next Ecluse call. Works before initialize. */
 const char* ecluse_error_message(void);
-/** Short name of a status code, e.g. "ECLUSE_CONFIG_ERROR". */
+/** Short name of a status code, e.g. "ECLUSE_CONFIG_ERROR"; "ECLUSE_UNKNOWN_STATUS" for a
+ * value outside the enum. Works before initialize. */
 const char* ecluse_status_name(int status);
 
 #ifdef __cplusplus

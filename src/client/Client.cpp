@@ -48,11 +48,14 @@ void Client::refresh_shapes() {
   blocks_.clear();
 }
 
-std::pair<DataType, std::vector<std::int64_t>> Client::block_shape(
-    std::string_view name) const {
+std::pair<DataType, std::vector<std::int64_t>> Client::block_shape(std::string_view name) const {
   const Layout* layout = config_.find_layout(variable(name).layout);
   const std::vector<std::uint64_t>& dims = shapes_.at(layout).dims;
   return {layout->type, std::vector<std::int64_t>(dims.begin(), dims.end())};
+}
+
+const std::string& Client::layout_of(std::string_view name) const {
+  return variable(name).layout;
 }
 
 std::size_t Client::rank_of(std::string_view name) const {

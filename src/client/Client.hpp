@@ -33,6 +33,8 @@ class Client {
   /** Element type and dimensions (C order, ghosts included) of a variable's block. */
   [[nodiscard]] std::pair<DataType, std::vector<std::int64_t>> block_shape(
       std::string_view variable) const;
+  /** Full name of a variable's layout. */
+  [[nodiscard]] const std::string& layout_of(std::string_view variable) const;
   /** Number of dimensions of a variable's layout. */
   [[nodiscard]] std::size_t rank_of(std::string_view variable) const;
 

@@ -9,6 +9,7 @@
 
 #include "config/Expression.hpp"
 #include "core/DataType.hpp"
+#include "core/LogConfig.hpp"
 
 namespace ecluse {
 
@@ -120,14 +121,6 @@ struct EnergyConfig {
 struct ReportConfig {
   std::string file = "{simulation}-report.json";
   bool summary = true;
-};
-
-struct LogConfig {
-  std::string file;
-  std::string level = "info";
-  std::string format;
-  std::uint64_t rotation_size = 0;
-  bool flush = false;
 };
 
 struct Config {

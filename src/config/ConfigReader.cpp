@@ -4,8 +4,8 @@
 #include <cstdlib>
 
 #include "config/AttributeReader.hpp"
+#include "config/StoreKinds.hpp"
 #include "config/Suggest.hpp"
-#include "store/StoreBackend.hpp"
 
 namespace ecluse {
 namespace {

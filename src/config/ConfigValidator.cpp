@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <map>
 
+#include "config/FrequencyPolicy.hpp"
 #include "config/Parameters.hpp"
 #include "config/Suggest.hpp"
 #include "ecluse/Error.hpp"
-#include "frequency/FrequencyPolicy.hpp"
 
 namespace ecluse {
 namespace {

@@ -146,12 +146,21 @@ ParameterLookup Parameters::lookup(std::string scope) const {
   return [this, scope = std::move(scope)](std::string_view name) { return integer(name, scope); };
 }
 
-void Parameters::get(std::string_view name, void* buffer, std::size_t size) const {
+const Parameters::Value& Parameters::declared(std::string_view name) const {
   const Value* v = find(name, "");
   if (!v) {
     throw Error(ECLUSE_UNDEFINED_PARAMETER,
                 "parameter '" + std::string(name) + "' is not declared in the configuration");
   }
+  return *v;
+}
+
+DataType Parameters::type_of(std::string_view name) const {
+  return declared(name).declaration->type;
+}
+
+void Parameters::get(std::string_view name, void* buffer, std::size_t size) const {
+  const Value* v = &declared(name);
   const bool text = v->declaration->type == DataType::String;
   if (text ? size < v->bytes.size() + 1 : size != v->bytes.size()) {
     size_mismatch(name, v->declaration->type, v->bytes.size() + (text ? 1 : 0), size, text);

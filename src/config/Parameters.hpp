@@ -21,6 +21,8 @@ class Parameters {
   [[nodiscard]] std::optional<std::int64_t> integer(std::string_view name,
                                                     std::string_view scope = "") const;
   [[nodiscard]] ParameterLookup lookup(std::string scope) const;
+  /** Declared type of a parameter; throws ECLUSE_UNDEFINED_PARAMETER. */
+  [[nodiscard]] DataType type_of(std::string_view name) const;
   /** Copies the value into buffer; size must be the type's size (strings: >= length + 1). */
   void get(std::string_view name, void* buffer, std::size_t size) const;
   /** Replaces the value; size must be the type's size (strings: any length). */
@@ -36,6 +38,7 @@ class Parameters {
     bool valid;  // false: the declared value did not parse (reported); not usable in layouts
   };
   [[nodiscard]] const Value* find(std::string_view name, std::string_view scope) const;
+  [[nodiscard]] const Value& declared(std::string_view name) const;
   Value& existing(std::string_view name);
   std::map<std::string, Value, std::less<>> values_;
 };

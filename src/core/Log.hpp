@@ -4,7 +4,7 @@
 #include <fstream>
 #include <string>
 
-#include "config/Config.hpp"
+#include "core/LogConfig.hpp"
 
 namespace ecluse {
 

@@ -1,10 +1,7 @@
 // The server loop of a dedicated core.
 #include "dc/DedicatedCoreServer.hpp"
 
-#include <signal.h>
-
-#include <cerrno>
-
+#include "core/Process.hpp"
 #include "ecluse/Error.hpp"
 
 namespace ecluse {
@@ -31,7 +28,7 @@ DedicatedCoreServer::DedicatedCoreServer(const Config& config, const Topology& t
   // Group signals of a node all go to its first server, which sees every client of the node.
   collector_ = std::make_unique<BlockCollector>(config, writer, events, log, topology.servers(),
                                                 static_cast<int>(my_clients_.size()), plan.clients,
-                                                [this](const shm::Event& e) { release(e); });
+                                                [this](const BlockMessage& e) { release(e); });
 }
 
 void DedicatedCoreServer::run() {
@@ -49,15 +46,15 @@ void DedicatedCoreServer::run() {
   collector_->finish();
 }
 
-void DedicatedCoreServer::handle(const shm::Event& event) {
+void DedicatedCoreServer::handle(const BlockMessage& event) {
   switch (event.type) {
-    case shm::EventType::Write:
+    case MessageType::Write:
       return collector_->on_write(event, buffer_.address(event.handle));
-    case shm::EventType::EndIteration:
+    case MessageType::EndIteration:
       return collector_->on_end(event);
-    case shm::EventType::Signal:
+    case MessageType::Signal:
       return collector_->on_signal(event);
-    case shm::EventType::Stop:
+    case MessageType::Stop:
       ++stopped_;
       return;
     default:
@@ -65,7 +62,7 @@ void DedicatedCoreServer::handle(const shm::Event& event) {
   }
 }
 
-void DedicatedCoreServer::release(const shm::Event& w) {
+void DedicatedCoreServer::release(const BlockMessage& w) {
   buffer_.held(w.client) -= shm::block_footprint(w.bytes);
   buffer_.allocator().release(w.handle);
 }
@@ -76,7 +73,7 @@ void DedicatedCoreServer::check_clients() {
   last_check_ = now;
   for (int client : my_clients_) {
     const pid_t pid = buffer_.client_pid(client);
-    if (pid > 0 && kill(pid, 0) != 0 && errno == ESRCH) {
+    if (process_gone(pid)) {
       throw Error(ECLUSE_CHANNEL_ERROR,
                   "client process " + std::to_string(pid) +
                       " of this node died without calling stop; the dedicated core stops.");

@@ -6,8 +6,8 @@
 #include <memory>
 #include <vector>
 
+#include "action/EventTable.hpp"
 #include "config/Config.hpp"
-#include "core/EventTable.hpp"
 #include "core/Log.hpp"
 #include "dc/NodeBuffer.hpp"
 #include "server/BlockCollector.hpp"
@@ -25,8 +25,8 @@ class DedicatedCoreServer {
   void run();
 
  private:
-  void handle(const shm::Event& event);
-  void release(const shm::Event& event);
+  void handle(const BlockMessage& event);
+  void release(const BlockMessage& event);
   void check_clients();
 
   NodeBuffer& buffer_;

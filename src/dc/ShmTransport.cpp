@@ -1,13 +1,11 @@
 // Client side of dedicated cores: allocation with backpressure, copy, notification.
 #include "dc/ShmTransport.hpp"
 
-#include <signal.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <optional>
 
+#include "core/Process.hpp"
 #include "ecluse/Error.hpp"
 #include "shm/Futex.hpp"
 #include "transport/TransportSupport.hpp"
@@ -16,10 +14,6 @@ namespace ecluse {
 
 namespace {
 constexpr auto kSlice = std::chrono::milliseconds(100);
-
-bool process_alive(pid_t pid) {
-  return pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH;
-}
 
 }  // namespace
 
@@ -37,7 +31,7 @@ ShmTransport::ShmTransport(NodeBuffer& buffer, const Config& config, int server,
 void ShmTransport::check_alive(std::chrono::steady_clock::time_point deadline,
                                const std::string& what) const {
   const pid_t pid = buffer_.server_pid(server_);
-  if (!process_alive(pid)) {
+  if (process_gone(pid)) {
     throw Error(ECLUSE_CHANNEL_ERROR, "the Ecluse server of this node (process " +
                                           std::to_string(pid) + ") is gone while " + what +
                                           "; the run cannot go on: see that server's output.");
@@ -89,8 +83,8 @@ bool ShmTransport::skipping() const {
   return config_.architecture.full_policy == "skip";
 }
 
-shm::Event ShmTransport::event_of(shm::EventType type, int iteration) const {
-  shm::Event e;
+BlockMessage ShmTransport::event_of(MessageType type, int iteration) const {
+  BlockMessage e;
   e.type = type;
   e.iteration = iteration;
   e.source = source_;
@@ -104,7 +98,7 @@ void ShmTransport::release(shm::Handle handle, std::size_t bytes) {
 }
 
 void ShmTransport::notify(const BlockData& block, shm::Handle handle, std::size_t bytes) {
-  shm::Event e = describe_block(config_, block, bytes);
+  BlockMessage e = describe_block(config_, block, bytes);
   e.source = source_;
   e.client = client_;
   e.handle = handle;
@@ -114,7 +108,7 @@ void ShmTransport::notify(const BlockData& block, shm::Handle handle, std::size_
   sent_bytes_ += bytes;
 }
 
-void ShmTransport::push(const shm::Event& event, int server, bool wake) {
+void ShmTransport::push(const BlockMessage& event, int server, bool wake) {
   const auto deadline = std::chrono::steady_clock::now() + timeout_;
   std::optional<PhaseScope> waiting;
   while (!buffer_.queue(server).push(event, kSlice, wake)) {
@@ -141,9 +135,7 @@ void* ShmTransport::alloc(const BlockData& block, std::size_t bytes) {
 void ShmTransport::commit(const Variable& variable, int block) {
   auto it = allocated_.find({&variable, block});
   if (it == allocated_.end()) {
-    throw Error(ECLUSE_BLOCK_NOT_FOUND, "commit of block " + std::to_string(block) +
-                                            " of variable '" + variable.name +
-                                            "': nothing was allocated; call alloc first.");
+    throw_not_allocated(variable, block);
   }
   notify(it->second.block, it->second.handle, it->second.bytes);
   allocated_.erase(it);
@@ -159,12 +151,12 @@ void ShmTransport::clear(const Variable& variable, int block) {
 
 void ShmTransport::end_iteration(int iteration) {
   held_ = 0;
-  push(event_of(shm::EventType::EndIteration, iteration), server_);
+  push(event_of(MessageType::EndIteration, iteration), server_);
 }
 
 bool ShmTransport::signal(const std::string& name, int iteration) {
   const Event* declared = config_.find_event(name);
-  shm::Event e = event_of(shm::EventType::Signal, iteration);
+  BlockMessage e = event_of(MessageType::Signal, iteration);
   std::strncpy(e.name, name.c_str(), sizeof e.name - 1);
   // Group events are counted by the node's first server, which sees every client of the node.
   push(e, declared && declared->scope == "group" ? 0 : server_);
@@ -174,7 +166,7 @@ bool ShmTransport::signal(const std::string& name, int iteration) {
 void ShmTransport::stop() {
   if (stopped_) return;
   stopped_ = true;
-  push(event_of(shm::EventType::Stop, 0), server_);
+  push(event_of(MessageType::Stop, 0), server_);
 }
 
 Statistics ShmTransport::statistics() const {

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "accounting/Accounting.hpp"
+#include "block/BlockMessage.hpp"
 #include "core/Log.hpp"
 #include "dc/NodeBuffer.hpp"
 #include "shm/ShmTypes.hpp"
@@ -46,9 +47,9 @@ class ShmTransport : public Transport {
   shm::Handle skip(const BlockData& block);
   void release(shm::Handle handle, std::size_t bytes);
   void notify(const BlockData& block, shm::Handle handle, std::size_t bytes);
-  void push(const shm::Event& event, int server, bool wake = true);
+  void push(const BlockMessage& event, int server, bool wake = true);
   void check_alive(std::chrono::steady_clock::time_point deadline, const std::string& what) const;
-  [[nodiscard]] shm::Event event_of(shm::EventType type, int iteration) const;
+  [[nodiscard]] BlockMessage event_of(MessageType type, int iteration) const;
 
   NodeBuffer& buffer_;
   const Config& config_;

@@ -1,10 +1,7 @@
 // The server loop of a dedicated node: poll with back-off, receive, store, return credit.
 #include "dn/DedicatedNodeServer.hpp"
 
-#include <signal.h>
-
-#include <cerrno>
-
+#include "core/Process.hpp"
 #include "dn/Backoff.hpp"
 #include "ecluse/Error.hpp"
 
@@ -42,7 +39,7 @@ DedicatedNodeServer::DedicatedNodeServer(const Config& config, const Topology& t
   // Group signals count the clients of this server.
   collector_ = std::make_unique<BlockCollector>(
       config, writer, events, log, topology.servers(), static_cast<int>(clients),
-      static_cast<int>(clients), [this](const shm::Event& e) { release(e); });
+      static_cast<int>(clients), [this](const BlockMessage& e) { release(e); });
 }
 
 DedicatedNodeServer::~DedicatedNodeServer() {
@@ -101,13 +98,13 @@ void DedicatedNodeServer::on_header(std::size_t client) {
   Pending& p = peer.queue.emplace_back();
   p.header = peer.slot;
   p.header.client = static_cast<std::int32_t>(client);
-  if (p.header.type == shm::EventType::Write) {
+  if (p.header.type == MessageType::Write) {
     p.buffer = pool_.acquire(p.header.bytes);
     channel_.receive_payload(p.buffer.data.get(), p.header.bytes, peer.rank, p.payload);
     held_ += p.header.bytes;
     peak_held_ = std::max(peak_held_, held_);
   }
-  if (p.header.type != shm::EventType::Stop) {
+  if (p.header.type != MessageType::Stop) {
     channel_.receive_header(peer.slot, peer.rank, &headers_[client]);
   }
 }
@@ -125,18 +122,18 @@ bool DedicatedNodeServer::deliver(std::size_t client) {
 
 void DedicatedNodeServer::handle(std::size_t client, Pending& p) {
   switch (p.header.type) {
-    case shm::EventType::Write:
+    case MessageType::Write:
       p.header.handle = next_handle_++;
       received_bytes_ += p.header.bytes;
       ++received_blocks_;
       collector_->on_write(p.header, p.buffer.data.get());
       stored_.emplace(p.header.handle, std::move(p.buffer));
       return;
-    case shm::EventType::EndIteration:
+    case MessageType::EndIteration:
       return collector_->on_end(p.header);
-    case shm::EventType::Signal:
+    case MessageType::Signal:
       return collector_->on_signal(p.header);
-    case shm::EventType::Stop:
+    case MessageType::Stop:
       peers_[client].stopped = true;
       ++stopped_;
       return send_credit(client, kBye);
@@ -145,7 +142,7 @@ void DedicatedNodeServer::handle(std::size_t client, Pending& p) {
   }
 }
 
-void DedicatedNodeServer::release(const shm::Event& e) {
+void DedicatedNodeServer::release(const BlockMessage& e) {
   auto it = stored_.find(e.handle);
   pool_.release(std::move(it->second));
   stored_.erase(it);
@@ -182,8 +179,8 @@ void DedicatedNodeServer::check_clients() {
   last_check_ = now;
   for (const Peer& p : peers_) {
     if (p.stopped || !p.process.same_host_as(self_)) continue;
-    const auto pid = static_cast<pid_t>(p.process.pid);
-    if (kill(pid, 0) != 0 && errno == ESRCH) {
+    const auto pid = p.process.pid;
+    if (process_gone(pid)) {
       throw Error(ECLUSE_CHANNEL_ERROR, "client process " + std::to_string(pid) + " (world rank " +
                                             std::to_string(p.rank) +
                                             ") died without calling stop; the dedicated node "

@@ -8,8 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "action/EventTable.hpp"
 #include "config/Config.hpp"
-#include "core/EventTable.hpp"
 #include "core/Log.hpp"
 #include "dn/BufferPool.hpp"
 #include "dn/MessageChannel.hpp"
@@ -32,14 +32,14 @@ class DedicatedNodeServer {
 
  private:
   struct Pending {
-    shm::Event header;
+    BlockMessage header;
     BufferPool::Buffer buffer;
     MPI_Request payload[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   };
   struct Peer {
     int rank = 0;  // world rank
     ProcessId process;
-    shm::Event slot;  // the posted header receive lands here
+    BlockMessage slot;  // the posted header receive lands here
     std::list<Pending> queue;
     std::uint64_t freed = 0;  // bytes stored since the last credit message
     bool stopped = false;
@@ -53,7 +53,7 @@ class DedicatedNodeServer {
   void on_header(std::size_t client);
   bool deliver(std::size_t client);
   void handle(std::size_t client, Pending& p);
-  void release(const shm::Event& e);
+  void release(const BlockMessage& e);
   void send_credit(std::size_t client, std::uint64_t bytes);
   void return_credits();
   void complete_credits();

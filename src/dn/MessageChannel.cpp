@@ -18,11 +18,11 @@ MessageChannel::~MessageChannel() {
   if (!finalized) MPI_Type_free(&unit_);
 }
 
-void MessageChannel::send_header(const shm::Event& header, int to, MPI_Request* request) const {
+void MessageChannel::send_header(const BlockMessage& header, int to, MPI_Request* request) const {
   MPI_Isend(&header, sizeof header, MPI_BYTE, to, kHeaderTag, comm_, request);
 }
 
-void MessageChannel::receive_header(shm::Event& header, int from, MPI_Request* request) const {
+void MessageChannel::receive_header(BlockMessage& header, int from, MPI_Request* request) const {
   MPI_Irecv(&header, sizeof header, MPI_BYTE, from, kHeaderTag, comm_, request);
 }
 

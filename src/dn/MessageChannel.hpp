@@ -6,11 +6,11 @@
 
 #include <cstdint>
 
-#include "shm/ShmTypes.hpp"
+#include "block/BlockMessage.hpp"
 
 namespace ecluse {
 
-inline constexpr int kHeaderTag = 7401;   // client -> server: shm::Event
+inline constexpr int kHeaderTag = 7401;   // client -> server: BlockMessage
 inline constexpr int kPayloadTag = 7402;  // client -> server: the bytes of a Write
 inline constexpr int kCreditTag = 7403;   // server -> client: bytes freed, or kBye
 /** Last credit message: the server has every message of this client. */
@@ -24,8 +24,8 @@ class MessageChannel {
   MessageChannel& operator=(const MessageChannel&) = delete;
 
   [[nodiscard]] MPI_Comm comm() const { return comm_; }
-  void send_header(const shm::Event& header, int to, MPI_Request* request) const;
-  void receive_header(shm::Event& header, int from, MPI_Request* request) const;
+  void send_header(const BlockMessage& header, int to, MPI_Request* request) const;
+  void receive_header(BlockMessage& header, int from, MPI_Request* request) const;
   /** Two requests: the units and the tail (either may be MPI_REQUEST_NULL). */
   void send_payload(const void* data, std::uint64_t bytes, int to, MPI_Request requests[2]) const;
   void receive_payload(void* data, std::uint64_t bytes, int from, MPI_Request requests[2]) const;

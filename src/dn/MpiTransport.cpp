@@ -1,11 +1,9 @@
 // Client side of dedicated nodes: credit-based admission, outgoing copies, non-blocking sends.
 #include "dn/MpiTransport.hpp"
 
-#include <signal.h>
-
-#include <cerrno>
 #include <cstring>
 
+#include "core/Process.hpp"
 #include "dn/Backoff.hpp"
 #include "ecluse/Error.hpp"
 #include "transport/TransportSupport.hpp"
@@ -75,8 +73,8 @@ void MpiTransport::complete_sends() {
 
 void MpiTransport::check_server(std::chrono::steady_clock::time_point deadline,
                                 const std::string& what) {
-  const auto pid = static_cast<pid_t>(server_process_.pid);
-  if (server_local_ && kill(pid, 0) != 0 && errno == ESRCH) {
+  const auto pid = server_process_.pid;
+  if (server_local_ && process_gone(pid)) {
     throw Error(ECLUSE_CHANNEL_ERROR, "the Ecluse server of this client (world rank " +
                                           std::to_string(server_) + ", process " +
                                           std::to_string(pid) + ") is gone while " + what +
@@ -118,28 +116,28 @@ bool MpiTransport::wait_for_credit(const BlockData& block, std::size_t need, boo
   return true;
 }
 
-shm::Event MpiTransport::header_of(shm::EventType type, int iteration) const {
-  shm::Event e;
+BlockMessage MpiTransport::header_of(MessageType type, int iteration) const {
+  BlockMessage e;
   e.type = type;
   e.iteration = iteration;
   e.source = source_;
   return e;
 }
 
-shm::Event MpiTransport::header_of(const BlockData& block, std::size_t bytes) const {
-  shm::Event e = describe_block(config_, block, bytes);
+BlockMessage MpiTransport::header_of(const BlockData& block, std::size_t bytes) const {
+  BlockMessage e = describe_block(config_, block, bytes);
   e.source = source_;
   return e;
 }
 
-void MpiTransport::send(const shm::Event& header, BufferPool::Buffer buffer) {
+void MpiTransport::send(const BlockMessage& header, BufferPool::Buffer buffer) {
   if (spare_.empty()) spare_.emplace_back();
   in_flight_.splice(in_flight_.end(), spare_, spare_.begin());
   InFlight& f = in_flight_.back();
   f.header = header;
   f.buffer = std::move(buffer);
   channel_.send_header(f.header, server_, &f.requests[0]);
-  if (header.type != shm::EventType::Write) return;
+  if (header.type != MessageType::Write) return;
   channel_.send_payload(f.buffer.data.get(), header.bytes, server_, &f.requests[1]);
   credit_ -= header.bytes;
   lowest_credit_ = std::min(lowest_credit_, credit_);
@@ -174,9 +172,7 @@ void* MpiTransport::alloc(const BlockData& block, std::size_t bytes) {
 void MpiTransport::commit(const Variable& variable, int block) {
   auto it = allocated_.find({&variable, block});
   if (it == allocated_.end()) {
-    throw Error(ECLUSE_BLOCK_NOT_FOUND, "commit of block " + std::to_string(block) +
-                                            " of variable '" + variable.name +
-                                            "': nothing was allocated; call alloc first.");
+    throw_not_allocated(variable, block);
   }
   credit_ += it->second.header.bytes;  // send() takes it again
   held_ -= it->second.header.bytes;
@@ -195,12 +191,12 @@ void MpiTransport::clear(const Variable& variable, int block) {
 
 void MpiTransport::end_iteration(int iteration) {
   held_ = 0;
-  send(header_of(shm::EventType::EndIteration, iteration), {});
+  send(header_of(MessageType::EndIteration, iteration), {});
   progress();
 }
 
 bool MpiTransport::signal(const std::string& name, int iteration) {
-  shm::Event e = header_of(shm::EventType::Signal, iteration);
+  BlockMessage e = header_of(MessageType::Signal, iteration);
   std::strncpy(e.name, name.c_str(), sizeof e.name - 1);
   send(e, {});
   return true;
@@ -211,7 +207,7 @@ bool MpiTransport::signal(const std::string& name, int iteration) {
 void MpiTransport::stop() {
   if (stopped_) return;
   stopped_ = true;
-  send(header_of(shm::EventType::Stop, 0), {});
+  send(header_of(MessageType::Stop, 0), {});
   const auto deadline = std::chrono::steady_clock::now() + timeout_;
   PhaseScope waiting(accounting_, Phase::Wait);
   Backoff backoff;

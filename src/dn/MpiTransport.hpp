@@ -36,12 +36,12 @@ class MpiTransport : public Transport {
 
  private:
   struct InFlight {
-    shm::Event header;
+    BlockMessage header;
     BufferPool::Buffer buffer;
     MPI_Request requests[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   };
   struct Allocated {
-    shm::Event header;
+    BlockMessage header;
     BufferPool::Buffer buffer;
   };
   void progress();
@@ -49,9 +49,9 @@ class MpiTransport : public Transport {
   void complete_sends();
   bool wait_for_credit(const BlockData& block, std::size_t need, bool may_skip);
   void check_server(std::chrono::steady_clock::time_point deadline, const std::string& what);
-  void send(const shm::Event& header, BufferPool::Buffer buffer);
-  [[nodiscard]] shm::Event header_of(shm::EventType type, int iteration) const;
-  [[nodiscard]] shm::Event header_of(const BlockData& block, std::size_t bytes) const;
+  void send(const BlockMessage& header, BufferPool::Buffer buffer);
+  [[nodiscard]] BlockMessage header_of(MessageType type, int iteration) const;
+  [[nodiscard]] BlockMessage header_of(const BlockData& block, std::size_t bytes) const;
   void check_fits(const BlockData& block, std::size_t need, bool may_skip) const;
   [[nodiscard]] bool skipping() const;
 

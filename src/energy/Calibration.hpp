@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "energy/SysfsFiles.hpp"
+#include "core/SysfsFiles.hpp"
 
 namespace ecluse {
 

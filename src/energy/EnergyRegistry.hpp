@@ -9,10 +9,10 @@
 #include <string_view>
 #include <vector>
 
+#include "core/SysfsFiles.hpp"
 #include "energy/Calibration.hpp"
 #include "energy/EnergySource.hpp"
 #include "energy/NvmlSource.hpp"
-#include "energy/SysfsFiles.hpp"
 
 namespace ecluse {
 

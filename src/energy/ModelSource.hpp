@@ -5,10 +5,10 @@
 #include <functional>
 #include <string>
 
+#include "core/SysfsFiles.hpp"
 #include "energy/Calibration.hpp"
 #include "energy/CpuTimes.hpp"
 #include "energy/EnergySource.hpp"
-#include "energy/SysfsFiles.hpp"
 
 namespace ecluse {
 

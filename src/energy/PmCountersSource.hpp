@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/SysfsFiles.hpp"
 #include "energy/EnergySource.hpp"
-#include "energy/SysfsFiles.hpp"
 
 namespace ecluse {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "energy/SysfsFiles.hpp"
+#include "core/SysfsFiles.hpp"
 #include "frequency/FrequencyController.hpp"
 #include "frequency/SavedSettings.hpp"
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "config/FrequencyPolicy.hpp"
 #include "ecluse/Error.hpp"
-#include "frequency/FrequencyPolicy.hpp"
 
 namespace ecluse {
 

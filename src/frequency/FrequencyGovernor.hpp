@@ -9,9 +9,9 @@
 
 #include "accounting/Phase.hpp"
 #include "config/Config.hpp"
+#include "config/FrequencyPolicy.hpp"
 #include "core/Log.hpp"
 #include "frequency/FallbackFrequencyController.hpp"
-#include "frequency/FrequencyPolicy.hpp"
 #include "topology/NodePlan.hpp"
 
 namespace ecluse {

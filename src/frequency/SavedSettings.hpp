@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "energy/SysfsFiles.hpp"
+#include "core/SysfsFiles.hpp"
 
 namespace ecluse {
 

@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 
+#include "core/Collective.hpp"
 #include "ecluse/Error.hpp"
 #include "energy/Calibration.hpp"
 #include "energy/EnergyRegistry.hpp"
@@ -31,12 +32,10 @@ HostEnergy::HostEnergy(MPI_Comm world, const EnergyConfig& config, Log& log) {
   MPI_Comm_rank(world, &rank);
   MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host_comm_);
   MPI_Comm_rank(host_comm_, &host_rank_);
-  int leader = host_rank_ == 0 ? 1 : 0, before = 0;
-  MPI_Exscan(&leader, &before, 1, MPI_INT, MPI_SUM, world);
-  host_ = rank == 0 ? 0 : before;
-  MPI_Bcast(&host_, 1, MPI_INT, 0, host_comm_);
-  MPI_Allreduce(&leader, &hosts_, 1, MPI_INT, MPI_SUM, world);
-  if (leader) open_source(config, log);
+  const GroupNumber host = number_groups(world, host_comm_);
+  host_ = host.index;
+  hosts_ = host.count;
+  if (host_rank_ == 0) open_source(config, log);
 }
 
 HostEnergy::~HostEnergy() {

@@ -1,7 +1,9 @@
-// Gathering the ranks' records: fixed parts with MPI_Gather, series and labels with Gatherv.
+// Gathering the ranks' records on rank 0: totals, series and labels, each as bytes.
 #include "report/RankRecord.hpp"
 
 #include <sys/resource.h>
+
+#include "core/Collective.hpp"
 
 namespace ecluse {
 
@@ -39,31 +41,6 @@ std::map<std::string, std::string> decode(const std::string& text) {
   return labels;
 }
 
-// Gathers variable-length byte strings; returns them on root, by rank.
-std::vector<std::string> gather_bytes(const std::string& mine, MPI_Comm comm) {
-  int rank = 0, size = 0;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  int length = static_cast<int>(mine.size());
-  std::vector<int> lengths(static_cast<std::size_t>(size)), offsets(lengths.size());
-  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm);
-  int total = 0;
-  for (std::size_t i = 0; i < lengths.size(); ++i) {
-    offsets[i] = total;
-    total += lengths[i];
-  }
-  std::string all(static_cast<std::size_t>(rank == 0 ? total : 0), '\0');
-  MPI_Gatherv(mine.data(), length, MPI_BYTE, all.data(), lengths.data(), offsets.data(), MPI_BYTE,
-              0, comm);
-  std::vector<std::string> parts;
-  if (rank != 0) return parts;
-  for (std::size_t i = 0; i < lengths.size(); ++i) {
-    parts.push_back(
-        all.substr(static_cast<std::size_t>(offsets[i]), static_cast<std::size_t>(lengths[i])));
-  }
-  return parts;
-}
-
 template <class T>
 std::string as_bytes(const std::vector<T>& values) {
   return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
@@ -80,9 +57,9 @@ std::vector<T> from_bytes(const std::string& bytes) {
 }  // namespace
 
 std::vector<RankRecord> gather_records(const RankRecord& mine, MPI_Comm comm) {
-  const auto totals = gather_bytes(as_bytes(std::vector<RankTotals>{mine.totals}), comm);
-  const auto series = gather_bytes(as_bytes(mine.iterations), comm);
-  const auto labels = gather_bytes(encode(mine.labels), comm);
+  const auto totals = gather_strings(comm, as_bytes(std::vector<RankTotals>{mine.totals}), 0);
+  const auto series = gather_strings(comm, as_bytes(mine.iterations), 0);
+  const auto labels = gather_strings(comm, encode(mine.labels), 0);
   std::vector<RankRecord> records(totals.size());
   for (std::size_t r = 0; r < records.size(); ++r) {
     records[r].totals = from_bytes<RankTotals>(totals[r]).at(0);

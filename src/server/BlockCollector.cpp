@@ -9,36 +9,6 @@ namespace ecluse {
 
 namespace {
 constexpr int kSignalTag = 7301;
-
-template <class T>
-std::vector<T> dims_of(const T* values, int n) {
-  return std::vector<T>(values, values + n);
-}
-
-bool all_zero(const std::vector<std::uint64_t>& values) {
-  for (auto v : values) {
-    if (v != 0) return false;
-  }
-  return true;
-}
-
-BlockData block_of(const Config& config, const shm::Event& e, const void* data) {
-  const Variable& v = config.variables.at(static_cast<std::size_t>(e.variable));
-  BlockData b;
-  b.variable = &v;
-  b.type = config.find_layout(v.layout)->type;
-  b.iteration = e.iteration;
-  b.source = e.source;
-  b.block = e.block;
-  b.dims = dims_of(e.dims, e.ndims);
-  b.ghost_lo = dims_of(e.ghost_lo, e.ndims);
-  b.ghost_hi = dims_of(e.ghost_hi, e.ndims);
-  b.global = dims_of(e.global, e.ndims);
-  if (all_zero(b.global)) b.global.clear();
-  b.position = dims_of(e.position, e.ndims);
-  b.data = data;
-  return b;
-}
 }  // namespace
 
 BlockCollector::BlockCollector(const Config& config, Writer& writer, EventTable& events, Log& log,
@@ -57,13 +27,13 @@ BlockCollector::BlockCollector(const Config& config, Writer& writer, EventTable&
   received_from_.assign(static_cast<std::size_t>(size), 0);
 }
 
-void BlockCollector::on_write(const shm::Event& e, const void* data) {
+void BlockCollector::on_write(const BlockMessage& e, const void* data) {
   Iteration& it = iterations_[e.iteration];
   it.blocks.push_back(block_of(config_, e, data));
   it.writes.push_back(e);
 }
 
-void BlockCollector::on_end(const shm::Event& e) {
+void BlockCollector::on_end(const BlockMessage& e) {
   ++iterations_[e.iteration].ended;
   while (!iterations_.empty() && iterations_.begin()->second.ended >= clients_) {
     flush(iterations_.begin());
@@ -76,7 +46,7 @@ void BlockCollector::flush(std::map<int, Iteration>::iterator it) {
   } catch (const Error& e) {
     log_.error("iteration " + std::to_string(it->first) + " was not stored: " + e.what());
   }
-  for (const shm::Event& w : it->second.writes) release_(w);
+  for (const BlockMessage& w : it->second.writes) release_(w);
   iterations_.erase(it);
 }
 
@@ -104,7 +74,7 @@ void BlockCollector::fire(const std::string& name, int source, int iteration) {
   }
 }
 
-void BlockCollector::on_signal(const shm::Event& e) {
+void BlockCollector::on_signal(const BlockMessage& e) {
   const std::string name(e.name, strnlen(e.name, sizeof e.name));
   const Event* declared = config_.find_event(name);
   const std::string scope = declared ? declared->scope : "core";
@@ -116,7 +86,7 @@ void BlockCollector::on_signal(const shm::Event& e) {
   if (scope == "bcast") broadcast(name, e);
 }
 
-void BlockCollector::broadcast(const std::string& name, const shm::Event& e) {
+void BlockCollector::broadcast(const std::string& name, const BlockMessage& e) {
   int size = 0, me = 0;
   MPI_Comm_size(servers_, &size);
   MPI_Comm_rank(servers_, &me);

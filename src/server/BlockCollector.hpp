@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "action/EventTable.hpp"
+#include "block/BlockMessage.hpp"
 #include "config/Config.hpp"
-#include "core/EventTable.hpp"
 #include "core/Log.hpp"
-#include "shm/ShmTypes.hpp"
 #include "writer/Writer.hpp"
 
 namespace ecluse {
@@ -20,16 +20,16 @@ namespace ecluse {
 class BlockCollector {
  public:
   /** Called for each block once its iteration is stored (or dropped): frees its memory. */
-  using Release = std::function<void(const shm::Event&)>;
+  using Release = std::function<void(const BlockMessage&)>;
   /** `clients`: clients of this server (an iteration is complete when all ended it);
    * `group_size`: signals of scope "group" fire after this many arrived. */
   BlockCollector(const Config& config, Writer& writer, EventTable& events, Log& log,
                  MPI_Comm servers, int clients, int group_size, Release release);
   /** A block described by `e` whose data is at `data` until released. */
-  void on_write(const shm::Event& e, const void* data);
+  void on_write(const BlockMessage& e, const void* data);
   /** Client `e.source` ended `e.iteration`; stores every complete iteration, in order. */
-  void on_end(const shm::Event& e);
-  void on_signal(const shm::Event& e);
+  void on_end(const BlockMessage& e);
+  void on_signal(const BlockMessage& e);
   /** Runs broadcast signals sent by other servers (non-blocking). */
   void receive_broadcasts();
   /** Every client stopped: stores what is left, then receives the peers' last broadcasts.
@@ -41,12 +41,12 @@ class BlockCollector {
  private:
   struct Iteration {
     std::vector<BlockData> blocks;
-    std::vector<shm::Event> writes;
+    std::vector<BlockMessage> writes;
     int ended = 0;
   };
   void fire(const std::string& name, int source, int iteration);
   void flush(std::map<int, Iteration>::iterator it);
-  void broadcast(const std::string& name, const shm::Event& e);
+  void broadcast(const std::string& name, const BlockMessage& e);
   void receive_broadcast(int from);
 
   const Config& config_;

@@ -28,7 +28,7 @@ constexpr std::size_t kMaxCapacity = std::size_t{1} << 30;
 
 struct alignas(kLine) Cell {
   std::atomic<std::uint64_t> sequence;  // == position: free; == position + 1: holds an event
-  Event event;
+  BlockMessage event;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -61,8 +61,8 @@ struct alignas(kLine) EventQueue::Header {
 
   Cell* cells() { return reinterpret_cast<Cell*>(reinterpret_cast<char*>(this) + sizeof(*this)); }
   Cell& cell(std::uint64_t position) { return cells()[position & (capacity - 1)]; }
-  bool try_push(const Event& event);
-  std::optional<Event> try_pop();
+  bool try_push(const BlockMessage& event);
+  std::optional<BlockMessage> try_pop();
   void wake_consumer();
   void wake_producers();
 };
@@ -125,7 +125,7 @@ std::size_t EventQueue::capacity() const {
 
 // Vyukov's enqueue: claim a position whose cell is free (CAS on enqueue_pos), fill the cell, then
 // publish it through its sequence number. A cell one lap behind means the queue is full.
-bool EventQueue::Header::try_push(const Event& event) {
+bool EventQueue::Header::try_push(const BlockMessage& event) {
   auto position = enqueue_pos.load(std::memory_order_relaxed);
   for (;;) {
     Cell& c = cell(position);
@@ -145,11 +145,11 @@ bool EventQueue::Header::try_push(const Event& event) {
 
 // Single consumer: no CAS. A claimed but not yet published cell reads as empty; its producer
 // wakes us once it publishes.
-std::optional<Event> EventQueue::Header::try_pop() {
+std::optional<BlockMessage> EventQueue::Header::try_pop() {
   const auto position = dequeue_pos.load(std::memory_order_relaxed);
   Cell& c = cell(position);
   if (c.sequence.load(std::memory_order_acquire) != position + 1) return std::nullopt;
-  Event event = c.event;
+  BlockMessage event = c.event;
   c.sequence.store(position + capacity, std::memory_order_release);
   dequeue_pos.store(position + 1, std::memory_order_relaxed);
   return event;
@@ -173,7 +173,7 @@ void EventQueue::Header::wake_producers() {
   futex_wake(not_full, INT_MAX);
 }
 
-bool EventQueue::push(const Event& event, std::chrono::nanoseconds timeout, bool wake) {
+bool EventQueue::push(const BlockMessage& event, std::chrono::nanoseconds timeout, bool wake) {
   Header& h = *header_;
   const auto deadline = deadline_after(timeout);
   for (;;) {
@@ -193,13 +193,13 @@ bool EventQueue::push(const Event& event, std::chrono::nanoseconds timeout, bool
   return true;
 }
 
-std::optional<Event> EventQueue::try_pop() {
+std::optional<BlockMessage> EventQueue::try_pop() {
   auto event = header_->try_pop();
   if (event) header_->wake_producers();
   return event;
 }
 
-std::optional<Event> EventQueue::pop(std::chrono::nanoseconds timeout) {
+std::optional<BlockMessage> EventQueue::pop(std::chrono::nanoseconds timeout) {
   Header& h = *header_;
   const auto deadline = deadline_after(timeout);
   for (;;) {

@@ -1,12 +1,12 @@
-// A bounded multi-producer single-consumer queue of Events in shared memory; the consumer sleeps
-// on a futex while it is empty, producers sleep while it is full.
+// A bounded multi-producer single-consumer queue of BlockMessages in shared memory; the consumer
+// sleeps on a futex while it is empty, producers sleep while it is full.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <optional>
 
-#include "shm/ShmTypes.hpp"
+#include "block/BlockMessage.hpp"
 
 namespace ecluse::shm {
 
@@ -21,11 +21,11 @@ class EventQueue {
   /** Waits while full, at most `timeout`; false on timeout. Wakes the consumer if asleep,
    * unless `wake` is false (the event can wait for the next wake-up; a full queue always
    * wakes the consumer). */
-  bool push(const Event& event, std::chrono::nanoseconds timeout, bool wake = true);
+  bool push(const BlockMessage& event, std::chrono::nanoseconds timeout, bool wake = true);
   /** Non-blocking pop. */
-  std::optional<Event> try_pop();
+  std::optional<BlockMessage> try_pop();
   /** Sleeps (no CPU) until an event arrives or `timeout` passes. */
-  std::optional<Event> pop(std::chrono::nanoseconds timeout);
+  std::optional<BlockMessage> pop(std::chrono::nanoseconds timeout);
   [[nodiscard]] std::size_t capacity() const;
 
  private:

@@ -274,7 +274,7 @@ bool Hdf5CollectiveStore::is_root() const {
 
 void Hdf5CollectiveStore::write_iteration(int iteration, const std::vector<BlockData>& blocks) {
   quiet_hdf5_errors();
-  const auto packed = allgather(env_.comm, pack(summarize(blocks, options_.store_name)));
+  const auto packed = gather_strings(env_.comm, pack(summarize(blocks, options_.store_name)));
   const std::vector<CollectiveVariable> plan = merge(packed, options_.store_name);
   if (plan.empty()) return;
   const std::string path = output_file_path(options_, env_.simulation, iteration, 0, 0);

@@ -110,7 +110,7 @@ NodeWriterBlocks unpack(std::string_view bytes) {
 std::vector<NodeWriterBlocks> share_blocks(MPI_Comm node_comm, const std::vector<BlockData>& blocks,
                                            const std::string& store) {
   std::vector<NodeWriterBlocks> node;
-  for (const std::string& bytes : allgather(node_comm, pack(describe_all(blocks, store)))) {
+  for (const std::string& bytes : gather_strings(node_comm, pack(describe_all(blocks, store)))) {
     node.push_back(unpack(bytes));
   }
   for (const NodeWriterBlocks& writer : node) {

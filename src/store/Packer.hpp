@@ -2,8 +2,6 @@
 // descriptors, errors), and the exchange itself.
 #pragma once
 
-#include <mpi.h>
-
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -60,8 +58,5 @@ class Unpacker {
   std::string_view bytes_;
   std::size_t at_ = 0;
 };
-
-/** Every rank's bytes, in rank order, on every rank of comm. Collective over comm. */
-std::vector<std::string> allgather(MPI_Comm comm, const std::string& mine);
 
 }  // namespace ecluse

@@ -1,5 +1,7 @@
-// The table of store types with their options as data, and the checks of a <store> element
-// against it; also BlockData::interior, the one computation every store needs.
+// The factory of each store type of config/StoreKinds, and the checks of a <store> element's
+// options and file-name pattern made when the store is created.
+#include "store/StoreRegistry.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <utility>
@@ -9,54 +11,14 @@
 #include "store/Hdf5FilePerNodeStore.hpp"
 #include "store/Hdf5FilePerProcessStore.hpp"
 #include "store/NullStore.hpp"
-#include "store/StoreBackend.hpp"
 
 namespace ecluse {
 namespace {
 
-const char* const kPerProcessPattern = "{simulation}_It{iteration}_Pr{writer}.h5";
-const char* const kPerNodePattern = "{simulation}_It{iteration}_Node{node}.h5";
-const char* const kCollectivePattern = "{simulation}_It{iteration}.h5";
 const std::vector<std::string> kPlaceholders = {"{simulation}", "{iteration}", "{writer}",
                                                 "{node}"};
 
 enum class Hdf5Mode { PerCore, PerNode, Collective };
-
-std::vector<OptionSpec> hdf5_option_specs() {
-  return {
-      {"FileMode",
-       "FilePerCore: every writer writes its own file per iteration, one dataset per block, "
-       "named <variable>/P<source> (<variable>/P<source>/B<block> with several domains). "
-       "FilePerNode: the writers of a node (its dedicated cores, or its ranks in time "
-       "partitioning) write one file per node and iteration holding all their blocks, with the "
-       "datasets of FilePerCore; a node whose writers have no block writes no file. "
-       "Collective: all writers write one shared file per iteration through MPI-IO, one "
-       "dataset per variable at its global extent, every block at its position. FilePerProcess "
-       "is another name for FilePerCore.",
-       "FilePerCore",
-       {"FilePerCore", "FilePerProcess", "FilePerNode", "Collective"}},
-      {"FilesPath",
-       "Directory of the output files, created if missing; a relative path is relative to the "
-       "working directory at the time the store is created.",
-       ".",
-       {}},
-      {"FileName",
-       "File-name pattern in which {simulation}, {iteration}, {writer} and {node} stand for the "
-       "simulation name, the iteration, the writer's rank and its node number; a '/' makes "
-       "subdirectories. FilePerCore needs {writer} and FilePerNode {node} when there are "
-       "several writers or nodes; {writer} is refused in FilePerNode and Collective, {node} in "
-       "Collective, since their writers share a file. The default (empty) depends on FileMode: " +
-           std::string(kPerProcessPattern) + " for FilePerCore, " + kPerNodePattern +
-           " for FilePerNode, " + kCollectivePattern + " for Collective.",
-       "",
-       {}},
-      {"XDMFMode",
-       "Accepted for compatibility with Damaris configurations; Ecluse writes no XDMF file "
-       "whatever the value.",
-       "NoIteration",
-       {"NoIteration", "FirstIteration", "EveryIteration"}},
-  };
-}
 
 std::string join(const std::vector<std::string>& items) {
   std::string text;
@@ -71,12 +33,6 @@ std::string context(const Store& store) {
 
 [[noreturn]] void config_error(const Store& store, const std::string& message) {
   throw Error(ECLUSE_CONFIG_ERROR, context(store) + ": " + message);
-}
-
-const OptionSpec* find_option(const StoreKind& kind, const std::string& key) {
-  auto it = std::find_if(kind.options.begin(), kind.options.end(),
-                         [&](const OptionSpec& spec) { return spec.key == key; });
-  return it == kind.options.end() ? nullptr : &*it;
 }
 
 std::string known_options(const StoreKind& kind) {
@@ -157,8 +113,8 @@ void check_node_placeholder(const Store& store, const std::string& pattern, cons
 }
 
 std::string default_pattern(Hdf5Mode mode) {
-  if (mode == Hdf5Mode::Collective) return kCollectivePattern;
-  return mode == Hdf5Mode::PerNode ? kPerNodePattern : kPerProcessPattern;
+  if (mode == Hdf5Mode::Collective) return kHdf5CollectivePattern;
+  return mode == Hdf5Mode::PerNode ? kHdf5PerNodePattern : kHdf5PerCorePattern;
 }
 
 std::string file_name_pattern(const Store& store, const StoreKind& kind, const StoreEnv& env,
@@ -197,77 +153,12 @@ std::unique_ptr<StoreBackend> make_null(const Store& store, const StoreEnv& /*en
   return std::make_unique<NullStore>();
 }
 
-std::vector<StoreKind> build_kinds() {
-  return {
-      {"HDF5",
-       "HDF5 files as Damaris writes them: one file per writer and iteration (FilePerCore), one "
-       "per node and iteration (FilePerNode) or one shared file per iteration (Collective). A "
-       "file appears under its final name only once completely written.",
-       hdf5_option_specs(), "", make_hdf5},
-      {"null",
-       "Writes nothing: blocks reach the store and are dropped, to measure Ecluse's own cost.",
-       {},
-       "",
-       make_null},
-  };
-}
-
-std::string block_context(const BlockData& block) {
-  const std::string variable = block.variable ? "variable '" + block.variable->name + "'" : "?";
-  return "block " + std::to_string(block.block) + " of " + variable + " from source " +
-         std::to_string(block.source);
-}
-
-std::uint64_t ghost(const std::vector<std::uint64_t>& ghosts, std::size_t d) {
-  return ghosts.empty() ? 0 : ghosts[d];
-}
-
-void check_ghost_sizes(const BlockData& block) {
-  const std::size_t n = block.dims.size();
-  if ((block.ghost_lo.empty() || block.ghost_lo.size() == n) &&
-      (block.ghost_hi.empty() || block.ghost_hi.size() == n)) {
-    return;
-  }
-  throw Error(ECLUSE_INVALID_DIMENSIONS,
-              block_context(block) + " has ghosts for " + std::to_string(block.ghost_lo.size()) +
-                  ":" + std::to_string(block.ghost_hi.size()) + " dimensions but " +
-                  std::to_string(n) + " dimensions");
-}
-
 }  // namespace
 
-std::vector<std::uint64_t> BlockData::interior() const {
-  check_ghost_sizes(*this);
-  std::vector<std::uint64_t> extent = dims;
-  for (std::size_t d = 0; d < dims.size(); ++d) {
-    const std::uint64_t ghosts = ghost(ghost_lo, d) + ghost(ghost_hi, d);
-    if (ghosts > dims[d]) {
-      throw Error(ECLUSE_INVALID_DIMENSIONS, block_context(*this) + " has " +
-                                                 std::to_string(ghosts) +
-                                                 " ghost cells in dimension " + std::to_string(d) +
-                                                 " of extent " + std::to_string(dims[d]));
-    }
-    extent[d] -= ghosts;
-  }
-  return extent;
-}
-
-const std::vector<StoreKind>& store_kinds() {
-  static const std::vector<StoreKind> kinds = build_kinds();
-  return kinds;
-}
-
-const StoreKind* find_store_kind(std::string_view name) {
-  const auto& kinds = store_kinds();
-  auto it = std::find_if(kinds.begin(), kinds.end(),
-                         [&](const StoreKind& kind) { return kind.name == name; });
-  return it == kinds.end() ? nullptr : &*it;
-}
-
-std::string option_or_default(const Store& store, const StoreKind& kind, const std::string& key) {
-  if (auto it = store.options.find(key); it != store.options.end()) return it->second;
-  if (const OptionSpec* spec = find_option(kind, key)) return spec->default_value;
-  throw Error(ECLUSE_CONFIG_ERROR, "store type " + kind.name + " has no option '" + key + "'");
+StoreFactory store_factory(std::string_view kind) {
+  if (kind == "HDF5") return make_hdf5;
+  if (kind == "null") return make_null;
+  return nullptr;
 }
 
 }  // namespace ecluse

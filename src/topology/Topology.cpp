@@ -103,15 +103,9 @@ void Topology::find_node(MPI_Comm world, int ranks_per_node) {
   }
   MPI_Comm_rank(node_comm_, &local_rank_);
   MPI_Comm_size(node_comm_, &local_size_);
-  // Number nodes by their lowest world rank: leaders count themselves in order.
-  int leader = local_rank_ == 0 ? 1 : 0;
-  int before = 0;
-  MPI_Exscan(&leader, &before, 1, MPI_INT, MPI_SUM, world);
-  if (world_rank_ == 0) before = 0;
-  int node = before;
-  MPI_Bcast(&node, 1, MPI_INT, 0, node_comm_);
-  node_ = node;
-  MPI_Allreduce(&leader, &node_count_, 1, MPI_INT, MPI_SUM, world);
+  const GroupNumber node = number_groups(world, node_comm_);
+  node_ = node.index;
+  node_count_ = node.count;
 }
 
 }  // namespace ecluse

@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "ecluse/Error.hpp"
+#include "transport/TransportSupport.hpp"
 
 namespace ecluse {
 
@@ -30,9 +30,7 @@ void DirectTransport::put(const BlockData& block, std::size_t bytes) {
 void DirectTransport::commit(const Variable& variable, int block) {
   Slot& s = slot(variable, block);
   if (!s.allocated) {
-    throw Error(ECLUSE_BLOCK_NOT_FOUND, "commit of block " + std::to_string(block) +
-                                            " of variable '" + variable.name +
-                                            "': nothing was allocated; call alloc first.");
+    throw_not_allocated(variable, block);
   }
   s.allocated = false;
   s.filled = true;

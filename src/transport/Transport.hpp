@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "store/StoreBackend.hpp"
+#include "block/BlockData.hpp"
 
 namespace ecluse {
 

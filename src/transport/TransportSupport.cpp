@@ -39,41 +39,16 @@ void throw_too_big(const BlockData& block, std::size_t need, std::size_t share, 
                               "<buffer size> in the configuration.");
 }
 
+void throw_not_allocated(const Variable& variable, int block) {
+  throw Error(ECLUSE_BLOCK_NOT_FOUND, "commit of block " + std::to_string(block) +
+                                          " of variable '" + variable.name +
+                                          "': nothing was allocated; call alloc first.");
+}
+
 void log_skipped(Log& log, const BlockData& block, std::uint64_t skipped, const std::string& why) {
   log.warning(why + ": write of variable '" + block.variable->name + "' at iteration " +
               std::to_string(block.iteration) + " skipped (policy skip, " +
               std::to_string(skipped) + " skipped so far)");
-}
-
-namespace {
-template <class T, class U>
-void copy_dims(T* out, const std::vector<U>& in) {
-  std::copy(in.begin(), in.end(), out);
-}
-}  // namespace
-
-shm::Event describe_block(const Config& config, const BlockData& block, std::size_t bytes) {
-  shm::Event e;
-  e.type = shm::EventType::Write;
-  e.iteration = block.iteration;
-  e.source = block.source;
-  e.variable = static_cast<std::int32_t>(block.variable - config.variables.data());
-  e.block = block.block;
-  e.ndims = static_cast<std::int32_t>(block.dims.size());
-  e.bytes = bytes;
-  copy_dims(e.dims, block.dims);
-  copy_dims(e.ghost_lo, block.ghost_lo);
-  copy_dims(e.ghost_hi, block.ghost_hi);
-  copy_dims(e.global, block.global);
-  copy_dims(e.position, block.position);
-  return e;
-}
-
-void check_dimensions(const BlockData& block, const std::string& approach) {
-  if (block.dims.size() <= static_cast<std::size_t>(shm::kMaxDims)) return;
-  throw Error(ECLUSE_INVALID_DIMENSIONS, "variable '" + block.variable->name + "' has " +
-                                             std::to_string(block.dims.size()) + " dimensions; " +
-                                             approach + " handle at most 8.");
 }
 
 }  // namespace ecluse

@@ -1,14 +1,13 @@
-// Pieces shared by the transports of dedicated cores and dedicated nodes: the peer timeout,
-// the block copy, and the messages of a block that does not fit or is skipped.
+// Pieces shared by the transports: the peer timeout, the block copy, and the messages of a block
+// that does not fit, is skipped or is committed without an alloc.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <string>
 
+#include "block/BlockData.hpp"
 #include "core/Log.hpp"
-#include "shm/ShmTypes.hpp"
-#include "store/StoreBackend.hpp"
 
 namespace ecluse {
 
@@ -24,11 +23,8 @@ void copy_block(void* to, const void* from, std::size_t bytes);
 [[noreturn]] void throw_too_big(const BlockData& block, std::size_t need, std::size_t share,
                                 std::size_t held, const std::string& memory);
 
-/** The header of a Write event describing `block` (dimensions at most shm::kMaxDims). */
-shm::Event describe_block(const Config& config, const BlockData& block, std::size_t bytes);
-
-/** Throws ECLUSE_INVALID_DIMENSIONS when `block` has more dimensions than a header holds. */
-void check_dimensions(const BlockData& block, const std::string& approach);
+/** Throws ECLUSE_BLOCK_NOT_FOUND: a commit of a block that no alloc handed out. */
+[[noreturn]] void throw_not_allocated(const Variable& variable, int block);
 
 /** Logs a write dropped by the "skip" policy; `skipped` counts them so far. */
 void log_skipped(Log& log, const BlockData& block, std::uint64_t skipped, const std::string& why);

@@ -6,6 +6,7 @@
 
 #include "core/Collective.hpp"
 #include "ecluse/Error.hpp"
+#include "store/StoreRegistry.hpp"
 
 namespace ecluse {
 namespace {
@@ -17,7 +18,7 @@ std::unique_ptr<StoreBackend> make_store(const Store& store, const StoreEnv& env
                                          "' of type '" + store.type + "' is " +
                                          (kind ? kind->not_built : "unknown") + ".");
   }
-  return kind->make(store, env);
+  return store_factory(kind->name)(store, env);
 }
 
 }  // namespace

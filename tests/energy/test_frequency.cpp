@@ -9,9 +9,9 @@
 #include <map>
 
 #include "FakeTree.hpp"
+#include "config/FrequencyPolicy.hpp"
 #include "ecluse/Error.hpp"
 #include "frequency/CpufreqController.hpp"
-#include "frequency/FrequencyPolicy.hpp"
 #include "frequency/FrequencyRegistry.hpp"
 #include "frequency/FrequencyRestorer.hpp"
 

@@ -61,21 +61,21 @@ struct ClientRun {
       if (!h) return 2;
       auto* data = static_cast<unsigned char*>(base) + *h;
       for (std::size_t k = 0; k < bytes; ++k) data[k] = pattern(client, i, k);
-      Event e;
+      BlockMessage e;
       e.source = client;
       e.iteration = i;
       e.handle = *h;
       e.bytes = bytes;
       if (!queue.push(e, 10s)) return 3;
     }
-    Event stop;
-    stop.type = EventType::Stop;
+    BlockMessage stop;
+    stop.type = MessageType::Stop;
     stop.source = client;
     return queue.push(stop, 10s) ? 0 : 4;
   }
 };
 
-bool intact(const test::Buffer& buffer, const Event& e) {
+bool intact(const test::Buffer& buffer, const BlockMessage& e) {
   const auto* data = reinterpret_cast<const unsigned char*>(buffer.at(e.handle));
   for (std::size_t k = 0; k < e.bytes; ++k) {
     if (data[k] != pattern(e.source, e.iteration, k)) return false;
@@ -95,7 +95,7 @@ TEST_P(AllocatorProcessTest, ClientsWriteWhileTheServerReleasesInAnyOrder) {
                                              buffer.size, kClients, c, kBlocks, 6000}));
   }
   std::mt19937 rng(7);
-  std::vector<Event> held;  // released late and out of order, as a busy server would
+  std::vector<BlockMessage> held;  // released late and out of order, as a busy server would
   std::vector<int> next(kClients, 0);
   int stopped = 0;
   const auto deadline = test::now_ns() + 15'000'000'000u;
@@ -108,7 +108,7 @@ TEST_P(AllocatorProcessTest, ClientsWriteWhileTheServerReleasesInAnyOrder) {
       held.resize(keep);
     }
     if (!e) continue;
-    if (e->type == EventType::Stop) {
+    if (e->type == MessageType::Stop) {
       ++stopped;
       continue;
     }

@@ -24,8 +24,8 @@ class EventQueueTest : public test::ShmTest {
   SharedSegment segment_ = SharedSegment::create(test::unique_name("fixture"), 4096);
 };
 
-Event event_of(int source, int iteration) {
-  Event e;
+BlockMessage event_of(int source, int iteration) {
+  BlockMessage e;
   e.source = source;
   e.iteration = iteration;
   e.handle = static_cast<Handle>(source) * 1'000'000u + static_cast<Handle>(iteration);
@@ -34,7 +34,7 @@ Event event_of(int source, int iteration) {
   return e;
 }
 
-bool same_payload(const Event& e) {
+bool same_payload(const BlockMessage& e) {
   const auto expected = event_of(e.source, e.iteration);
   return e.handle == expected.handle && e.dims[kMaxDims - 1] == expected.dims[kMaxDims - 1] &&
          std::strcmp(e.name, expected.name) == 0;
@@ -56,7 +56,7 @@ TEST_F(EventQueueTest, CapacityMustBeAPowerOfTwo) {
   }
   EXPECT_EQ(EventQueue::footprint(2) % 64, 0u);
   EXPECT_EQ(EventQueue::footprint(1024) % 64, 0u);
-  EXPECT_GE(EventQueue::footprint(1024), 1024 * sizeof(Event));
+  EXPECT_GE(EventQueue::footprint(1024), 1024 * sizeof(BlockMessage));
 }
 
 TEST_F(EventQueueTest, AttachingUnformattedMemoryIsAChannelError) {

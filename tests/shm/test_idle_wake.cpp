@@ -48,7 +48,7 @@ int consume(void* where, Report* report) {
 }
 
 void push_now(EventQueue& queue) {
-  Event e;
+  BlockMessage e;
   e.bytes = test::now_ns();
   ASSERT_TRUE(queue.push(e, 1s));
 }

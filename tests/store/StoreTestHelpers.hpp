@@ -13,7 +13,7 @@
 
 #include "TestSupport.hpp"
 #include "ecluse/Error.hpp"
-#include "store/StoreBackend.hpp"
+#include "store/StoreRegistry.hpp"
 
 namespace ecluse::test {
 
@@ -44,7 +44,7 @@ inline StoreEnv world_env(int domains = 1) {
 inline std::unique_ptr<StoreBackend> make_store(const Store& store, const StoreEnv& env) {
   const StoreKind* kind = find_store_kind(store.type);
   if (kind == nullptr) throw std::runtime_error("no store type " + store.type);
-  return kind->make(store, env);
+  return store_factory(kind->name)(store, env);
 }
 
 inline Variable variable(const std::string& name, const std::string& unit = "") {

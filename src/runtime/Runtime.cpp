@@ -1,5 +1,5 @@
 // Construction order and life cycle of one Ecluse instance, for each approach.
-#include "core/Runtime.hpp"
+#include "runtime/Runtime.hpp"
 
 #include "config/ConfigLoader.hpp"
 #include "core/Collective.hpp"

@@ -1,12 +1,14 @@
 // The C API: the one place where exceptions become error codes (per-thread last message).
 #include <algorithm>
+#include <array>
+#include <cstddef>
 #include <memory>
 #include <string>
 
 #include "core/DataType.hpp"
-#include "core/Runtime.hpp"
 #include "ecluse/Session.hpp"
 #include "ecluse/ecluse.h"
+#include "runtime/Runtime.hpp"
 
 static_assert(static_cast<int>(ecluse::DataType::Int8) == ECLUSE_TYPE_INT8 &&
                   static_cast<int>(ecluse::DataType::Float64) == ECLUSE_TYPE_FLOAT64 &&
@@ -14,6 +16,54 @@ static_assert(static_cast<int>(ecluse::DataType::Int8) == ECLUSE_TYPE_INT8 &&
               "ecluse_type follows ecluse::DataType");
 
 namespace {
+
+// The name of each status, written from the enumerator itself; the static_assert below fails
+// to compile when ecluse.h gains, loses or reorders a code without this table following.
+struct StatusName {
+  ecluse_status status;
+  const char* name;
+};
+#define ECLUSE_STATUS_NAME(status) \
+  StatusName {                     \
+    status, #status                \
+  }
+constexpr std::array kStatusNames = {
+    ECLUSE_STATUS_NAME(ECLUSE_OK),
+    ECLUSE_STATUS_NAME(ECLUSE_INIT_ERROR),
+    ECLUSE_STATUS_NAME(ECLUSE_FINALIZE_ERROR),
+    ECLUSE_STATUS_NAME(ECLUSE_CORE_IS_SERVER),
+    ECLUSE_STATUS_NAME(ECLUSE_NO_SERVER),
+    ECLUSE_STATUS_NAME(ECLUSE_ALLOCATION_ERROR),
+    ECLUSE_STATUS_NAME(ECLUSE_CONFIG_ERROR),
+    ECLUSE_STATUS_NAME(ECLUSE_ARGUMENT_ERROR),
+    ECLUSE_STATUS_NAME(ECLUSE_MPI_ERROR),
+    ECLUSE_STATUS_NAME(ECLUSE_DATASPACE_ERROR),
+    ECLUSE_STATUS_NAME(ECLUSE_CHANNEL_ERROR),
+    ECLUSE_STATUS_NAME(ECLUSE_INVALID_TAG),
+    ECLUSE_STATUS_NAME(ECLUSE_NOT_INITIALIZED),
+    ECLUSE_STATUS_NAME(ECLUSE_ALREADY_INITIALIZED),
+    ECLUSE_STATUS_NAME(ECLUSE_UNDEFINED_ACTION),
+    ECLUSE_STATUS_NAME(ECLUSE_UNDEFINED_PARAMETER),
+    ECLUSE_STATUS_NAME(ECLUSE_UNDEFINED_VARIABLE),
+    ECLUSE_STATUS_NAME(ECLUSE_INVALID_BLOCK),
+    ECLUSE_STATUS_NAME(ECLUSE_INVALID_DIMENSIONS),
+    ECLUSE_STATUS_NAME(ECLUSE_BLOCK_NOT_FOUND),
+    ECLUSE_STATUS_NAME(ECLUSE_REACTOR_NOT_FOUND),
+    ECLUSE_STATUS_NAME(ECLUSE_BIND_ERROR),
+    ECLUSE_STATUS_NAME(ECLUSE_ERROR_UNKNOWN),
+    ECLUSE_STATUS_NAME(ECLUSE_IO_ERROR),
+};
+#undef ECLUSE_STATUS_NAME
+
+constexpr bool covers_every_status() {
+  if (kStatusNames.size() != ECLUSE_STATUS_COUNT) return false;
+  for (std::size_t i = 0; i < kStatusNames.size(); ++i) {
+    if (static_cast<std::size_t>(kStatusNames[i].status) != i) return false;
+  }
+  return true;
+}
+static_assert(covers_every_status(),
+              "kStatusNames must name every ecluse_status, in the order of the enum");
 
 thread_local std::string last_error;
 std::unique_ptr<ecluse::Session> session;  // the C API's one instance
@@ -233,13 +283,38 @@ int ecluse_variable_shape(const char* variable, int* type, int* ndims, int64_t* 
     *type = shape.type;
     *ndims = static_cast<int>(shape.dims.size());
     if (shape.dims.size() > static_cast<std::size_t>(std::max(max_dims, 0))) {
-      throw ecluse::Error(ECLUSE_ARGUMENT_ERROR,
-                          "variable '" + std::string(variable) + "' has " +
-                              std::to_string(shape.dims.size()) + " dimensions but dims has room for " +
-                              std::to_string(max_dims) + "; pass ECLUSE_MAX_DIMENSIONS.");
+      throw ecluse::Error(ECLUSE_ARGUMENT_ERROR, "variable '" + std::string(variable) + "' has " +
+                                                     std::to_string(shape.dims.size()) +
+                                                     " dimensions but dims has room for " +
+                                                     std::to_string(max_dims) +
+                                                     "; pass ECLUSE_MAX_DIMENSIONS.");
     }
     if (!shape.dims.empty()) require(dims, "dims");
     std::copy(shape.dims.begin(), shape.dims.end(), dims);
+  });
+}
+
+int ecluse_variable_layout(const char* variable, char* buffer, unsigned int size) {
+  return guard([&] {
+    require(variable, "the variable name");
+    require(buffer, "the buffer");
+    const std::string name = current().layout_of(variable);
+    if (name.size() >= size) {
+      throw ecluse::Error(ECLUSE_ARGUMENT_ERROR,
+                          "the layout name of variable '" + std::string(variable) + "' needs " +
+                              std::to_string(name.size() + 1) + " bytes; the buffer has " +
+                              std::to_string(size) + ".");
+    }
+    std::copy(name.begin(), name.end(), buffer);
+    buffer[name.size()] = '\0';
+  });
+}
+
+int ecluse_parameter_type(const char* name, int* type) {
+  return guard([&] {
+    require(name, "the parameter name");
+    require(type, "type");
+    *type = current().parameter_type(name);
   });
 }
 
@@ -253,32 +328,8 @@ const char* ecluse_error_message(void) {
 }
 
 const char* ecluse_status_name(int status) {
-  static const char* names[] = {"ECLUSE_OK",
-                                "ECLUSE_INIT_ERROR",
-                                "ECLUSE_FINALIZE_ERROR",
-                                "ECLUSE_CORE_IS_SERVER",
-                                "ECLUSE_NO_SERVER",
-                                "ECLUSE_ALLOCATION_ERROR",
-                                "ECLUSE_CONFIG_ERROR",
-                                "ECLUSE_ARGUMENT_ERROR",
-                                "ECLUSE_MPI_ERROR",
-                                "ECLUSE_DATASPACE_ERROR",
-                                "ECLUSE_CHANNEL_ERROR",
-                                "ECLUSE_INVALID_TAG",
-                                "ECLUSE_NOT_INITIALIZED",
-                                "ECLUSE_ALREADY_INITIALIZED",
-                                "ECLUSE_UNDEFINED_ACTION",
-                                "ECLUSE_UNDEFINED_PARAMETER",
-                                "ECLUSE_UNDEFINED_VARIABLE",
-                                "ECLUSE_INVALID_BLOCK",
-                                "ECLUSE_INVALID_DIMENSIONS",
-                                "ECLUSE_BLOCK_NOT_FOUND",
-                                "ECLUSE_REACTOR_NOT_FOUND",
-                                "ECLUSE_BIND_ERROR",
-                                "ECLUSE_ERROR_UNKNOWN",
-                                "ECLUSE_IO_ERROR"};
   if (status < 0 || status >= ECLUSE_STATUS_COUNT) return "ECLUSE_UNKNOWN_STATUS";
-  return names[status];
+  return kStatusNames[static_cast<std::size_t>(status)].name;
 }
 
 }  // extern "C"

@@ -3,7 +3,7 @@
 
 #include "config/ConfigLoader.hpp"
 #include "core/Collective.hpp"
-#include "core/Runtime.hpp"
+#include "runtime/Runtime.hpp"
 
 namespace ecluse {
 namespace {
@@ -98,6 +98,14 @@ void Session::set_position(std::string_view variable, std::span<const std::int64
                                            " dimensions.");
   }
   client.set_position(variable, block, position);
+}
+
+std::string Session::layout_of(std::string_view variable) const {
+  return runtime().client().layout_of(variable);
+}
+
+int Session::parameter_type(std::string_view name) const {
+  return static_cast<int>(runtime().parameters().type_of(name));
 }
 
 Session::Shape Session::shape_of(std::string_view variable) const {

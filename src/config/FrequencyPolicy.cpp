@@ -1,6 +1,6 @@
 // A bare number above 1 is refused rather than guessed: 1200 could be MHz or a typo for 1.2 GHz,
 // and a frequency off by a factor 1000 would be silently clamped to the hardware's range.
-#include "frequency/FrequencyPolicy.hpp"
+#include "config/FrequencyPolicy.hpp"
 
 #include <algorithm>
 #include <cmath>

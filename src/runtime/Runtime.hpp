@@ -5,10 +5,10 @@
 #include <string>
 
 #include "accounting/Accounting.hpp"
+#include "action/EventTable.hpp"
 #include "client/Client.hpp"
 #include "config/Config.hpp"
 #include "config/Parameters.hpp"
-#include "core/EventTable.hpp"
 #include "core/Log.hpp"
 #include "ecluse/Session.hpp"
 #include "topology/Topology.hpp"

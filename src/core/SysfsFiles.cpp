@@ -1,6 +1,6 @@
 // Small-file I/O with errno kept, through open/read/write so that a test's open hook sees every
 // access; values are a few bytes, so one read of a fixed buffer is enough.
-#include "energy/SysfsFiles.hpp"
+#include "core/SysfsFiles.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

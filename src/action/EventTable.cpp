@@ -1,5 +1,5 @@
 // Event actions: bound C/C++ functions first, then the named symbol in a library or the program.
-#include "core/EventTable.hpp"
+#include "action/EventTable.hpp"
 
 #include <dlfcn.h>
 

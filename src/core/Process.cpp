@@ -1,0 +1,14 @@
+// Liveness through kill(pid, 0): no signal is sent, only the existence check is made.
+#include "core/Process.hpp"
+
+#include <signal.h>
+
+#include <cerrno>
+
+namespace ecluse {
+
+bool process_gone(std::int64_t pid) {
+  return pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+}
+
+}  // namespace ecluse

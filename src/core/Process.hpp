@@ -1,0 +1,12 @@
+// Whether a process of this host still exists: the one liveness check of clients and servers.
+#pragma once
+
+#include <cstdint>
+
+namespace ecluse {
+
+/** True only when the kernel says there is no process `pid` (kill(pid, 0) fails with ESRCH);
+ * an unknown pid (0 or less) or one we may not signal counts as still there. */
+bool process_gone(std::int64_t pid);
+
+}  // namespace ecluse
