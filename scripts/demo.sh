@@ -11,15 +11,20 @@ iterations=${ITERATIONS:-10}
 demo_dir=${DEMO_DIR:-$ECLUSE_ROOT/out/demo}
 rm -rf "$demo_dir"
 
-run() {  # run NAME SERVERS ARCHITECTURE: the same simulation, the approach switched in the XML
-  local name=$1 servers=$2 architecture=$3 dir="$demo_dir/$1"
+run() {  # run NAME SERVERS ARCHITECTURE [LANGUAGE]: the same simulation, the approach switched
+  local name=$1 servers=$2 architecture=$3 language=${4:-c} dir="$demo_dir/$1"
+  local xml=$ECLUSE_ROOT/examples/simulation.xml program
+  case "$language" in
+    c) program=("$ECLUSE_BUILD/examples/ecluse_example_simulation") ;;
+    fortran) xml=$ECLUSE_ROOT/examples/fortran/simulation.xml
+      program=("$ECLUSE_BUILD/examples/fortran/ecluse_fortran_simulation") ;;
+    python) program=("$ECLUSE_VENV/bin/python" "$ECLUSE_ROOT/examples/python/simulation.py") ;;
+  esac
   mkdir -p "$dir" && cd "$dir"
-  sed "s|<dedicated cores=\"0\" nodes=\"0\"/>|$architecture|" \
-    "$ECLUSE_ROOT/examples/simulation.xml" >simulation.xml
-  echo "== $name: $ranks ranks, $architecture, output in $dir/out"
+  sed "s|<dedicated cores=\"0\" nodes=\"0\"/>|$architecture|" "$xml" >simulation.xml
+  echo "== $name ($language): $ranks ranks, $architecture, output in $dir/out"
   local start=$(date +%s.%N)
-  "$ECLUSE_MPIEXEC" -n "$ranks" "$ECLUSE_BUILD/examples/ecluse_example_simulation" \
-    simulation.xml "$iterations"
+  "$ECLUSE_MPIEXEC" -n "$ranks" "${program[@]}" simulation.xml "$iterations"
   local end=$(date +%s.%N)
   local clients=$((ranks - servers))
   "$ECLUSE_VENV/bin/python" "$ECLUSE_ROOT/examples/read_output.py" out "$iterations" "$clients"
@@ -27,10 +32,16 @@ run() {  # run NAME SERVERS ARCHITECTURE: the same simulation, the approach swit
     "$(find out -name '*.h5' | wc -l)"
 }
 
-echo "== 1/2: the example simulation under each approach, every value read back"
+echo "== 1/2: the example simulation under each approach, every value read back (C, then Fortran"
+echo "        and Python with dedicated cores)"
+dc="<dedicated cores=\"1\" nodes=\"0\"/><virtual-nodes ranks-per-node=\"$ranks\"/>"
 run time-partitioning 0 '<dedicated cores="0" nodes="0"/>'
-run dedicated-cores 1 "<dedicated cores=\"1\" nodes=\"0\"/><virtual-nodes ranks-per-node=\"$ranks\"/>"
+run dedicated-cores 1 "$dc"
 run dedicated-nodes 1 '<dedicated cores="0" nodes="1"/><virtual-nodes ranks-per-node="1"/>'
+echo
+echo "== the same example written in Fortran (module ecluse) and Python (ecluse.Session), DC"
+run dedicated-cores-fortran 1 "$dc" fortran
+run dedicated-cores-python 1 "$dc" python
 left=$(ls /dev/shm | grep -c '^ecluse-' || true)
 echo "shared-memory segments left in /dev/shm: $left"
 

@@ -32,13 +32,15 @@ install_venv() {
   local stamp="$ECLUSE_VENV/.ecluse-stamp" want mpicc
   mpicc=$(ecluse_mpi_tool mpicc)
   want=$( (cat "$ECLUSE_ROOT/requirements.txt" "$ECLUSE_ROOT"/python/pyproject.toml
-    echo "$ECLUSE_MPI $mpicc") | sha256sum)
+    echo "$ECLUSE_MPI $mpicc editable=compat") | sha256sum)
   [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return
   echo "setup: installing the Python venv in $ECLUSE_VENV"
   "$ECLUSE_VENV/bin/pip" install -q --upgrade pip
   MPICC=$mpicc "$ECLUSE_VENV/bin/pip" install -q --no-binary mpi4py \
     -r "$ECLUSE_ROOT/requirements.txt"
-  "$ECLUSE_VENV/bin/pip" install -q -e "$ECLUSE_ROOT/python"
+  # compat: python/ itself on sys.path, so the package (with __init__.py) is found before the
+  # build's python/ecluse folder (the native module), which then joins it through extend_path.
+  "$ECLUSE_VENV/bin/pip" install -q -e "$ECLUSE_ROOT/python" --config-settings editable_mode=compat
   echo "$want" >"$stamp"
 }
 

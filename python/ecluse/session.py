@@ -1,0 +1,225 @@
+"""ecluse.Session: the C API as a Python object over the native module (ecluse._native).
+
+    from mpi4py import MPI
+    import ecluse
+
+    with ecluse.Session("simulation.xml", MPI.COMM_WORLD) as s:
+        if s.is_client:                        # servers run their loop here and get False
+            s.set_position("temperature", (offset, 0))
+            for it in range(n):
+                s.write("temperature", field)  # a NumPy array of the layout's dtype and shape
+                s.end_iteration()
+"""
+import numbers
+import operator
+import os
+import struct
+
+import numpy as np
+from mpi4py import MPI  # before the native module: MPI is initialized by mpi4py
+
+from .errors import Error
+
+try:
+    from . import _native
+except ImportError as e:
+    raise ImportError(
+        f"ecluse.Session needs the native module ecluse._native, which could not be imported "
+        f"({e}). Build it with CMake (the target ecluse_native, built by default when "
+        f"-DPython_EXECUTABLE names a Python with nanobind: cmake --build build), then make "
+        f"<build>/python importable: scripts/setup.sh writes ecluse-native.pth into the venv, "
+        f"or set PYTHONPATH=<build>/python.") from e
+
+# ecluse_type order (ecluse.h): NumPy dtypes, XML names, struct formats.
+_DTYPES = [np.dtype(t) for t in ("int8", "int16", "int32", "int64", "float32", "float64", "uint8")]
+_XML_TYPES = ["char", "short", "int", "long", "float", "double", "string"]
+_FORMATS = ["=b", "=h", "=i", "=q", "=f", "=d"]
+_STRING = 6
+_ARGUMENT_ERROR = "ECLUSE_ARGUMENT_ERROR"
+
+
+def _argument_error(message):
+    return Error(message, _ARGUMENT_ERROR, 7)
+
+
+class Session:
+    """One Ecluse session (ecluse_initialize ... ecluse_finalize) on the ranks of `comm`.
+
+    `xml` is a configuration file's path, or the XML text itself when it starts with "<".
+    Used as a context manager, leaving the block stops a client that did not stop, then
+    finalizes (collective: every rank of `comm` must leave it)."""
+
+    def __init__(self, xml, comm=None):
+        comm = MPI.COMM_WORLD if comm is None else comm
+        if not isinstance(comm, MPI.Comm):
+            raise _argument_error(f"comm must be an mpi4py communicator (MPI.Comm), not "
+                                  f"{type(comm).__name__}.")
+        config = os.fspath(xml)
+        _native.initialize(config, comm.py2f(), config.lstrip().startswith("<"))
+        self._is_client = None
+        self._stopped = self._finalized = False
+        self._client_comm = None
+        self._views = {}
+        self._parameter_types = {}
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            self.close()
+            return False
+        try:  # an exception is on its way: still finalize, but let it be the one reported
+            self.close()
+        except Error:
+            pass
+        return False
+
+    def start(self):
+        """ecluse_start, once: True on simulation ranks; on server ranks runs the server loop
+        and returns False when every client stopped."""
+        if self._is_client is None:
+            self._is_client = _native.start()
+            if self._is_client:  # a duplicate stays valid after close (Ecluse frees its own)
+                self._client_comm = MPI.Comm.f2py(_native.client_comm()).Dup()
+        return self._is_client
+
+    is_client = property(start, doc="True on simulation ranks (starts Ecluse on first use).")
+
+    @property
+    def client_comm(self):
+        """The simulation ranks' communicator (an mpi4py Comm, a duplicate of Ecluse's that
+        outlives the session), to use instead of `comm`; MPI.COMM_NULL on servers. Starts
+        Ecluse on first use."""
+        return self._client_comm if self.start() else MPI.COMM_NULL
+
+    def write(self, name, array, block=0):
+        """Hands a copy of `array` (C-contiguous, of the layout's dtype and C-order shape) over."""
+        _native.write(name, array, block)
+
+    def alloc(self, name, block=0):
+        """A NumPy array that views room for the block in Ecluse's buffer (zero copy); fill it,
+        then commit or clear. It becomes read-only at commit/clear: do not keep views of it."""
+        view = _native.alloc(name, block)
+        self._views[(name, block)] = view
+        return view
+
+    def commit(self, name, block=0):
+        _native.commit(name, block)
+        self._retire(name, block)
+
+    def clear(self, name, block=0):
+        _native.clear(name, block)
+        self._retire(name, block)
+
+    def _retire(self, name, block):
+        view = self._views.pop((name, block), None)
+        if view is not None:
+            view.flags.writeable = False
+
+    def variable_shape(self, name):
+        """(dtype, shape) of a block of `name` as write and alloc take it (C order)."""
+        type_, dims = _native.variable_shape(name)
+        return _DTYPES[type_], tuple(dims)
+
+    def set_position(self, name, position, block=0):
+        """Global offset of a block, one integer per dimension, in the layout's order."""
+        try:
+            values = [operator.index(p) for p in position]
+        except TypeError:
+            raise _argument_error(f"position of variable '{name}' must be a sequence of whole "
+                                  f"numbers, got {position!r}.") from None
+        _native.set_position(name, values, block)
+
+    def parameter_get(self, name):
+        """The parameter's value: int, float or str according to its type in the XML."""
+        type_ = self._parameter_type(name)
+        if type_ == _STRING:
+            return self._string_parameter(name)
+        raw = _native.parameter_get(name, struct.calcsize(_FORMATS[type_]))
+        return struct.unpack(_FORMATS[type_], raw)[0]
+
+    def parameter_set(self, name, value):
+        """Sets a parameter (layouts follow; a value that would break one is refused)."""
+        _native.parameter_set(name, _encode(name, self._parameter_type(name), value))
+
+    def signal(self, event):
+        _native.signal(event)
+
+    def bind(self, event, action):
+        """Runs `action(event, source, iteration, args)` when `event` fires on this rank; bind
+        before start for events that run on the servers."""
+        _native.bind(event, action)
+
+    def end_iteration(self):
+        _native.end_iteration()
+
+    @property
+    def iteration(self):
+        return _native.iteration()
+
+    def statistic(self, name):
+        """A transport or server counter of this rank (after stop or start, before close)."""
+        return _native.statistic(name)
+
+    def stop(self):
+        """A client's last call before close: no more writes."""
+        _native.stop()
+        self._stopped = True
+
+    def close(self):
+        """Stops a client that did not stop, then finalizes (collective); idempotent."""
+        if self._finalized:
+            return
+        try:
+            if self._is_client and not self._stopped:
+                self.stop()
+        finally:
+            self._finalized = True
+            _native.finalize()
+
+    def _parameter_type(self, name):
+        if name not in self._parameter_types:
+            self._parameter_types[name] = _native.parameter_type(name)
+        return self._parameter_types[name]
+
+    def _string_parameter(self, name):
+        size = 256
+        while True:
+            try:
+                raw = _native.parameter_get(name, size)
+                return raw.split(b"\0", 1)[0].decode()
+            except Error as e:
+                if e.status != _ARGUMENT_ERROR or size > 1 << 24:
+                    raise
+                size *= 16
+
+
+
+
+def _encode(name, type_, value):
+    """The bytes of `value` as a parameter of ecluse_type `type_`, or ecluse.Error."""
+    if type_ == _STRING:
+        if not isinstance(value, str):
+            raise _argument_error(f"parameter '{name}' is of type string; give a str, "
+                                  f"not {value!r}.")
+        return value.encode()
+    dtype = _DTYPES[type_]
+    if dtype.kind == "i":
+        info = np.iinfo(dtype)
+        try:
+            number = operator.index(value)
+        except TypeError:
+            number = None
+        if number is None or not info.min <= number <= info.max:
+            raise _argument_error(f"parameter '{name}' is of type {_XML_TYPES[type_]}; give a "
+                                  f"whole number from {info.min} to {info.max}, not {value!r}.")
+        return struct.pack(_FORMATS[type_], number)
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        raise _argument_error(f"parameter '{name}' is of type {_XML_TYPES[type_]}; give a "
+                              f"number, not {value!r}.")
+    try:
+        return struct.pack(_FORMATS[type_], float(value))
+    except OverflowError:
+        raise _argument_error(f"parameter '{name}' is of type {_XML_TYPES[type_]}: {value!r} is "
+                              f"out of its range.") from None

@@ -1,0 +1,414 @@
+"""The Python binding (ecluse.Session over ecluse._native) under mpiexec: each test writes a small
+script into its own temporary directory, runs it on 1 to 3 ranks, and checks what it reports."""
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BUILD = pathlib.Path(os.environ.get("ECLUSE_BUILD", ROOT / "build"))
+
+pytestmark = pytest.mark.skipif(
+    not list((BUILD / "python" / "ecluse").glob("_native*.so")),
+    reason=f"the native module was not built in {BUILD} (needs nanobind in the venv)")
+
+CONFIG = """<simulation name="bind" xmlns="urn:ecluse:config:1">
+  <architecture><domains count="DOMAINS"/>ARCHITECTURE<buffer size="4MiB"/></architecture>
+  <data>
+    <parameter name="N" type="int" value="6"/>
+    <parameter name="BIG" type="long" value="5000000000"/>
+    <parameter name="ALPHA" type="double" value="0.25"/>
+    <parameter name="LABEL" type="string" value="first run"/>
+    <layout name="grid" type="double" dimensions="N,4"/>
+    <layout name="counts" type="int" dimensions="3"/>
+    <layout name="fgrid" type="float" dimensions="2,3" language="fortran"/>
+    <variable name="field" layout="grid"/>
+    <variable name="other" layout="grid"/>
+    <variable name="counts" layout="counts"/>
+    <variable name="f" layout="fgrid"/>
+  </data>
+  <storage><store name="files" type="HDF5"><option key="FilesPath">out</option></store></storage>
+  <actions><event name="ping" action="no_such_function" execution="local"/>
+    <event name="stored" action="no_such_function"/></actions>
+  <log LogLevel="warning"/>
+</simulation>
+"""
+TP = '<dedicated cores="0" nodes="0"/>'
+DC = '<dedicated cores="1" nodes="0"/><virtual-nodes ranks-per-node="3"/>'
+
+# Every script starts with this: the configuration, and `report(**values)`, which prints one
+# JSON line per rank for the test to read.
+PRELUDE = """
+import json, sys
+import numpy as np
+from mpi4py import MPI
+import ecluse
+XML = open("bind.xml").read()
+def report(**values):
+    print("RESULT " + json.dumps(dict(values, rank=MPI.COMM_WORLD.Get_rank())), flush=True)
+def error_of(call, *args):
+    try:
+        call(*args)
+    except ecluse.Error as e:
+        return [e.status, e.code, e.message]
+    return None
+"""
+
+
+def child_env():
+    """The source tree's package and this build's native module first, whatever the venv holds."""
+    path = [str(ROOT / "python"), str(BUILD / "python"), os.environ.get("PYTHONPATH", "")]
+    return dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+                OMPI_MCA_rmaps_base_oversubscribe="1", PYTHONPATH=os.pathsep.join(path))
+
+
+def mpiexec():
+    return os.environ.get("ECLUSE_MPIEXEC") or shutil.which("mpiexec.openmpi") or "mpiexec"
+
+
+def run_script(tmp_path, ranks, body, architecture=TP, domains=1):
+    text = CONFIG.replace("ARCHITECTURE", architecture).replace("DOMAINS", str(domains))
+    (tmp_path / "bind.xml").write_text(text)
+    (tmp_path / "script.py").write_text(PRELUDE + textwrap.dedent(body))
+    result = subprocess.run([mpiexec(), "-n", str(ranks), sys.executable, "script.py"],
+                            cwd=tmp_path, env=child_env(), capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return sorted(results(result.stdout), key=lambda r: r["rank"])
+
+
+def results(stdout):
+    """The RESULT lines' JSON; other ranks' output may share a line (mpiexec interleaves)."""
+    decoder = json.JSONDecoder()
+    return [decoder.raw_decode(line[line.index("RESULT ") + 7:])[0]
+            for line in stdout.splitlines() if "RESULT " in line]
+
+
+WRITE_ERRORS = """
+s = ecluse.Session("bind.xml")
+assert s.is_client
+field = np.zeros((6, 4))
+errors = dict(
+    dtype=error_of(s.write, "field", field.astype(np.float32)),
+    shape=error_of(s.write, "field", np.zeros((4, 6))),
+    ndim=error_of(s.write, "field", np.zeros(24)),
+    strided=error_of(s.write, "field", np.zeros((6, 8))[:, ::2]),
+    not_array=error_of(s.write, "field", [[0.0] * 4] * 6),
+    none=error_of(s.write, "field", None),
+    big_endian=error_of(s.write, "field", field.astype(">f8")),
+    unknown=error_of(s.write, "feild", field),
+    block=error_of(s.write, "field", field, 3),
+    fortran=error_of(s.write, "f", np.zeros((2, 3), dtype=np.float32)),
+    position=error_of(s.set_position, "field", (1,)),
+    position_type=error_of(s.set_position, "field", (1.5, 0)),
+    commit=error_of(s.commit, "field"),
+    event=error_of(s.signal, "pong"),
+    action=error_of(s.signal, "ping"),
+    bind=error_of(s.bind, "ping", 42),
+)
+s.end_iteration()
+s.close()
+report(**errors)
+"""
+
+
+def test_bad_writes_raise_the_c_api_message_and_write_nothing(tmp_path):
+    (r,) = run_script(tmp_path, 1, WRITE_ERRORS)
+    layout = "its layout 'grid' takes a C-contiguous float64 array of shape (6, 4), got"
+    assert r["dtype"] == ["ECLUSE_ARGUMENT_ERROR", 7, "write of variable 'field': " + layout +
+                          " a float32 array of shape (6, 4); nothing was written."]
+    assert r["shape"] == ["ECLUSE_INVALID_DIMENSIONS", 18, "write of variable 'field': " + layout +
+                          " a float64 array of shape (4, 6); nothing was written. Its shape is the "
+                          "expected one reversed: NumPy arrays are in C order (where a layout "
+                          "with language=\"fortran\" has its declared dimensions reversed); pass "
+                          "array.T if it is in Fortran order."]
+    assert r["ndim"][2] == ("write of variable 'field': " + layout +
+                            " a float64 array of shape (24,); nothing was written.")
+    assert r["strided"] == ["ECLUSE_ARGUMENT_ERROR", 7, "write of variable 'field': " + layout +
+                            " a non-C-contiguous float64 array of shape (6, 4); nothing was "
+                            "written. Pass numpy.ascontiguousarray(array)."]
+    assert r["not_array"] == ["ECLUSE_ARGUMENT_ERROR", 7, "write of variable 'field': " + layout +
+                              " a list; nothing was written. Pass a numpy.ndarray in native "
+                              "byte order."]
+    assert r["none"][2].endswith(" got a NoneType; nothing was written. Pass a numpy.ndarray in "
+                                 "native byte order.")
+    assert r["big_endian"][2] == ("write of variable 'field': " + layout + " a >f8 array of shape "
+                                  "(6, 4); nothing was written. Pass a numpy.ndarray in native "
+                                  "byte order.")
+    assert r["unknown"] == ["ECLUSE_UNDEFINED_VARIABLE", 16,
+                            "variable 'feild' is not declared in bind.xml; did you mean 'field'? "
+                            "Declare it with <variable name=\"feild\" layout=\"...\"/>."]
+    assert r["block"] == ["ECLUSE_INVALID_BLOCK", 17, "block 3 of variable 'field' is out of "
+                          "range: <domains count=\"1\"/> allows blocks 0 to 0."]
+    # language="fortran": declared 2,3, so a C-order array is (3, 2).
+    assert r["fortran"][0] == "ECLUSE_INVALID_DIMENSIONS"
+    assert "takes a C-contiguous float32 array of shape (3, 2), got a float32 array of shape " \
+           "(2, 3)" in r["fortran"][2]
+    assert r["position"] == ["ECLUSE_ARGUMENT_ERROR", 7, "position of variable 'field' has 1 "
+                             "values but its layout has 2 dimensions."]
+    assert r["position_type"] == ["ECLUSE_ARGUMENT_ERROR", 7, "position of variable 'field' must "
+                                  "be a sequence of whole numbers, got (1.5, 0)."]
+    assert r["commit"][0] == "ECLUSE_BLOCK_NOT_FOUND"
+    assert r["event"][0] == "ECLUSE_UNDEFINED_ACTION" and "'pong' is not declared" in r["event"][2]
+    assert r["action"][0] == "ECLUSE_UNDEFINED_ACTION"
+    assert "function 'no_such_function' not found" in r["action"][2]
+    assert r["bind"] == ["ECLUSE_BIND_ERROR", 21, "bind of event 'ping': int is not callable."]
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").glob("*.h5"))
+
+
+def test_calls_after_close_and_broken_configurations_raise(tmp_path):
+    body = """
+    s = ecluse.Session(XML)            # XML text, not a path
+    s.close()
+    report(after=error_of(s.write, "field", np.zeros((6, 4))),
+           again=error_of(s.close),
+           broken=error_of(ecluse.Session, XML.replace('dimensions="N,4"', 'dimensions="N/0,4"')),
+           missing=error_of(ecluse.Session, "no-such.xml"),
+           comm=error_of(ecluse.Session, "bind.xml", "not a communicator"))
+    """
+    (r,) = run_script(tmp_path, 1, body)
+    assert r["after"] == ["ECLUSE_NOT_INITIALIZED", 12, "Ecluse is not initialized; call "
+                          "ecluse_initialize first (or it was finalized)."]
+    assert r["again"] is None
+    assert r["broken"][0] == "ECLUSE_CONFIG_ERROR"
+    assert "layout 'grid': dimension 1 \"N/0\": division by zero (N=6)" in r["broken"][2]
+    assert r["missing"][0] in ("ECLUSE_CONFIG_ERROR", "ECLUSE_INIT_ERROR")
+    assert "no-such.xml" in r["missing"][2]
+    assert r["comm"] == ["ECLUSE_ARGUMENT_ERROR", 7, "comm must be an mpi4py communicator "
+                         "(MPI.Comm), not str."]
+
+
+def test_an_exception_in_an_action_comes_out_of_signal(tmp_path):
+    body = """
+    with ecluse.Session("bind.xml") as s:
+        seen = []
+        def action(event, source, iteration, args):
+            seen.append((event, source, iteration))
+            if len(seen) == 2:
+                raise ValueError("from the action")
+        s.bind("ping", action)
+        s.signal("ping")
+        s.end_iteration()
+        try:
+            s.signal("ping")
+            raised = None
+        except ValueError as e:
+            raised = str(e)
+        report(seen=seen, raised=raised, iteration=s.iteration)
+    """
+    (r,) = run_script(tmp_path, 1, body)
+    assert r["seen"] == [["ping", 0, 0], ["ping", 0, 1]]
+    assert r["raised"] == "from the action"
+    assert r["iteration"] == 1
+
+
+def test_context_manager_stops_and_finalizes_on_every_rank(tmp_path):
+    body = """
+    for round in range(2):                       # a second session proves the first finalized
+        try:
+            with ecluse.Session("bind.xml") as s:
+                if s.is_client:
+                    comm = s.client_comm
+                    s.write("counts", np.array([round, comm.Get_rank(), comm.Get_size()],
+                                               dtype=np.int32))
+                    s.end_iteration()
+                    if round == 1:
+                        raise KeyError("leaves the block")
+        except KeyError as e:
+            report(round=round, raised=str(e), client=s.is_client, size=comm.Get_size())
+        else:
+            report(round=round, client=s.is_client)
+    """
+    reports = run_script(tmp_path, 3, body, architecture=DC)
+    assert [r["round"] for r in reports] == [0, 1] * 3
+    raised = [r for r in reports if "raised" in r]
+    assert [r["rank"] for r in raised] == [0, 1], "clients are ranks 0 and 1 (servers last)"
+    assert all(r["size"] == 2 and r["raised"] == "'leaves the block'" for r in raised)
+    assert [r["client"] for r in reports if r["rank"] == 2] == [False, False]
+
+
+def test_dedicated_core_statistics_and_client_comm(tmp_path):
+    body = """
+    s = ecluse.Session("bind.xml")
+    if s.is_client:
+        for it in range(3):
+            s.write("field", np.full((6, 4), float(it)))
+            s.end_iteration()
+        s.stop()
+        report(size=s.client_comm.Get_size(), blocks=s.statistic("dc.sent_blocks"),
+               bytes=s.statistic("dc.sent_bytes"), unknown=error_of(s.statistic, "dc.nothing"))
+    else:
+        report(server=error_of(s.write, "field", np.zeros((6, 4))),
+               null=s.client_comm == MPI.COMM_NULL)
+    s.close()
+    """
+    client, server = run_script(tmp_path, 2, body, architecture=DC.replace('"3"', '"2"'))
+    assert client["size"] == 1 and client["blocks"] == 3 and client["bytes"] == 3 * 6 * 4 * 8
+    assert client["unknown"][0] == "ECLUSE_ARGUMENT_ERROR"
+    assert client["unknown"][2].startswith("no statistic named 'dc.nothing' on this rank; known: ")
+    assert "dc.sent_blocks" in client["unknown"][2]
+    assert server["server"][0] == "ECLUSE_CORE_IS_SERVER" and server["null"]
+
+
+ZERO_COPY = """
+import h5py, glob
+def mapping_of(address):
+    for line in open("/proc/self/maps"):
+        span, rest = line.split(" ", 1)
+        lo, hi = (int(x, 16) for x in span.split("-"))
+        if lo <= address < hi:
+            fields = rest.split(None, 4)
+            return fields[4].strip() if len(fields) > 4 else "anonymous"
+with ecluse.Session("bind.xml") as s:
+    if s.is_client:
+        a, b = s.alloc("field"), s.alloc("other")
+        pa, pb = (x.__array_interface__["data"][0] for x in (a, b))
+        a[...] = np.arange(24.0).reshape(6, 4)
+        b[...] = -a
+        back = a.copy()
+        s.commit("field")
+        s.commit("other")
+        c = s.alloc("counts")
+        c[...] = [7, 8, 9]
+        s.clear("counts")
+        s.end_iteration()
+        report(distinct=pa != pb, owndata=[a.flags.owndata, b.flags.owndata],
+               shape=[list(a.shape), a.dtype.str], writeable=[a.flags.writeable,
+               c.flags.writeable], mapping=mapping_of(pa), back=back.tolist(),
+               write_after=error_of(s.commit, "field"))
+"""
+
+
+@pytest.mark.parametrize("architecture", ["tp", "dc"])
+def test_alloc_views_the_buffer_and_commit_stores_what_was_written(tmp_path, architecture):
+    import h5py
+    import numpy as np
+    config = {"tp": TP, "dc": DC.replace('"3"', '"2"')}[architecture]
+    (r,) = run_script(tmp_path, 1 if architecture == "tp" else 2, ZERO_COPY, config)
+    assert r["distinct"] and r["owndata"] == [False, False]
+    assert r["shape"] == [[6, 4], "<f8"]
+    assert r["writeable"] == [False, False], "views turn read-only at commit and clear"
+    if architecture == "dc":
+        assert r["mapping"].startswith("/dev/shm/ecluse-"), r["mapping"]
+    assert r["write_after"][0] == "ECLUSE_BLOCK_NOT_FOUND"
+    (path,) = (tmp_path / "out").glob("bind_It0_Pr*.h5")
+    with h5py.File(path, "r") as f:
+        field = f["field/P0"][...]
+        np.testing.assert_array_equal(field, np.arange(24.0).reshape(6, 4))
+        np.testing.assert_array_equal(f["other/P0"][...], -field)
+        assert "counts" not in f, "a cleared block is not stored"
+    assert r["back"] == field.tolist()
+
+
+def test_parameters_are_typed_and_layouts_follow(tmp_path):
+    body = """
+    with ecluse.Session("bind.xml") as s:
+        before = [s.parameter_get(n) for n in ("N", "BIG", "ALPHA", "LABEL")]
+        s.parameter_set("N", 3)
+        s.parameter_set("BIG", 2**40)
+        s.parameter_set("ALPHA", 1)
+        s.parameter_set("LABEL", "second run")
+        after = [s.parameter_get(n) for n in ("N", "BIG", "ALPHA", "LABEL")]
+        dtype, shape = s.variable_shape("field")
+        errors = dict(
+            range=error_of(s.parameter_set, "N", 2**31),
+            kind=error_of(s.parameter_set, "N", 2.5),
+            text=error_of(s.parameter_set, "LABEL", 3),
+            number=error_of(s.parameter_set, "ALPHA", "x"),
+            breaks=error_of(s.parameter_set, "N", -1),
+            unknown=error_of(s.parameter_get, "M"))
+        report(before=before, after=after, shape=[dtype.str, list(shape)], n=s.parameter_get("N"),
+               types=[type(v).__name__ for v in after], **errors)
+    """
+    (r,) = run_script(tmp_path, 1, body)
+    assert r["before"] == [6, 5000000000, 0.25, "first run"]
+    assert r["after"] == [3, 2**40, 1.0, "second run"]
+    assert r["types"] == ["int", "int", "float", "str"]
+    assert r["shape"] == ["<f8", [3, 4]]
+    assert r["range"] == ["ECLUSE_ARGUMENT_ERROR", 7, "parameter 'N' is of type int; give a whole "
+                          "number from -2147483648 to 2147483647, not 2147483648."]
+    assert r["kind"][2] == ("parameter 'N' is of type int; give a whole number from -2147483648 "
+                            "to 2147483647, not 2.5.")
+    assert r["text"][2] == "parameter 'LABEL' is of type string; give a str, not 3."
+    assert r["number"][2] == "parameter 'ALPHA' is of type double; give a number, not 'x'."
+    assert r["breaks"][0] == "ECLUSE_INVALID_DIMENSIONS"
+    assert r["breaks"][2].startswith("parameter 'N' was not changed: the new value would break ")
+    assert r["n"] == 3, "a refused value keeps the old one"
+    assert r["unknown"] == ["ECLUSE_UNDEFINED_PARAMETER", 15,
+                            "parameter 'M' is not declared in the configuration"]
+
+
+def test_fortran_layouts_take_the_reversed_shape(tmp_path):
+    import h5py
+    import numpy as np
+    body = """
+    with ecluse.Session("bind.xml") as s:
+        s.write("f", np.arange(6, dtype=np.float32).reshape(3, 2))
+        s.end_iteration()
+        report(shape=list(s.variable_shape("f")[1]))
+    """
+    (r,) = run_script(tmp_path, 1, body)
+    assert r["shape"] == [3, 2]
+    with h5py.File(tmp_path / "out" / "bind_It0_Pr0.h5", "r") as f:
+        np.testing.assert_array_equal(f["f/P0"][...], np.arange(6, dtype=np.float32).reshape(3, 2))
+
+
+def test_import_ecluse_needs_no_native_module(tmp_path):
+    """The CLI and the model import the package without the native module; Session says how to
+    get it."""
+    code = ("import sys\n"
+            "sys.modules['ecluse._native'] = None  # as if it were not built\n"
+            "import ecluse, ecluse.model\n"
+            "try:\n    ecluse.Session\nexcept ImportError as e:\n    print(e)\n")
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=child_env(),
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "ecluse.Session needs the native module ecluse._native" in result.stdout
+    assert "scripts/setup.sh writes ecluse-native.pth" in result.stdout
+
+
+def test_blocks_of_several_domains_are_written_and_positioned(tmp_path):
+    import h5py
+    import numpy as np
+    body = """
+    with ecluse.Session("bind.xml") as s:
+        for block in range(2):
+            s.set_position("field", (6 * block, 0), block)
+        s.write("field", np.full((6, 4), 1.0), 0)
+        room = s.alloc("field", 1)
+        room[...] = 2.0
+        s.commit("field", 1)
+        report(bad=error_of(s.write, "field", np.zeros((4, 6)), 1))
+        s.end_iteration()
+    """
+    (r,) = run_script(tmp_path, 1, body, domains=2)
+    assert r["bad"][2].startswith("write of variable 'field' block 1: its layout 'grid' takes")
+    with h5py.File(tmp_path / "out" / "bind_It0_Pr0.h5", "r") as f:
+        for block, value in ((0, 1.0), (1, 2.0)):
+            dataset = f[f"field/P0/B{block}"]
+            np.testing.assert_array_equal(dataset[...], np.full((6, 4), value))
+            assert list(dataset.attrs["global_offset"]) == [6 * block, 0]
+
+
+def test_actions_bound_in_python_run_on_the_dedicated_core(tmp_path):
+    """A remote event runs on the server, inside start (which released the GIL)."""
+    body = """
+    seen = []
+    with ecluse.Session("bind.xml") as s:
+        s.bind("stored", lambda event, source, iteration, args: seen.append([event, source,
+                                                                             iteration]))
+        if s.is_client:
+            for it in range(2):
+                s.write("field", np.zeros((6, 4)))
+                s.signal("stored")
+                s.end_iteration()
+    report(seen=seen)
+    """
+    client, server = run_script(tmp_path, 2, body, architecture=DC.replace('"3"', '"2"'))
+    assert client["seen"] == []
+    assert server["seen"] == [["stored", 0, 0], ["stored", 0, 1]]
