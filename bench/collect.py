@@ -7,6 +7,10 @@ import json
 import pathlib
 import sys
 
+# Run reports are read by the package's reader (python/ecluse/report.py) of this checkout.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "python"))
+from ecluse.report import read as read_report  # noqa: E402
+
 
 def load(directory, name):
     """A program's JSON; text printed before it (e.g. the run report's summary that Ecluse
@@ -21,22 +25,21 @@ def load(directory, name):
 
 def run_report(directory, name):
     """Ecluse's own run report of a program's last session (copied by run.sh), or None."""
-    path = directory / f"{name}.report"
-    return json.loads(path.read_text()) if path.exists() else None
+    return read_report(str(directory / f"{name}.report"))
 
 
 def store_ms(report):
     """Median over iterations of the time to store one iteration (the server's in DC and DN,
     the client's own store in TP), in ms."""
-    return median([1e3 * i["server_store_s"]["mean"] for i in (report or {}).get("iterations", [])])
+    return median([1e3 * i.server_store_mean_s for i in (report.iterations if report else ())
+                   if i.server_store_mean_s is not None])
 
 
 def server_phases(report):
     """Wall seconds of the servers' phases (gather = receiving, store, idle), summed over
     servers; None in TP."""
-    roles = (report or {}).get("roles", {})
-    role = roles.get("dedicated-node") or roles.get("dedicated-core")
-    return {k: v["wall_s"] for k, v in role["phases"].items()} if role else None
+    role = report.server_role() if report else None
+    return {k: v.wall_s for k, v in role.phases.items()} if role else None
 
 
 def busy(directory, name):

@@ -4,8 +4,6 @@
 
 #include <mpi.h>
 
-#include <cstdio>
-
 namespace baselines {
 
 FileLayout layout_option(const apps::Options& options) {
@@ -24,12 +22,7 @@ apps::RunSummary make_summary(const std::string& app, FileLayout layout) {
 int run_baseline(int argc, char** argv, const char* usage, const std::function<void()>& parse,
                  const std::function<void()>& run) {
   MPI_Init(&argc, &argv);
-  try {
-    parse();
-  } catch (const apps::UsageError& e) {
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0) std::fprintf(stderr, "%s: %s\n%s", argv[0], e.what(), usage);
+  if (!apps::parse_or_explain(argv[0], usage, parse)) {
     MPI_Finalize();
     return 2;
   }

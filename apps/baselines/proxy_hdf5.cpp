@@ -1,14 +1,12 @@
 // The CM1-like proxy without Ecluse: the same physics (apps/proxy's sources) and the same
 // output files, written straight with parallel HDF5 (one file per process or one shared file).
-#include <algorithm>
-#include <array>
 #include <cstdint>
-#include <string>
 #include <vector>
 
 #include "Atmosphere.hpp"
 #include "Baseline.hpp"
 #include "ProcessGrid.hpp"
+#include "ProxyRun.hpp"
 
 namespace {
 
@@ -19,38 +17,14 @@ const char* const kUsage =
     "usage: baseline_proxy [--approach hdf5-collective|hdf5-fpp] [--local 32x32x20 (per rank)]\n"
     "  [--iterations 20] [--output-every 5] [--variables temperature,pressure,u,v,w,qv]\n";
 
-struct Settings {
-  baselines::FileLayout layout = baselines::FileLayout::Collective;
-  std::array<int, 3> local{};
-  int iterations = 0;
-  int output_every = 0;
-  std::vector<int> written;  // field indices
-};
+using Settings = baselines::Settings<proxy::RunOptions>;
 
-std::vector<int> field_indices(const std::vector<std::string>& names) {
-  std::vector<int> indices;
-  for (const std::string& name : names) {
-    const int f = Atmosphere::field_index(name);
-    if (f < 0) throw apps::UsageError("--variables: unknown field '" + name + "'");
-    if (std::find(indices.begin(), indices.end(), f) != indices.end()) {
-      throw apps::UsageError("--variables: field '" + name + "' is named twice");
-    }
-    indices.push_back(f);
-  }
-  return indices;
+proxy::RunOptions run_options(const apps::Options& options) {
+  return proxy::run_options(options, "32x32x20");
 }
 
 Settings parse_settings(int argc, char** argv) {
-  const apps::Options options(argc, argv,
-                              {"approach", "local", "iterations", "output-every", "variables"}, {});
-  Settings s;
-  s.layout = baselines::layout_option(options);
-  const std::vector<int> local = options.extent("local", "32x32x20", 3);
-  s.local = {local[0], local[1], local[2]};
-  s.iterations = options.positive("iterations", 20);
-  s.output_every = options.positive("output-every", 5);
-  s.written = field_indices(options.names("variables", "temperature,pressure,u,v,w,qv"));
-  return s;
+  return baselines::parse_settings(argc, argv, proxy::kRunOptionNames, run_options);
 }
 
 std::vector<hsize_t> sizes(const std::array<std::int64_t, 3>& values) {
@@ -77,45 +51,25 @@ std::vector<baselines::Block> blocks_of(const Atmosphere& atmosphere, const Proc
   return blocks;
 }
 
-std::uint64_t interior_bytes(const ProcessGrid& grid) {
-  return static_cast<std::uint64_t>(grid.nx()) * static_cast<std::uint64_t>(grid.ny()) *
-         static_cast<std::uint64_t>(grid.nz()) * sizeof(double);
-}
-
-std::string grid_json(const ProcessGrid& grid) {
-  const auto g = grid.global();
-  return "\"" + std::to_string(g[0]) + "x" + std::to_string(g[1]) + "x" + std::to_string(g[2]) +
-         "\", \"process_grid\": \"" + std::to_string(grid.px()) + "x" + std::to_string(grid.py()) +
-         "\"";
-}
-
-// Iteration `it` advances the fields to step it + 1 and writes them when (it + 1) % K == 0,
-// into proxy_It<it>: the Ecluse proxy's numbering, so that the files compare one to one.
+// Outputs go into proxy_It<it>: the Ecluse proxy's numbering, so that the files compare one
+// to one.
 void run(const Settings& s) {
-  const ProcessGrid grid(MPI_COMM_WORLD, s.local);
+  const ProcessGrid grid(MPI_COMM_WORLD, s.run.local_size());
   Atmosphere atmosphere(grid);
   const baselines::Hdf5Output output(MPI_COMM_WORLD, s.layout, "out/proxy", "proxy");
   apps::RunSummary summary = baselines::make_summary("proxy", s.layout);
-  const std::uint64_t bytes = interior_bytes(grid) * s.written.size();
-  const double start = apps::now();
-  for (int it = 0; it < s.iterations; ++it) {
+  proxy::describe_run(summary, s.run, grid);
+  const std::uint64_t bytes = proxy::output_bytes(grid, s.run);
+  summary.run_loop(s.run.iterations, [&](int it) {
     atmosphere.step();
-    if ((it + 1) % s.output_every != 0) continue;
-    const double write_start = apps::now();
-    output.write_iteration(it, blocks_of(atmosphere, grid, s.written));
-    summary.record_output(apps::now() - write_start, bytes);
-  }
-  const double wall = apps::now() - start;
-  summary.add_field("grid", grid_json(grid));
-  summary.add_field("output_every", std::to_string(s.output_every));
-  summary.add_field("variables", std::to_string(s.written.size()));
-  summary.print(s.iterations, wall);
+    if (!s.run.is_output(it)) return;
+    summary.time_output(
+        bytes, [&] { output.write_iteration(it, blocks_of(atmosphere, grid, s.run.written)); });
+  });
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  Settings settings;
-  return baselines::run_baseline(
-      argc, argv, kUsage, [&] { settings = parse_settings(argc, argv); }, [&] { run(settings); });
+  return baselines::run_baseline(argc, argv, kUsage, parse_settings, run);
 }

@@ -3,6 +3,7 @@
 #include "KernelData.hpp"
 
 #include <cstddef>
+#include <string>
 
 namespace apps {
 
@@ -16,6 +17,18 @@ double vorpal_value(int component, std::int64_t gi, std::int64_t gj, std::int64_
 float vpic_coordinate(int v, std::int64_t g, int step) {
   const std::int64_t cell = (g * (2 * v + 1) + 7 * std::int64_t{step}) % 10007;
   return static_cast<float>(static_cast<double>(cell) * 0.01);
+}
+
+void fill_component(std::vector<double>& data, int component, const Decomposition& d,
+                    const Extent& block, int step) {
+  std::size_t n = 0;
+  for (std::int64_t i = d.offset[0]; i < d.offset[0] + block[0]; ++i) {
+    for (std::int64_t j = d.offset[1]; j < d.offset[1] + block[1]; ++j) {
+      for (std::int64_t k = d.offset[2]; k < d.offset[2] + block[2]; ++k) {
+        data[n++] = vorpal_value(component, i, j, k, step);
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -32,16 +45,40 @@ Decomposition decompose(MPI_Comm comm, const Extent& block) {
   return d;
 }
 
-void fill_vorpal(std::vector<double>& data, int component, const Decomposition& d,
-                 const Extent& block, int step) {
-  std::size_t n = 0;
-  for (std::int64_t i = d.offset[0]; i < d.offset[0] + block[0]; ++i) {
-    for (std::int64_t j = d.offset[1]; j < d.offset[1] + block[1]; ++j) {
-      for (std::int64_t k = d.offset[2]; k < d.offset[2] + block[2]; ++k) {
-        data[n++] = vorpal_value(component, i, j, k, step);
-      }
-    }
-  }
+std::string dims_json(const Decomposition& d) {
+  return "\"" + std::to_string(d.dims[0]) + "x" + std::to_string(d.dims[1]) + "x" +
+         std::to_string(d.dims[2]) + "\"";
+}
+
+std::size_t VorpalRun::cells() const {
+  return static_cast<std::size_t>(block[0]) * block[1] * block[2];
+}
+
+std::uint64_t VorpalRun::bytes() const {
+  return 3 * cells() * sizeof(double);
+}
+
+VorpalRun vorpal_run(const Options& options) {
+  const std::vector<int> b = options.extent("block", "100x100x60", 3);
+  return {{b[0], b[1], b[2]}, options.positive("steps", 20)};
+}
+
+VorpalField allocate_vorpal(const Extent& block) {
+  VorpalField field;
+  for (auto& component : field) component.resize(VorpalRun{block, 0}.cells());
+  return field;
+}
+
+void fill_vorpal(VorpalField& field, const Decomposition& d, const Extent& block, int step) {
+  for (int c = 0; c < 3; ++c) fill_component(field[static_cast<std::size_t>(c)], c, d, block, step);
+}
+
+std::uint64_t VpicRun::bytes() const {
+  return std::uint64_t{8} * 4 * static_cast<std::uint64_t>(particles);
+}
+
+VpicRun vpic_run(const Options& options) {
+  return {options.positive("particles", 1 << 20), options.positive("steps", 5)};
 }
 
 Particles allocate_particles(int count) {

@@ -2,6 +2,9 @@
 // Every rank parses the same arguments, so every rank reaches the same verdict.
 #include "Options.hpp"
 
+#include <mpi.h>
+
+#include <cstdio>
 #include <utility>
 
 namespace apps {
@@ -78,6 +81,18 @@ std::vector<int> Options::extent(const std::string& key, const std::string& fall
   std::vector<int> sizes;
   for (const std::string& piece : pieces) sizes.push_back(parse_positive(key, piece));
   return sizes;
+}
+
+bool parse_or_explain(const char* program, const char* usage, const std::function<void()>& parse) {
+  try {
+    parse();
+    return true;
+  } catch (const UsageError& e) {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) std::fprintf(stderr, "%s: %s\n%s", program, e.what(), usage);
+    return false;
+  }
 }
 
 std::vector<std::string> Options::names(const std::string& key, const std::string& fallback) const {

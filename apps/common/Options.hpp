@@ -2,6 +2,7 @@
 // the names each program accepts so that a typo fails at once instead of running defaults.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -41,5 +42,9 @@ class Options {
 
 /** Splits text at each separator; empty pieces are kept so that they can be reported. */
 std::vector<std::string> split(const std::string& text, char separator);
+
+/** Runs parse; on a UsageError prints "<program>: <message>" and the usage on rank 0's stderr
+ * and returns false (every rank parsed the same arguments, so every rank returns false). */
+bool parse_or_explain(const char* program, const char* usage, const std::function<void()>& parse);
 
 }  // namespace apps

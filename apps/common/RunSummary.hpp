@@ -10,6 +10,11 @@
 
 namespace apps {
 
+/** Seconds since an arbitrary origin (MPI_Wtime, the clock the MPI ranks agree on best). */
+inline double now() {
+  return MPI_Wtime();
+}
+
 class RunSummary {
  public:
   /** comm: the clients' communicator; every client must record the same outputs. */
@@ -22,6 +27,22 @@ class RunSummary {
   /** Collective over comm; rank 0 prints the line. */
   void print(int iterations, double wall_seconds) const;
 
+  /** Times write() (the hand-over of one output iteration) and records it with its bytes. */
+  template <class Write>
+  void time_output(std::uint64_t bytes, Write&& write) {
+    const double start = now();
+    write();
+    record_output(now() - start, bytes);
+  }
+
+  /** Runs step(0) .. step(iterations - 1), then prints the line with the loop's wall time. */
+  template <class Step>
+  void run_loop(int iterations, Step&& step) {
+    const double start = now();
+    for (int i = 0; i < iterations; ++i) step(i);
+    print(iterations, now() - start);
+  }
+
  private:
   [[nodiscard]] std::vector<double> slowest_per_output() const;
 
@@ -32,10 +53,5 @@ class RunSummary {
   std::uint64_t bytes_ = 0;
   std::string extra_;
 };
-
-/** Seconds since an arbitrary origin (MPI_Wtime, the clock the MPI ranks agree on best). */
-inline double now() {
-  return MPI_Wtime();
-}
 
 }  // namespace apps

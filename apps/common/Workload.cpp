@@ -4,35 +4,16 @@
 
 #include <ecluse/ecluse.h>
 
-#include <cstdio>
-
 #include "Check.hpp"
 #include "Options.hpp"
 
 namespace apps {
 
-namespace {
-
-bool parse_or_explain(const char* program, const char* usage,
-                      const std::function<std::string()>& parse, std::string& config) {
-  try {
-    config = parse();
-    return true;
-  } catch (const UsageError& e) {
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0) std::fprintf(stderr, "%s: %s\n%s", program, e.what(), usage);
-    return false;
-  }
-}
-
-}  // namespace
-
 int run_workload(int argc, char** argv, const char* usage,
                  const std::function<std::string()>& parse, const std::function<void()>& client) {
   MPI_Init(&argc, &argv);
   std::string config;
-  if (!parse_or_explain(argv[0], usage, parse, config)) {
+  if (!parse_or_explain(argv[0], usage, [&] { config = parse(); })) {
     MPI_Finalize();
     return 2;
   }

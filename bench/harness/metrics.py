@@ -4,7 +4,13 @@ Time and volume come from the workload's JSON line and the launcher's clock; CPU
 energy only from the Ecluse run report (docs/report.md). When a run has no report those stay
 null: nothing here estimates them.
 """
+import pathlib
 import statistics
+import sys
+
+# The run report is read by the package's reader (python/ecluse/report.py) of this checkout.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "python"))
+from ecluse.report import as_report, number  # noqa: E402
 
 MB = 1e6
 
@@ -15,37 +21,24 @@ def ratio(numerator, denominator):
     return numerator / denominator
 
 
-def number(value):
-    """A JSON number as float, anything else (missing, text, bool) as None."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
-
-
 def report_cpu_by_role(report):
     """cpu_usage_percent of each role of the report, or None."""
-    roles = report.get("roles") if isinstance(report, dict) else None
-    if not isinstance(roles, dict):
-        return None
-    figures = {name: number(role.get("cpu_usage_percent"))
-               for name, role in roles.items() if isinstance(role, dict)}
-    figures = {name: value for name, value in figures.items() if value is not None}
+    report = as_report(report)
+    figures = {name: role.cpu_usage_percent for name, role in report.roles.items()
+               if role.cpu_usage_percent is not None} if report else {}
     return figures or None
 
 
 def report_energy(report):
     """The report's energy figures; every one None without a report or an energy section."""
-    energy = report.get("energy") if isinstance(report, dict) else None
-    if not isinstance(energy, dict):
+    report = as_report(report)
+    energy = report.energy if report else None
+    if energy is None:
         return {"energy_j": None, "energy_source": None, "energy_quality": None,
                 "energy_by_role_j": None, "average_power_w": None}
-    by_role = energy.get("by_role") if isinstance(energy.get("by_role"), dict) else {}
-    roles = {name: number(r.get("joules")) for name, r in by_role.items() if isinstance(r, dict)}
-    roles = {name: value for name, value in roles.items() if value is not None}
-    text = (lambda v: v if isinstance(v, str) else None)
-    return {"energy_j": number(energy.get("joules")), "energy_source": text(energy.get("source")),
-            "energy_quality": text(energy.get("quality")), "energy_by_role_j": roles or None,
-            "average_power_w": number(energy.get("average_power_w"))}
+    return {"energy_j": energy.joules, "energy_source": energy.source,
+            "energy_quality": energy.quality, "energy_by_role_j": dict(energy.by_role_j) or None,
+            "average_power_w": energy.average_power_w}
 
 
 def time_figures(summary, elapsed):
@@ -81,8 +74,8 @@ def io_per_watt(report, written, joules):
     """MB/s per W, which is MB per joule: the report's own figure (bytes and energy over the
     same Ecluse session), else the bytes over the report's energy; None without a report.
     Not the harness's throughput over the report's power: those cover different intervals."""
-    io = report.get("io") if isinstance(report, dict) else None
-    figure = number(io.get("rate_mb_s_per_w")) if isinstance(io, dict) else None
+    report = as_report(report)
+    figure = report.io_rate_mb_s_per_w if report else None
     if figure is not None:
         return figure
     return ratio(written / MB if written is not None else None, joules)

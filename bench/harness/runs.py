@@ -9,12 +9,15 @@ import resource
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 
 from adios2_baseline import dims_create  # the process grid MPI_Dims_create makes
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "python"))  # the package's run report reader
+from ecluse.report import read_document  # noqa: E402
 HERE = pathlib.Path(__file__).resolve().parent
 PROXY_FIELDS = ["temperature", "pressure", "u", "v", "w", "qv"]
 
@@ -200,16 +203,12 @@ def summary_line(stdout):
 
 
 def read_report(run_dir):
-    """The Ecluse run report (docs/report.md): the file ECLUSE_REPORT named, else the default
-    `{simulation}-report.json` in the working directory; None when the run wrote none."""
+    """The Ecluse run report (docs/report.md) as parsed JSON, kept whole in the record: the
+    file ECLUSE_REPORT named, else the default `{simulation}-report.json` in the working
+    directory; None when the run wrote none."""
     candidates = [run_dir / "ecluse-report.json", *sorted(run_dir.glob("*-report.json"))]
-    for path in candidates:
-        if path.is_file():
-            try:
-                return json.loads(path.read_text())
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                return None
-    return None
+    path = next((p for p in candidates if p.is_file()), None)
+    return read_document(str(path)) if path else None
 
 
 def bytes_on_disk(run_dir):

@@ -11,10 +11,11 @@ import datetime
 import multiprocessing
 import os
 import pathlib
-import socket
 import sys
 import time
 from typing import Callable, Optional
+
+from . import calibration
 
 
 class NoCounter(RuntimeError):
@@ -110,9 +111,9 @@ def measure_power(counter: Counter, seconds: float, activity: Callable[[float], 
 def calibration_text(idle: float, busy: float, counter: Counter, host: str,
                      today: Optional[str] = None) -> str:
     today = today or datetime.date.today().isoformat()
-    return (f"# calibration run on {today}: {counter.source} ({counter.quality}), idle then every "
-            f"CPU busy\n[host {host}]\nid = calibrated-{host}-{today}\n"
-            f"idle_watts = {idle:.1f}\nmax_watts = {busy:.1f}\n")
+    section = calibration.Section("host", host, f"calibrated-{host}-{today}", idle, busy)
+    return calibration.write_text([section], f"calibration run on {today}: {counter.source} "
+                                             f"({counter.quality}), idle then every CPU busy")
 
 
 def main(argv=None) -> int:
@@ -130,7 +131,7 @@ def main(argv=None) -> int:
           f"with {os.cpu_count()} CPUs busy")
     idle = measure_power(counter, args.seconds, time.sleep)
     busy = measure_power(counter, args.seconds, busy_all_cpus)
-    text = calibration_text(idle, busy, counter, socket.gethostname().split(".")[0])
+    text = calibration_text(idle, busy, counter, calibration.host_name().split(".")[0])
     pathlib.Path(args.output).write_text(text)
     print(f"P_idle {idle:.1f} W, P_max {busy:.1f} W -> {args.output}")
     return 0

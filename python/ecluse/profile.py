@@ -20,6 +20,8 @@ from typing import Callable, Optional, Sequence
 from . import fit
 from .model import AppModel, Bandwidth, Scalability
 from .power import Power
+from .report import ReportLike, as_report
+from .report import read as read_report
 
 SCHEMA = "ecluse-profile/1"
 
@@ -136,52 +138,43 @@ def run_once(command: list, ranks: int, ranks_per_node: int, timeout_s: float) -
         done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True,
                               timeout=timeout_s)
         wall = time.monotonic() - start
-        report = _read_json(report_path)
+        report = read_report(report_path)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} failed ({done.returncode}): "
                            + (done.stderr.strip().splitlines() or ["no message"])[-1])
     return last_json_line(done.stdout) or {}, wall, report
 
 
-def _read_json(path: str) -> Optional[dict]:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
-
-
-def report_bytes_per_output(report: Optional[dict]) -> Optional[float]:
+def report_bytes_per_output(report: ReportLike) -> Optional[float]:
     """Mean bytes of the output iterations of a run report: what the clients handed over, ghost
     cells included, the figure `ecluse validate` reads back (None without a report)."""
-    if not report:
-        return None
-    sizes = [float(i.get("bytes", 0)) for i in report.get("iterations", [])
-             if float(i.get("bytes", 0)) > 0]
-    return sum(sizes) / len(sizes) if sizes else None
+    report = as_report(report)
+    return report.bytes_per_output() if report else None
 
 
-def report_overhead(report: Optional[dict], summary: dict) -> Optional[float]:
+def report_overhead(report: ReportLike, summary: dict) -> Optional[float]:
     """Fixed time of a run outside its loop: the report's completion time (initialize to
     finalize) minus the program's own loop time (`wall_time_s`); None without both."""
-    if not report or report.get("completion_time_s") is None or "wall_time_s" not in summary:
+    report = as_report(report)
+    if not report or report.completion_time_s is None or "wall_time_s" not in summary:
         return None
-    return max(0.0, float(report["completion_time_s"]) - float(summary["wall_time_s"]))
+    return max(0.0, report.completion_time_s - float(summary["wall_time_s"]))
 
 
-def report_copy_bytes_per_s(report: Optional[dict], outputs: int) -> Optional[float]:
+def report_copy_bytes_per_s(report: ReportLike, outputs: int) -> Optional[float]:
     """Bytes/s with which ONE client hands its share of an output over: the clients' `write`
     phase (docs/report.md; its wall time summed over the clients) is their copy into Ecluse's
     buffer, the same hand-over DC and DN clients make (TP's store is the `store` phase).
     Per client: (bytes per output / clients) / (write wall / clients / outputs)."""
+    report = as_report(report)
     if not report or outputs <= 0:
         return None
-    per_output = report_bytes_per_output(report)
-    sim = report.get("roles", {}).get("simulation", {})
-    write_s = sim.get("phases", {}).get("write", {}).get("wall_s")
-    if not per_output or not write_s or float(write_s) <= 0:
+    per_output = report.bytes_per_output()
+    sim = report.roles.get("simulation")
+    write_s = sim.phase_wall_s("write") if sim else None
+    if not per_output or not write_s or write_s <= 0:
         return None
-    return per_output * outputs / float(write_s)
+    return per_output * outputs / write_s
 
 
 def _pick(values: list, keep: str):

@@ -2,7 +2,6 @@
 predictions from a profile: relative errors, whether the advisor picked the measured best, plots."""
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, replace
 from typing import Optional, Sequence
@@ -10,8 +9,8 @@ from typing import Optional, Sequence
 from .advise import energy_unit
 from .model import AppModel, Approach, ModelOptions, Platform, Prediction, Workload, predict
 from .power import Power
-
-REPORT_SCHEMA = "ecluse-report/1"
+from .report import SERVER_ROLES, Report
+from .report import load as load_report
 
 
 @dataclass(frozen=True)
@@ -42,70 +41,62 @@ class Measured:
         return (self.workload.iterations, self.workload.output_every)
 
 
-def _workload(report: dict, iterations: Optional[int], output_every: Optional[int]) -> Workload:
+def _workload(report: Report, iterations: Optional[int],
+              output_every: Optional[int]) -> Workload:
     """Output iterations are those that handed bytes over (bytes per output: their mean);
     the interval is the (first) gap between outputs. The run's iterations are the last
     iteration the report lists + 1: the runtime lists every iteration the clients ended,
     with or without output, so iterations computed after the last output count too (a
     report listing only output iterations ends on its last output)."""
-    entries = report.get("iterations", [])
-    outs = sorted((int(i["iteration"]), float(i.get("bytes", 0))) for i in entries
-                  if float(i.get("bytes", 0)) > 0)
+    outs = sorted(i.iteration for i in report.outputs())
     every = output_every
     if every is None:
-        every = outs[1][0] - outs[0][0] if len(outs) >= 2 else (outs[0][0] + 1 if outs else 0)
-    last = max((int(i["iteration"]) for i in entries), default=-1)
+        every = outs[1] - outs[0] if len(outs) >= 2 else (outs[0] + 1 if outs else 0)
+    last = max((i.iteration for i in report.iterations), default=-1)
     n_iter = iterations if iterations is not None else last + 1
     if n_iter <= 0:
         raise ValueError("the report lists no iteration: give --iterations")
-    per_output = sum(b for _, b in outs) / len(outs) if outs else 0.0
-    return Workload(n_iter, every, per_output)
+    return Workload(n_iter, every, report.bytes_per_output() or 0.0)
 
 
-def _approach(report: dict) -> Approach:
-    arch = report.get("architecture", {})
-    kind = report.get("approach", "tp")
-    if kind == "dc":
-        return Approach("dc", dedicated_cores=int(arch.get("dedicated_cores", 1)))
-    if kind == "dn":
-        return Approach("dn", dedicated_nodes=int(arch.get("dedicated_nodes", 1)))
+def _approach(report: Report) -> Approach:
+    if report.approach == "dc":
+        return Approach("dc", dedicated_cores=_or(report.dedicated_cores, 1))
+    if report.approach == "dn":
+        return Approach("dn", dedicated_nodes=_or(report.dedicated_nodes, 1))
     return Approach("tp")
 
 
-def _idle_fraction(report: dict) -> Optional[float]:
-    for role in ("dedicated-core", "dedicated-node"):
-        r = report.get("roles", {}).get(role)
-        if r and r.get("wall_s"):
-            idle = r.get("phases", {}).get("idle", {}).get("wall_s")
-            if idle is not None:
-                return min(1.0, float(idle) / float(r["wall_s"]))
+def _or(value, default):
+    return default if value is None else value
+
+
+def _idle_fraction(report: Report) -> Optional[float]:
+    for name in SERVER_ROLES:
+        role = report.roles.get(name)
+        idle = role.phase_wall_s("idle") if role and role.wall_s else None
+        if idle is not None:
+            return min(1.0, idle / role.wall_s)
     return None
 
 
-def _energy(report: dict) -> tuple:
-    e = report.get("energy") or {}
-    if e.get("joules") is None:
+def _energy(report: Report) -> tuple:
+    e = report.energy
+    if e is None or e.joules is None:
         return None, "no energy in report"
-    label = f"{e.get('source', '?')}/{e.get('quality', '?')}"
-    if e.get("calibration"):
-        label += f"/{e['calibration']}"
-    return float(e["joules"]), label
+    return e.joules, e.label()
 
 
 def read_report(path: str, iterations: Optional[int] = None,
                 output_every: Optional[int] = None) -> Measured:
     """Reads one run report; raises ValueError naming the file when it is not one."""
-    with open(path, encoding="utf-8") as f:
-        report = json.load(f)
-    if report.get("schema") != REPORT_SCHEMA:
-        raise ValueError(f"{path}: schema is {report.get('schema')!r}, expected '{REPORT_SCHEMA}'")
-    arch = report.get("architecture", {})
-    nodes = int(report["nodes"])
-    per_node = int(arch.get("ranks_per_node") or max(1, int(report["ranks"]) // nodes))
+    report = load_report(path)
+    nodes = report.require("nodes")
+    per_node = report.ranks_per_node or max(1, report.require("ranks") // nodes)
     joules, label = _energy(report)
-    return Measured(path, _approach(report), nodes, per_node, int(report.get("hosts", nodes)),
-                    _workload(report, iterations, output_every), float(report["completion_time_s"]),
-                    joules, label, _idle_fraction(report))
+    return Measured(path, _approach(report), nodes, per_node, _or(report.hosts, nodes),
+                    _workload(report, iterations, output_every),
+                    report.require("completion_time_s"), joules, label, _idle_fraction(report))
 
 
 def platform_for(m: Measured, power: Power, host_cpus: Optional[int]) -> Platform:
@@ -265,21 +256,31 @@ def format_comparisons(comparisons: Sequence[Comparison]) -> str:
     unit, div = energy_unit([c.predicted.energy_j for c in comparisons]
                             + [c.measured.energy_j or 0.0 for c in comparisons])
     w = _width(comparisons)
-    lines = [f"{'configuration':<{w}}{'report':<24}{'time meas s':>12}{'time pred s':>12}"
-             f"{'time err':>10}{'energy meas ' + unit:>16}{'energy pred ' + unit:>16}"
-             f"{'energy err':>12}"]
+    lines = [f"{'configuration':<{w}}{'report':<24}{'time meas s':>12}{_error_header(unit)}"]
     groups = scenarios(comparisons)
     for scenario, group in groups:
         if len(groups) > 1:
             lines.append(f"-- {scenario_text(scenario)}")
         for c in group:
             m, p = c.measured, c.predicted
-            e_meas = f"{m.energy_j / div:.3f}" if m.energy_j else "-"
-            e_err = f"{c.energy_error:+.1%}" if c.energy_error is not None else "-"
             lines.append(f"{_name(c):<{w}}{os.path.basename(m.path)[:23]:<24}{m.time_s:>12.3f}"
-                         f"{p.time_s:>12.3f}{c.time_error:>+10.1%}{e_meas:>16}"
-                         f"{p.energy_j / div:>16.3f}{e_err:>12}")
+                         + _error_cells(p.time_s, c.time_error, m.energy_j, p.energy_j,
+                                        c.energy_error, div))
     return "\n".join(lines)
+
+
+def _error_header(unit: str) -> str:
+    """The columns both tables end with: predicted time, its error, energy and its error."""
+    return (f"{'time pred s':>12}{'time err':>10}{'energy meas ' + unit:>16}"
+            f"{'energy pred ' + unit:>16}{'energy err':>12}")
+
+
+def _error_cells(time_pred: float, time_error: float, energy_meas: Optional[float],
+                 energy_pred: float, energy_error: Optional[float], div: float) -> str:
+    e_meas = f"{energy_meas / div:.3f}" if energy_meas else "-"
+    e_err = f"{energy_error:+.1%}" if energy_error is not None else "-"
+    return (f"{time_pred:>12.3f}{time_error:>+10.1%}{e_meas:>16}{energy_pred / div:>16.3f}"
+            f"{e_err:>12}")
 
 
 def format_summaries(summaries: Sequence[ConfigSummary]) -> str:
@@ -288,14 +289,12 @@ def format_summaries(summaries: Sequence[ConfigSummary]) -> str:
                             + [s.energy_meas_j or 0.0 for s in summaries])
     w = max([14] + [len(s.label) + 2 for s in summaries])
     lines = [f"{'every':>6}  {'configuration':<{w}}{'runs':>5}{'time meas s':>13}{'sd':>8}"
-             f"{'time pred s':>12}{'time err':>10}{'energy meas ' + unit:>16}"
-             f"{'energy pred ' + unit:>16}{'energy err':>12}"]
+             + _error_header(unit)]
     for s in summaries:
-        e_meas = f"{s.energy_meas_j / div:.3f}" if s.energy_meas_j else "-"
-        e_err = f"{s.energy_error:+.1%}" if s.energy_error is not None else "-"
         lines.append(f"{s.scenario[1]:>6}  {s.label:<{w}}{s.runs:>5}{s.time_meas_s:>13.3f}"
-                     f"{s.time_sd_s:>8.3f}{s.time_pred_s:>12.3f}{s.time_error:>+10.1%}"
-                     f"{e_meas:>16}{s.energy_pred_j / div:>16.3f}{e_err:>12}")
+                     f"{s.time_sd_s:>8.3f}" + _error_cells(s.time_pred_s, s.time_error,
+                                                          s.energy_meas_j, s.energy_pred_j,
+                                                          s.energy_error, div))
     return "\n".join(lines)
 
 
