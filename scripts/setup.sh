@@ -32,16 +32,31 @@ install_venv() {
   local stamp="$ECLUSE_VENV/.ecluse-stamp" want mpicc
   mpicc=$(ecluse_mpi_tool mpicc)
   want=$( (cat "$ECLUSE_ROOT/requirements.txt" "$ECLUSE_ROOT"/python/pyproject.toml
-    echo "$ECLUSE_MPI $mpicc editable=compat") | sha256sum)
+    echo "$ECLUSE_MPI $mpicc editable=compat no-cache mpi4py-build-mpicc") | sha256sum)
   [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return
   echo "setup: installing the Python venv in $ECLUSE_VENV"
   "$ECLUSE_VENV/bin/pip" install -q --upgrade pip
-  MPICC=$mpicc "$ECLUSE_VENV/bin/pip" install -q --no-binary mpi4py \
+  # No cache: pip would reuse an mpi4py wheel built for the other MPI family. mpi4py 4 reads
+  # MPI4PY_BUILD_MPICC (3.x: MPICC); without it, the mpicc of PATH (Debian alternatives).
+  MPICC=$mpicc MPI4PY_BUILD_MPICC=$mpicc "$ECLUSE_VENV/bin/pip" install -q --no-cache-dir \
+    --no-binary mpi4py \
     -r "$ECLUSE_ROOT/requirements.txt"
   # compat: python/ itself on sys.path, so the package (with __init__.py) is found before the
   # build's python/ecluse folder (the native module), which then joins it through extend_path.
   "$ECLUSE_VENV/bin/pip" install -q -e "$ECLUSE_ROOT/python" --config-settings editable_mode=compat
   echo "$want" >"$stamp"
+}
+
+# mpi4py must run on the chosen MPI: a venv made before (or a wheel of the other family)
+# gets it rebuilt.
+check_mpi4py() {
+  local want vendor
+  want=$([ "$ECLUSE_MPI" = mpich ] && echo MPICH || echo "Open MPI")
+  vendor=$("$ECLUSE_VENV/bin/python" -c 'from mpi4py import MPI; print(MPI.get_vendor()[0])')
+  [ "$vendor" = "$want" ] && return
+  echo "setup: mpi4py runs on $vendor, not $want: rebuilding it with $1"
+  MPICC=$1 MPI4PY_BUILD_MPICC=$1 "$ECLUSE_VENV/bin/pip" install -q --force-reinstall --no-deps \
+    --no-cache-dir --no-binary mpi4py "$(grep '^mpi4py' "$ECLUSE_ROOT/requirements.txt" | cut -d'#' -f1)"
 }
 
 # The native module (build/python/ecluse/_native*.so) joins the editable package through a .pth
@@ -68,5 +83,6 @@ if [ -z "$ECLUSE_MPIEXEC" ]; then
   exit 1
 fi
 install_venv
+check_mpi4py "$(ecluse_mpi_tool mpicc)"
 link_native_module
 build

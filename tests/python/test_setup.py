@@ -27,3 +27,12 @@ def test_requirements_are_pinned_between_bounds():
         requirement = line.split("#", 1)[0].strip()
         if requirement:
             assert ">=" in requirement and "<" in requirement.replace("<=", ""), requirement
+
+
+def test_mpi4py_runs_on_the_mpi_family_of_the_build():
+    family = os.environ.get("ECLUSE_MPI", "openmpi")
+    result = subprocess.run([sys.executable, "-c",
+                             "from mpi4py import MPI; print(MPI.get_vendor()[0])"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == {"openmpi": "Open MPI", "mpich": "MPICH"}[family]
