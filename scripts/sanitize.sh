@@ -4,7 +4,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 build=${ECLUSE_ASAN_BUILD:-$ECLUSE_ROOT/build-asan}
-flags="-fsanitize=address,undefined -fno-omit-frame-pointer"
+flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 mapfile -t mpi_args < <(ecluse_cmake_mpi_args)
 # The bindings are tested by pytest against the main build, not here.
 cmake -S "$ECLUSE_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \

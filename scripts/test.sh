@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: set-up, formatting gate, C++ unit and MPI tests (with the installed-
 # package and set-up script tests), Python tests, then the C++ suite under ASan/UBSan (skip that
-# stage with ECLUSE_SKIP_SANITIZERS=1).
+# stage with ECLUSE_SKIP_SANITIZERS=1), then a 60 s libFuzzer run per target of the configuration
+# reader and the expression parser (scripts/fuzz.sh; ECLUSE_SKIP_FUZZ=1 skips it).
 #   --reduced   the MPICH job of CI: unit tests, MPI tests up to 4 ranks, the install test and
 #               the examples of every language (no format gate, no sanitizers, no benchmarks).
 # ECLUSE_MPI=mpich picks MPICH instead of Open MPI (scripts/env.sh).
@@ -29,4 +30,7 @@ ctest --test-dir "$ECLUSE_BUILD" --output-on-failure -j 2
 "$ECLUSE_VENV/bin/python" -m pytest -q "$ECLUSE_ROOT/tests/python"
 if [ "${ECLUSE_SKIP_SANITIZERS:-0}" != 1 ]; then
   "$ECLUSE_ROOT/scripts/sanitize.sh"
+fi
+if [ "${ECLUSE_SKIP_FUZZ:-0}" != 1 ]; then
+  ECLUSE_FUZZ_SECONDS=${ECLUSE_FUZZ_SECONDS:-60} "$ECLUSE_ROOT/scripts/fuzz.sh"
 fi

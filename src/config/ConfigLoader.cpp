@@ -5,11 +5,11 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 #include "config/ConfigReader.hpp"
 #include "config/ConfigSchema.hpp"
 #include "config/ConfigValidator.hpp"
+#include "config/Limits.hpp"
 #include "ecluse/Error.hpp"
 
 namespace ecluse {
@@ -113,9 +113,38 @@ void malformed(const XmlSource& source, const pugi::xml_parse_result& parsed,
                     "malformed XML: " + what + "; " + syntax_hint(parsed.status) + ".");
 }
 
+std::string too_large(std::size_t bytes) {
+  return "the configuration is larger than " + std::to_string(limits::kConfigBytes >> 20) +
+         " MiB (" + (bytes > limits::kConfigBytes ? "at least " : "") + std::to_string(bytes) +
+         " bytes); a configuration describes data, it does not hold it: check the file.";
+}
+
+// Later passes recurse over elements: bound the depth first, without recursion.
+void check_depth(const pugi::xml_document& document, const XmlSource& source,
+                 Diagnostics& diagnostics) {
+  std::vector<std::pair<pugi::xml_node, std::size_t>> pending{{document.document_element(), 1}};
+  while (!pending.empty()) {
+    auto [node, depth] = pending.back();
+    pending.pop_back();
+    if (depth > limits::kElementDepth) {
+      diagnostics.error(source.of(node),
+                        "<" + std::string(node.name()) + "> is nested " + std::to_string(depth) +
+                            " elements deep; the limit is " +
+                            std::to_string(limits::kElementDepth) + ": flatten the groups.");
+      return;
+    }
+    for (pugi::xml_node child = node.first_child(); child; child = child.next_sibling()) {
+      if (child.type() == pugi::node_element) pending.emplace_back(child, depth + 1);
+    }
+  }
+}
+
 }  // namespace
 
 Config parse_config(const std::string& source_name, const std::string& text) {
+  if (text.size() > limits::kConfigBytes) {
+    throw Error(ECLUSE_CONFIG_ERROR, source_name + ": " + too_large(text.size()));
+  }
   const XmlSource source(source_name, text);
   Diagnostics diagnostics;
   pugi::xml_document document;
@@ -124,6 +153,8 @@ Config parse_config(const std::string& source_name, const std::string& text) {
     malformed(source, parsed, diagnostics);
     diagnostics.raise_if_any();
   }
+  check_depth(document, source, diagnostics);
+  diagnostics.raise_if_any();
   check_schema(document, source, diagnostics);
   diagnostics.raise_if_any();
   Config config = read_config(document, source, diagnostics);
@@ -139,9 +170,16 @@ std::string read_config_file(const std::string& path) {
                                          "': " + std::strerror(errno) +
                                          "; check the path given to ecluse_initialize.");
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  // Read at most one chunk past the limit: /dev/zero or a huge file is refused, not read.
+  std::string text;
+  char chunk[1 << 16];
+  while (text.size() <= limits::kConfigBytes && in.read(chunk, sizeof chunk).gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+  }
+  if (text.size() > limits::kConfigBytes) {
+    throw Error(ECLUSE_CONFIG_ERROR, path + ": " + too_large(text.size()));
+  }
+  return text;
 }
 
 }  // namespace ecluse

@@ -2,6 +2,7 @@
 #include "config/ConfigSchema.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "config/Suggest.hpp"
 
@@ -85,17 +86,22 @@ std::string article(const std::string& word) {
 
 void check_attributes(const pugi::xml_node& node, const ElementRule& rule, const XmlSource& source,
                       Diagnostics& diagnostics) {
-  std::vector<std::string> seen;
-  std::vector<std::string> suggested;  // a misspelt required attribute is reported once
+  std::set<std::string, std::less<>> seen;  // a set: a node may have very many attributes
+  std::vector<std::string> suggested;       // a misspelt required attribute is reported once
   for (const auto& attribute : node.attributes()) {
     const std::string name = attribute.name();
-    if (contains(seen, name)) {
+    if (!diagnostics.listing()) {  // finding the place of each is linear: only count them
+      if (seen.count(name) != 0 || !contains(rule.attributes, name)) diagnostics.count_unlisted();
+      seen.insert(name);
+      continue;
+    }
+    if (seen.count(name) != 0) {
       diagnostics.error(
           source.of(node, attribute.name()),
           "attribute '" + name + "' is given twice on <" + rule.name + ">; keep one.");
       continue;
     }
-    seen.push_back(name);
+    seen.insert(name);
     if (contains(rule.attributes, name) || name.rfind("xmlns:", 0) == 0) continue;
     suggested.push_back(closest(name, rule.attributes));
     diagnostics.error(source.of(node, attribute.name()),

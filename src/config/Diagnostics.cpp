@@ -4,17 +4,31 @@
 #include <algorithm>
 #include <tuple>
 
+#include "config/Limits.hpp"
 #include "config/Suggest.hpp"
 #include "ecluse/Error.hpp"
 
 namespace ecluse {
 
+bool Diagnostics::listing() const {
+  return messages_.size() < limits::kListedErrors;
+}
+
+void Diagnostics::add(Message message) {
+  if (messages_.size() < limits::kListedErrors) {
+    messages_.push_back(std::move(message));
+  } else {
+    ++unlisted_;
+  }
+}
+
 void Diagnostics::error(const SourceLocation& where, const std::string& what) {
-  messages_.push_back({where.line, where.column, to_string(where) + ": " + what});
+  if (messages_.size() >= limits::kListedErrors) return add({});  // counted, not formatted
+  add({where.line, where.column, to_string(where) + ": " + what});
 }
 
 void Diagnostics::error(const std::string& what) {
-  messages_.push_back({0, 0, what});
+  add({0, 0, what});
 }
 
 // Checks run section by section; a user reads the file from the top.
@@ -25,11 +39,16 @@ std::string Diagnostics::text() const {
   });
   std::vector<std::string> lines;
   for (const Message& message : sorted) lines.push_back(message.text);
+  if (unlisted_ > 0) {
+    lines.push_back("... and " + std::to_string(unlisted_) + " more error" +
+                    (unlisted_ == 1 ? "" : "s") + " (only the first " +
+                    std::to_string(limits::kListedErrors) + " are listed; fix these first).");
+  }
   return join(lines, "\n");
 }
 
 void Diagnostics::raise_if_any() const {
-  if (!messages_.empty()) throw Error(ECLUSE_CONFIG_ERROR, text());
+  if (!empty()) throw Error(ECLUSE_CONFIG_ERROR, text());
 }
 
 }  // namespace ecluse

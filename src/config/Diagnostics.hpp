@@ -14,7 +14,11 @@ class Diagnostics {
   void error(const SourceLocation& where, const std::string& what);
   /** An error that has no place in the file (e.g. the file cannot be read). */
   void error(const std::string& what);
-  [[nodiscard]] bool empty() const { return messages_.empty(); }
+  [[nodiscard]] bool empty() const { return messages_.empty() && unlisted_ == 0; }
+  /** False once limits::kListedErrors are recorded: callers may then count_unlisted() instead
+   * of working out a message and its place. */
+  [[nodiscard]] bool listing() const;
+  void count_unlisted() { ++unlisted_; }
   /** Every message, one per line, in the order of the file (messages without a place first). */
   [[nodiscard]] std::string text() const;
   /** Throws Error(ECLUSE_CONFIG_ERROR) with text(), if there is any message. */
@@ -25,7 +29,9 @@ class Diagnostics {
     int line, column;
     std::string text;
   };
+  void add(Message message);
   std::vector<Message> messages_;
+  std::size_t unlisted_ = 0;  // errors beyond limits::kListedErrors, counted only
 };
 
 }  // namespace ecluse

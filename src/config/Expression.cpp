@@ -1,6 +1,8 @@
 // Recursive-descent parser and evaluator of layout dimension expressions.
 #include "config/Expression.hpp"
 
+#include "config/Limits.hpp"
+
 #include <cctype>
 #include <limits>
 
@@ -23,6 +25,13 @@ class Parser {
   explicit Parser(std::string_view text) : text_(text) {}
 
   NodePtr parse_all() {
+    if (text_.size() > limits::kExpressionLength) {
+      throw ExpressionError(limits::kExpressionLength,
+                            "expression of " + std::to_string(text_.size()) +
+                                " characters; the limit is " +
+                                std::to_string(limits::kExpressionLength) +
+                                " (use a parameter for long sub-expressions)");
+    }
     skip_spaces();
     if (pos_ == text_.size()) throw ExpressionError(0, "empty expression");
     NodePtr node = sum();
@@ -55,12 +64,31 @@ class Parser {
     return node;
   }
 
+  // Nesting (parentheses, unary signs) is bounded so that no input can exhaust the stack.
+  class Deeper {
+   public:
+    Deeper(Parser& parser) : parser_(parser) {
+      if (++parser_.depth_ > limits::kExpressionDepth) {
+        throw ExpressionError(parser_.pos_, "more than " +
+                                                std::to_string(limits::kExpressionDepth) +
+                                                " nested parentheses or signs");
+      }
+    }
+    ~Deeper() { --parser_.depth_; }
+    Deeper(const Deeper&) = delete;
+    Deeper& operator=(const Deeper&) = delete;
+
+   private:
+    Parser& parser_;
+  };
+
   NodePtr unary() {
+    if (!peek('+') && !peek('-')) return primary();
+    const Deeper deeper(*this);
     if (peek('+')) {
       ++pos_;
       return unary();
     }
-    if (!peek('-')) return primary();
     auto node = std::make_shared<Expression::Node>();
     node->offset = pos_++;
     node->op = 'u';
@@ -79,6 +107,7 @@ class Parser {
   }
 
   NodePtr parenthesised() {
+    const Deeper deeper(*this);
     const std::size_t open = pos_++;
     NodePtr node = sum();
     if (!peek(')')) throw ExpressionError(open, "'(' is never closed");
@@ -123,6 +152,7 @@ class Parser {
 
   std::string_view text_;
   std::size_t pos_ = 0;
+  std::size_t depth_ = 0;
 };
 
 std::int64_t arithmetic(const Expression::Node& node, std::int64_t a, std::int64_t b) {

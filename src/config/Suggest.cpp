@@ -1,6 +1,8 @@
 // Edit distance for "did you mean" suggestions.
 #include "config/Suggest.hpp"
 
+#include "config/Limits.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <numeric>
@@ -36,6 +38,7 @@ std::size_t distance(std::string_view a, std::string_view b) {
 
 std::string closest(std::string_view word, const std::vector<std::string>& candidates) {
   std::string best;
+  if (word.size() > limits::kSuggestedWord) return best;  // the distance is quadratic
   // One- and two-letter names differ from any other short name by one edit: only a difference
   // of case is worth suggesting for them.
   const std::size_t limit = word.size() < 3 ? 0 : std::max<std::size_t>(1, word.size() / 3);

@@ -1,0 +1,23 @@
+// Bounds on configuration input: what a file may hold before Ecluse refuses it with a message
+// (documented in docs/reliability.md). They keep a malformed or hostile file from exhausting the
+// stack, the memory or the time of a run.
+#pragma once
+
+#include <cstddef>
+
+namespace ecluse::limits {
+
+/** Size of a configuration file or string. */
+inline constexpr std::size_t kConfigBytes = 16u << 20;
+/** Depth of XML elements (<simulation> is 1; groups nest inside <data>). */
+inline constexpr std::size_t kElementDepth = 64;
+/** Characters of one layout expression (a dimension, a ghost, a global size). */
+inline constexpr std::size_t kExpressionLength = 1024;
+/** Nesting of parentheses and unary signs in one expression. */
+inline constexpr std::size_t kExpressionDepth = 64;
+/** Errors listed for one configuration; the rest are counted. */
+inline constexpr std::size_t kListedErrors = 100;
+/** Longest word "did you mean" compares (longer ones get no suggestion). */
+inline constexpr std::size_t kSuggestedWord = 128;
+
+}  // namespace ecluse::limits

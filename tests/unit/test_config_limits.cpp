@@ -1,0 +1,117 @@
+// Bounded configuration input (docs/reliability.md): files, nesting, expressions and error
+// lists beyond the limits of config/Limits.hpp are refused with a message, never a crash.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "config/ConfigLoader.hpp"
+#include "config/Limits.hpp"
+#include "ecluse/Error.hpp"
+
+namespace {
+
+namespace limits = ecluse::limits;
+
+std::string with_data(const std::string& data) {
+  return "<simulation name=\"x\" xmlns=\"urn:ecluse:config:1\"><architecture>"
+         "<domains count=\"1\"/><dedicated cores=\"0\" nodes=\"0\"/></architecture><data>" +
+         data + "</data></simulation>";
+}
+
+std::string with_dimensions(const std::string& expression) {
+  return with_data("<layout name=\"l\" type=\"int\" dimensions=\"" + expression + "\"/>");
+}
+
+std::string repeat(const std::string& text, std::size_t n) {
+  std::string out;
+  for (std::size_t i = 0; i < n; ++i) out += text;
+  return out;
+}
+
+/** The message of the configuration error parse_config throws ("" if it accepts the text). */
+std::string error_of(const std::string& text) {
+  try {
+    (void)ecluse::parse_config("c.xml", text);
+  } catch (const ecluse::Error& e) {
+    EXPECT_EQ(e.status(), ECLUSE_CONFIG_ERROR);
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ConfigLimits, DeepGroupsAreRefusedWithTheirPlace) {
+  const std::string text =
+      with_data(repeat("<group name=\"g\">", 10000) + repeat("</group>", 10000));
+  // <simulation> is depth 1, <data> 2: the 63rd group is the first element too deep.
+  const std::size_t column = text.find("<group") + 1 + 16 * 62;
+  EXPECT_EQ(error_of(text), "c.xml:1:" + std::to_string(column) +
+                                ": <group> is nested 65 elements deep; the limit is 64: flatten "
+                                "the groups.");
+}
+
+TEST(ConfigLimits, GroupsWithinTheLimitAreRead) {
+  EXPECT_EQ(error_of(with_data(repeat("<group name=\"g\">", 60) +
+                               "<layout name=\"l\" type=\"int\" dimensions=\"4\"/>" +
+                               repeat("</group>", 60))),
+            "");
+}
+
+TEST(ConfigLimits, NestedParenthesesAndSignsAreBounded) {
+  for (const std::string& expression :
+       {repeat("(", 65) + "4" + repeat(")", 65), repeat("-", 65) + "4",
+        "-(" + repeat("+(", 40) + "4" + repeat(")", 41)}) {
+    const std::string message = error_of(with_dimensions(expression));
+    EXPECT_NE(message.find("\": more than 64 nested parentheses or signs; write integer "
+                           "expressions"),
+              std::string::npos)
+        << message;
+  }
+  EXPECT_EQ(error_of(with_dimensions(repeat("(", 64) + "4" + repeat(")", 64))), "");
+  EXPECT_EQ(error_of(with_dimensions(repeat("-", 64) + "4")), "");
+  // Beyond the length limit, the length is what is refused (30,000 parentheses, 100,000 signs).
+  for (const std::string& expression :
+       {repeat("(", 30000) + "4" + repeat(")", 30000), repeat("-", 100000) + "4"}) {
+    const std::string message = error_of(with_dimensions(expression));
+    EXPECT_NE(message.find("characters; the limit is 1024"), std::string::npos);
+  }
+}
+
+TEST(ConfigLimits, LongExpressionsAreRefused) {
+  std::string sum = "1";
+  for (int i = 1; i < 70000; ++i) sum += "+1";
+  const std::string message = error_of(with_dimensions(sum));
+  EXPECT_NE(message.find("expression of 139999 characters; the limit is 1024 (use a parameter "
+                         "for long sub-expressions)"),
+            std::string::npos)
+      << message;
+}
+
+TEST(ConfigLimits, HugeTextAndEndlessFilesAreRefusedUnread) {
+  const std::string big(limits::kConfigBytes + 1, ' ');
+  EXPECT_EQ(error_of(big),
+            "c.xml: the configuration is larger than 16 MiB (at least 16777217 "
+            "bytes); a configuration describes data, it does not hold it: check "
+            "the file.");
+  try {
+    (void)ecluse::read_config_file("/dev/zero");
+    FAIL() << "/dev/zero was read";
+  } catch (const ecluse::Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("/dev/zero: the configuration is larger than 16 MiB", 0),
+              0u)
+        << e.what();
+  }
+}
+
+TEST(ConfigLimits, ManyErrorsAreCountedBeyondTheListedOnes) {
+  std::string attributes;
+  for (int i = 0; i < 50000; ++i) attributes += " bad" + std::to_string(i) + "=\"1\"";
+  const std::string message =
+      error_of(with_data("<layout name=\"l\" type=\"int\" dimensions=\"4\"" + attributes + "/>"));
+  EXPECT_NE(message.find("... and 49900 more errors (only the first 100 are listed; fix these "
+                         "first)."),
+            std::string::npos)
+      << message.substr(0, 300);
+}
+
+}  // namespace
