@@ -14,7 +14,6 @@
 #include <thread>
 
 #include "ecluse/ecluse.h"
-#include "report/Json.hpp"
 
 namespace ecluse::bench {
 
@@ -36,88 +35,6 @@ double mean(const std::vector<double>& samples) {
 
 double maximum(const std::vector<double>& samples) {
   return samples.empty() ? std::nan("") : *std::max_element(samples.begin(), samples.end());
-}
-
-Json Json::object() {
-  Json j;
-  j.kind_ = Kind::Object;
-  return j;
-}
-
-Json Json::array() {
-  Json j;
-  j.kind_ = Kind::Array;
-  return j;
-}
-
-Json& Json::set(const std::string& key, Json value) {
-  auto it = std::find(keys_.begin(), keys_.end(), key);
-  if (it != keys_.end()) {
-    items_[static_cast<std::size_t>(it - keys_.begin())] = std::move(value);
-  } else {
-    keys_.push_back(key);
-    items_.push_back(std::move(value));
-  }
-  return *this;
-}
-
-Json& Json::push(Json value) {
-  items_.push_back(std::move(value));
-  return *this;
-}
-
-namespace {
-
-std::string quoted(const std::string& text) {
-  return ecluse::json_escape(text);
-}
-
-std::string number_text(double value) {
-  if (!std::isfinite(value)) return "null";
-  char text[32];
-  const bool integral = value == std::floor(value) && std::fabs(value) < 9.0e15;
-  std::snprintf(text, sizeof text, integral ? "%.0f" : "%.6g", value);
-  return text;
-}
-
-}  // namespace
-
-void Json::dump_to(std::string& out, int indent, int depth) const {
-  const std::string pad(static_cast<std::size_t>(indent * (depth + 1)), ' ');
-  const std::string close_pad(static_cast<std::size_t>(indent * depth), ' ');
-  const char* newline = indent > 0 ? "\n" : "";
-  switch (kind_) {
-    case Kind::Null:
-      out += "null";
-      return;
-    case Kind::Bool:
-      out += bool_ ? "true" : "false";
-      return;
-    case Kind::Number:
-      out += number_text(number_);
-      return;
-    case Kind::String:
-      out += quoted(text_);
-      return;
-    case Kind::Array:
-    case Kind::Object:
-      break;
-  }
-  const bool object = kind_ == Kind::Object;
-  out += object ? "{" : "[";
-  for (std::size_t i = 0; i < items_.size(); ++i) {
-    out += (i == 0 ? "" : ",") + std::string(newline) + pad;
-    if (object) out += quoted(keys_[i]) + (indent > 0 ? ": " : ":");
-    items_[i].dump_to(out, indent, depth + 1);
-  }
-  if (!items_.empty()) out += newline + close_pad;
-  out += object ? "}" : "]";
-}
-
-std::string Json::dump(int indent) const {
-  std::string out;
-  dump_to(out, indent, 0);
-  return out;
 }
 
 Json summary(const std::vector<double>& seconds, double unit_per_second) {

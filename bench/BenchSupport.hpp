@@ -1,4 +1,4 @@
-// Helpers shared by the benchmarks: clocks, order statistics, a small JSON writer, the
+// Helpers shared by the benchmarks: clocks, order statistics, the library's JSON writer, the
 // configuration text, and MPI waits that sleep (on 2 cores an idle rank must not take a core).
 #pragma once
 
@@ -10,6 +10,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "report/Json.hpp"
 
 namespace ecluse::bench {
 
@@ -27,34 +29,9 @@ inline double median(std::vector<double> samples) {
 double mean(const std::vector<double>& samples);
 double maximum(const std::vector<double>& samples);
 
-/** A JSON value that keeps the order of object keys; NaN and infinities print as null. */
-class Json {
- public:
-  Json() = default;
-  Json(bool value) : kind_(Kind::Bool), bool_(value) {}
-  Json(double value) : kind_(Kind::Number), number_(value) {}
-  Json(int value) : Json(static_cast<double>(value)) {}
-  Json(std::int64_t value) : Json(static_cast<double>(value)) {}
-  Json(std::uint64_t value) : Json(static_cast<double>(value)) {}
-  Json(std::string value) : kind_(Kind::String), text_(std::move(value)) {}
-  Json(const char* value) : Json(std::string(value)) {}
-  static Json object();
-  static Json array();
-  /** Sets a key of an object (replaces an existing one). */
-  Json& set(const std::string& key, Json value);
-  Json& push(Json value);
-  [[nodiscard]] std::string dump(int indent = 2) const;
-
- private:
-  enum class Kind { Null, Bool, Number, String, Array, Object };
-  void dump_to(std::string& out, int indent, int depth) const;
-  Kind kind_ = Kind::Null;
-  bool bool_ = false;
-  double number_ = 0;
-  std::string text_;
-  std::vector<std::string> keys_;
-  std::vector<Json> items_;
-};
+/** The library's JSON writer (src/report/Json.hpp): one writer for the report and the benchmarks.
+ */
+using Json = ecluse::Json;
 
 /** p50, p90, p99, max, mean and count of samples given in seconds, reported in `unit`. */
 Json summary(const std::vector<double>& seconds, double unit_per_second);

@@ -186,7 +186,7 @@ std::vector<double> pooled(const std::vector<const RankResult*>& clients,
 
 Json series_ms(const std::vector<double>& samples) {
   Json list = Json::array();
-  for (double s : samples) list.push(std::round(s * kMs * 100) / 100);
+  for (double s : samples) list.push_back(std::round(s * kMs * 100) / 100);
   return list;
 }
 
@@ -206,8 +206,8 @@ Json dn_report(const std::vector<const RankResult*>& clients,
   bool within = true;
   for (const RankResult* s : servers) {
     within = within && s->server_counters[1] <= s->server_counters[0];
-    server_list.push(counters_json(dn_server_counters(), s->server_counters)
-                         .set("seconds_in_ecluse_start", s->server_start));
+    server_list.push_back(counters_json(dn_server_counters(), s->server_counters)
+                              .set("seconds_in_ecluse_start", s->server_start));
   }
   return Json::object()
       .set("window_bytes_per_client", clients.front()->client_counters[0])

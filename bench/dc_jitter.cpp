@@ -128,7 +128,7 @@ Json output_stats(const std::vector<double>& samples) {
 
 Json series_ms(const std::vector<double>& samples) {
   Json list = Json::array();
-  for (double s : samples) list.push(std::round(s * kMs * 100) / 100);
+  for (double s : samples) list.push_back(std::round(s * kMs * 100) / 100);
   return list;
 }
 

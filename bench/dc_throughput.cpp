@@ -118,7 +118,7 @@ Json run_mode(const Options& o, const std::vector<double>& data, bool fsync, boo
   Json faults = Json::object();
   for (const Series& s : series) {
     Json list = Json::array();
-    for (double t : s.seconds) list.push(t);
+    for (double t : s.seconds) list.push_back(t);
     seconds.set(s.name, std::move(list));
     gbps.set(s.name, rate(s));
     best.set(s.name, best_rate(s, total));

@@ -307,7 +307,7 @@ Json run_store(const Options& options, const std::string& store, bool* is_client
       worst_ratio[i] = std::max(worst_ratio[i], r.write_ratio[i]);
       worst_alloc[i] = std::max(worst_alloc[i], r.alloc_commit_us[i]);
     }
-    sizes.push(std::move(r.json));
+    sizes.push_back(std::move(r.json));
   }
   *pass = *pass && worst_ratio[0] <= kWriteGoal && worst_alloc[0] <= kAllocCommitGoal;
   return Json::object()

@@ -94,7 +94,7 @@ struct Series {
 
 Json list(const std::vector<double>& values) {
   Json j = Json::array();
-  for (double v : values) j.push(v);
+  for (double v : values) j.push_back(v);
   return j;
 }
 

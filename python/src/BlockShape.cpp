@@ -130,8 +130,8 @@ void BlockShape::mismatch(const char* variable, int block, int status, const std
   char layout[256] = "?";
   ecluse_variable_layout(variable, layout, sizeof layout);  // "?" if the name is longer
   raise_error(status, "write of variable '" + std::string(variable) + "'" + which +
-                          ": its layout '" + layout + "' takes a C-contiguous " + str() + ", got " + given +
-                          "; nothing was written." + hint);
+                          ": its layout '" + layout + "' takes a C-contiguous " + str() + ", got " +
+                          given + "; nothing was written." + hint);
 }
 
 }  // namespace ecluse_python

@@ -60,7 +60,7 @@ MPI_Comm Session::client_comm() const {
 }
 
 std::map<std::string, double> Session::statistics() const {
-  return runtime().statistics();
+  return by_name(runtime().statistics());
 }
 
 void Session::write(std::string_view variable, const void* data, int block) {

@@ -138,7 +138,7 @@ int ecluse_get_statistic(const char* name, double* value) {
   return guard([&] {
     require(name, "name");
     require(value, "value");
-    const auto statistics = current().statistics();
+    const auto statistics = current().statistics();  // by name
     const auto it = statistics.find(name);
     if (it == statistics.end()) {
       std::string known;

@@ -9,6 +9,7 @@
 
 #include "config/Diagnostics.hpp"
 #include "config/XmlSource.hpp"
+#include "core/EnumNames.hpp"
 
 namespace ecluse {
 
@@ -31,6 +32,16 @@ class AttributeReader {
   [[nodiscard]] std::string choice(const pugi::xml_node& node, const char* name,
                                    const std::vector<std::string>& allowed,
                                    const std::string& fallback) const;
+  /** One of the names of E (case-insensitive), as its value. */
+  template <NamedEnum E>
+  [[nodiscard]] E choice(const pugi::xml_node& node, const char* name, E fallback) const {
+    const std::string spelled =
+        choice(node, name, names_of_enum<E>(), std::string(name_of(fallback)));
+    for (const auto& entry : enum_names(E{})) {
+      if (entry.name == spelled) return entry.value;
+    }
+    return fallback;
+  }
   [[nodiscard]] SourceLocation where(const pugi::xml_node& node, const char* name) const {
     return source_.of(node, name);
   }

@@ -7,7 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "config/ConfigEnums.hpp"
 #include "config/Expression.hpp"
+#include "config/FrequencyPolicy.hpp"
+#include "config/PluginSpec.hpp"
 #include "core/DataType.hpp"
 #include "core/LogConfig.hpp"
 
@@ -48,7 +51,7 @@ struct Variable {
   std::vector<std::string> stores;  // empty: every store
   bool time_varying = true;
   bool enabled = true;
-  std::string centering;
+  Centering centering = Centering::Zonal;
   std::string group;  // enclosing groups ("a/b/"), where relative references are looked up
   SourceLocation where;
 };
@@ -59,7 +62,7 @@ struct Mesh {
     SourceLocation where;
   };
   std::string name;
-  std::string type;
+  MeshType type = MeshType::Rectilinear;
   int topology = 0;
   std::vector<Coord> coords;
   std::string group;
@@ -68,8 +71,8 @@ struct Mesh {
 
 struct Store {
   std::string name;
-  std::string type;
-  std::map<std::string, std::string> options;
+  std::string type;                            // as written, for messages
+  std::map<std::string, std::string> options;  // checked against the type's OptionSpecs
   SourceLocation where;
 };
 
@@ -77,8 +80,8 @@ struct Event {
   std::string name;
   std::string action;
   std::string library;
-  std::string execution = "remote";
-  std::string scope = "core";
+  EventExecution execution = EventExecution::Remote;
+  EventScope scope = EventScope::Core;
   SourceLocation where;
 };
 
@@ -89,24 +92,30 @@ struct Architecture {
   int ranks_per_node = 0;  // 0: real nodes (MPI_COMM_TYPE_SHARED); >0: virtual nodes
   std::string buffer_name = "ecluse-buffer";
   std::uint64_t buffer_size = 64ull << 20;
-  std::string buffer_type = "posix";
-  std::string allocator = "general";
-  std::string full_policy = "block";
-  std::string placement = "last";
+  BufferType buffer_type = BufferType::Posix;
+  AllocatorKind allocator = AllocatorKind::General;
+  FullPolicy full_policy = FullPolicy::Block;
+  ServerPlacement placement = ServerPlacement::Last;
   std::string queue_name = "ecluse-queue";
   int queue_size = 1024;
   SourceLocation dedicated_where;
+
+  /** DC with dedicated cores, DN with dedicated nodes, else TP. */
+  [[nodiscard]] Approach approach() const {
+    if (dedicated_cores > 0) return Approach::DC;
+    return dedicated_nodes > 0 ? Approach::DN : Approach::TP;
+  }
 };
 
-/** A <frequency> policy as written; validated by FrequencyPolicy::parse. */
+/** A <frequency> policy, parsed by the reader. */
 struct FrequencySetting {
-  std::string role, when = "idle", target;
+  FrequencyPolicy policy;
   SourceLocation where;
 };
 
 /** <energy>: which source, how often it is read, the model's calibration, frequency policies. */
 struct EnergyConfig {
-  std::string source = "auto";  // auto | pm_counters | rapl | nvml | model
+  const PluginSpec* source = nullptr;  // an entry of energy_source_specs(); nullptr: auto
   double period_seconds = 10;
   std::string calibration_file;
   bool model_given = false;
@@ -126,7 +135,7 @@ struct ReportConfig {
 struct Config {
   std::string source;  // file name or "<string>"
   std::string simulation;
-  std::string language = "c";
+  Language language = Language::C;
   Architecture architecture;
   std::vector<Parameter> parameters;
   std::vector<Layout> layouts;

@@ -4,8 +4,10 @@
 #include <cstdlib>
 
 #include "config/AttributeReader.hpp"
+#include "config/EnergySourceKinds.hpp"
 #include "config/StoreKinds.hpp"
 #include "config/Suggest.hpp"
+#include "ecluse/Error.hpp"
 
 namespace ecluse {
 namespace {
@@ -34,7 +36,7 @@ class Reader {
   Config read(const pugi::xml_node& root) {
     config_.source = source_.name();
     config_.simulation = attrs_.text(root, "name");
-    config_.language = attrs_.choice(root, "language", {"c", "cpp", "fortran", "python"}, "c");
+    config_.language = attrs_.choice(root, "language", Language::C);
     read_architecture(root.child("architecture"));
     read_data(root.child("data"), "");
     read_storage(root.child("storage"));
@@ -54,7 +56,7 @@ class Reader {
     a.dedicated_nodes = static_cast<int>(attrs_.integer(dedicated, "nodes", 0, 0));
     a.dedicated_where = dedicated ? source_.of(dedicated) : source_.of(node);
     read_buffer(node.child("buffer"));
-    a.placement = attrs_.choice(node.child("placement"), "servers", {"last", "first"}, "last");
+    a.placement = attrs_.choice(node.child("placement"), "servers", ServerPlacement::Last);
     a.queue_name = attrs_.text(node.child("queue"), "name", a.queue_name);
     a.queue_size = static_cast<int>(attrs_.integer(node.child("queue"), "size", 1024, 1));
     a.ranks_per_node =
@@ -64,8 +66,7 @@ class Reader {
   void read_energy(const pugi::xml_node& node) {
     EnergyConfig& e = config_.energy;
     e.where = source_.of(node);
-    e.source =
-        attrs_.choice(node, "source", {"auto", "pm_counters", "rapl", "nvml", "model"}, "auto");
+    e.source = energy_source(node);
     e.period_seconds = seconds(node, "period", 10);
     e.calibration_file = attrs_.text(node, "calibration", "");
     const pugi::xml_node model = node.child("model");
@@ -74,9 +75,26 @@ class Reader {
     e.idle_watts = watts(model, "idle-watts");
     e.max_watts = watts(model, "max-watts");
     e.model_id = attrs_.text(model, "id", "config");
-    for (const auto& f : node.children("frequency")) {
-      e.frequency.push_back({attrs_.text(f, "role"), attrs_.text(f, "when", "idle"),
-                             attrs_.text(f, "target"), source_.of(f)});
+    for (const auto& f : node.children("frequency")) read_frequency(f);
+  }
+
+  // "auto" (the probe) or one of the sources of the table.
+  const PluginSpec* energy_source(const pugi::xml_node& node) {
+    const std::vector<std::string> names = names_of(energy_source_specs());
+    std::vector<std::string> allowed{"auto"};
+    allowed.insert(allowed.end(), names.begin(), names.end());
+    const std::string name = attrs_.choice(node, "source", allowed, "auto");
+    return find_energy_source_spec(name);
+  }
+
+  void read_frequency(const pugi::xml_node& node) {
+    try {
+      config_.energy.frequency.push_back(
+          {FrequencyPolicy::parse(attrs_.text(node, "role"), attrs_.text(node, "when", "idle"),
+                                  attrs_.text(node, "target")),
+           source_.of(node)});
+    } catch (const Error& e) {
+      diagnostics_.error(source_.of(node), std::string(e.what()) + ".");
     }
   }
 
@@ -116,9 +134,9 @@ class Reader {
     Architecture& a = config_.architecture;
     a.buffer_name = attrs_.text(node, "name", a.buffer_name);
     a.buffer_size = attrs_.bytes(node, "size", a.buffer_size);
-    a.buffer_type = attrs_.choice(node, "type", {"posix", "sysv"}, "posix");
-    a.allocator = attrs_.choice(node, "allocator", {"general", "partitioned"}, "general");
-    a.full_policy = attrs_.choice(node, "policy", {"block", "skip"}, "block");
+    a.buffer_type = attrs_.choice(node, "type", BufferType::Posix);
+    a.allocator = attrs_.choice(node, "allocator", AllocatorKind::General);
+    a.full_policy = attrs_.choice(node, "policy", FullPolicy::Block);
     (void)attrs_.boolean(node, "enabled", true);
   }
 
@@ -233,7 +251,7 @@ class Reader {
     const std::string language =
         attrs_.choice(node, "language", {"c", "cpp", "fortran", "python", "unknown"}, "unknown");
     layout.fortran =
-        language == "fortran" || (language == "unknown" && config_.language == "fortran");
+        language == "fortran" || (language == "unknown" && config_.language == Language::Fortran);
     (void)attrs_.boolean(node, "visualizable", true);
     layout.where = source_.of(node);
     config_.layouts.push_back(std::move(layout));
@@ -249,7 +267,7 @@ class Reader {
     if (v.mesh == "#") v.mesh.clear();
     v.enabled = attrs_.boolean(node, "enabled", true);
     v.time_varying = attrs_.boolean(node, "time-varying", true);
-    v.centering = attrs_.choice(node, "centering", {"zonal", "nodal"}, "zonal");
+    v.centering = attrs_.choice(node, "centering", Centering::Zonal);
     (void)attrs_.choice(node, "type", {"scalar", "vector", "tensor"}, "scalar");
     (void)attrs_.boolean(node, "visualizable", true);
     for (const ListItem& item : split_list(attrs_.text(node, "store"), ',')) {
@@ -263,11 +281,7 @@ class Reader {
   void read_mesh(const pugi::xml_node& node, const std::string& prefix) {
     Mesh mesh;
     mesh.name = prefix + checked_name(node);
-    mesh.type =
-        std::string(node.name()) == "curve"
-            ? "curve"
-            : attrs_.choice(node, "type", {"rectilinear", "curvilinear", "unstructured", "point"},
-                            "rectilinear");
+    mesh.type = std::string(node.name()) == "curve" ? MeshType::Curve : mesh_type(node);
     mesh.group = prefix;
     mesh.topology = static_cast<int>(attrs_.integer(node, "topology", 0, 0));
     for (const auto& coord : node.children("coord")) {
@@ -276,6 +290,17 @@ class Reader {
     }
     mesh.where = source_.of(node);
     config_.meshes.push_back(std::move(mesh));
+  }
+
+  // A <mesh type>: every MeshType but Curve, which is its own element.
+  MeshType mesh_type(const pugi::xml_node& node) {
+    std::vector<std::string> names = names_of_enum<MeshType>();
+    names.pop_back();
+    const std::string name = attrs_.choice(node, "type", names, names.front());
+    for (const auto& entry : enum_names(MeshType{})) {
+      if (entry.name == name) return entry.value;
+    }
+    return MeshType::Rectilinear;
   }
 
   void read_storage(const pugi::xml_node& node) {
@@ -314,30 +339,24 @@ class Reader {
 
   void check_option(const pugi::xml_node& node, const std::string& key, const std::string& value,
                     const StoreKind& kind) {
-    std::vector<std::string> keys;
-    for (const auto& spec : kind.options) {
-      if (spec.key == key) return check_option_value(node, spec, value, kind);
-      keys.push_back(spec.key);
+    const OptionCheck check = ecluse::check_option(kind, key, value);
+    if (check.status == OptionCheck::Status::UnknownKey) {
+      const std::string hint = did_you_mean_or_period(key, check.known);
+      const std::string known =
+          check.known.empty()
+              ? " Store type '" + kind.name + "' takes no options; remove this <option>."
+              : " Known options: " + join(check.known) + ".";
+      diagnostics_.error(
+          attrs_.where(node, "key"),
+          "unknown option '" + key + "' for store type '" + kind.name + "'" + hint + known);
     }
-    const std::string hint = did_you_mean_or_period(key, keys);
-    const std::string known =
-        keys.empty() ? " Store type '" + kind.name + "' takes no options; remove this <option>."
-                     : " Known options: " + join(keys) + ".";
-    diagnostics_.error(attrs_.where(node, "key"), "unknown option '" + key + "' for store type '" +
-                                                      kind.name + "'" + hint + known);
-  }
-
-  void check_option_value(const pugi::xml_node& node, const OptionSpec& spec,
-                          const std::string& value, const StoreKind& kind) {
-    if (spec.allowed.empty()) return;
-    for (const auto& allowed : spec.allowed) {
-      if (allowed == value) return;
+    if (check.status == OptionCheck::Status::BadValue) {
+      const std::string hint =
+          check.closest.empty() ? "expected" : "did you mean '" + check.closest + "'? Expected";
+      diagnostics_.error(source_.of(node), "invalid value '" + value + "' for option '" + key +
+                                               "' of store type '" + kind.name + "'; " + hint +
+                                               " one of: " + join(check.known) + ".");
     }
-    std::string hint = closest(value, spec.allowed);
-    hint = hint.empty() ? "expected" : "did you mean '" + hint + "'? Expected";
-    diagnostics_.error(source_.of(node), "invalid value '" + value + "' for option '" + spec.key +
-                                             "' of store type '" + kind.name + "'; " + hint +
-                                             " one of: " + join(spec.allowed) + ".");
   }
 
   void read_actions(const pugi::xml_node& node) {
@@ -346,8 +365,8 @@ class Reader {
       e.name = checked_name(child);
       e.action = attrs_.text(child, "action");
       e.library = attrs_.text(child, "library");
-      e.execution = attrs_.choice(child, "execution", {"remote", "local", "coupled"}, "remote");
-      e.scope = attrs_.choice(child, "scope", {"core", "group", "bcast"}, "core");
+      e.execution = attrs_.choice(child, "execution", EventExecution::Remote);
+      e.scope = attrs_.choice(child, "scope", EventScope::Core);
       e.where = source_.of(child);
       config_.events.push_back(std::move(e));
     }
@@ -357,8 +376,7 @@ class Reader {
     LogConfig& log = config_.log;
     log.file = attrs_.text(node, "FileName");
     log.format = attrs_.text(node, "LogFormat");
-    log.level = attrs_.choice(node, "LogLevel",
-                              {"trace", "debug", "info", "warning", "error", "fatal"}, "info");
+    log.level = attrs_.choice(node, "LogLevel", LogLevel::Info);
     log.rotation_size = attrs_.bytes(node, "RotationSize", 0);
     log.flush = attrs_.boolean(node, "Flush", false);
   }

@@ -182,13 +182,6 @@ void check_energy(const Config& config, Diagnostics& d) {
     d.error(e.model_where,
             std::string(text) + "; the power at full load must be at least the idle power.");
   }
-  for (const FrequencySetting& f : e.frequency) {
-    try {
-      (void)FrequencyPolicy::parse(f.role, f.when, f.target);
-    } catch (const Error& error) {
-      d.error(f.where, std::string(error.what()) + ".");
-    }
-  }
 }
 
 void check_events(const Config& config, Diagnostics& d) {

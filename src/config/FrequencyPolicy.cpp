@@ -54,17 +54,16 @@ FrequencyTarget unit_target(const std::string& text, const Unit& unit) {
   return {false, static_cast<std::uint64_t>(khz), 1.0};
 }
 
-FrequencyRole parse_role(const std::string& role) {
-  for (auto r :
-       {FrequencyRole::DedicatedCore, FrequencyRole::DedicatedNode, FrequencyRole::Simulation}) {
-    if (role == to_string(r)) return r;
+Role parse_role(const std::string& role) {
+  for (const auto& entry : enum_names(Role{})) {
+    if (role == entry.name) return entry.value;
   }
   policy_error("role", role, "is not one of dedicated-core, dedicated-node, simulation");
 }
 
 FrequencyWhen parse_when(const std::string& when) {
-  for (auto w : {FrequencyWhen::Idle, FrequencyWhen::Writing, FrequencyWhen::Always}) {
-    if (when == to_string(w)) return w;
+  for (const auto& entry : enum_names(FrequencyWhen{})) {
+    if (when == entry.name) return entry.value;
   }
   policy_error("when", when, "is not one of idle, writing, always");
 }
@@ -94,19 +93,14 @@ std::string FrequencyTarget::to_string() const {
   return text.str();
 }
 
-const char* to_string(FrequencyRole role) {
-  if (role == FrequencyRole::DedicatedCore) return "dedicated-core";
-  return role == FrequencyRole::DedicatedNode ? "dedicated-node" : "simulation";
-}
-
-const char* to_string(FrequencyWhen when) {
-  if (when == FrequencyWhen::Idle) return "idle";
-  return when == FrequencyWhen::Writing ? "writing" : "always";
-}
-
 FrequencyPolicy FrequencyPolicy::parse(const std::string& role, const std::string& when,
                                        const std::string& target) {
   return {parse_role(role), parse_when(when), FrequencyTarget::parse(target)};
+}
+
+std::string FrequencyPolicy::describe() const {
+  return std::string(name_of(role)) + " when " + std::string(name_of(when)) + " to " +
+         target.to_string();
 }
 
 }  // namespace ecluse

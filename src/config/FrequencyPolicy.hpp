@@ -2,13 +2,21 @@
 // configuration (role, when, target) with messages that say what is allowed.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 
+#include "core/Role.hpp"
+
 namespace ecluse {
 
-enum class FrequencyRole { DedicatedCore, DedicatedNode, Simulation };
+/** When the role's CPU runs at the target: idle or waiting, writing or storing, always. */
 enum class FrequencyWhen { Idle, Writing, Always };
+constexpr std::array<EnumName<FrequencyWhen>, 3> enum_names(FrequencyWhen) {
+  return {{{FrequencyWhen::Idle, "idle"},
+           {FrequencyWhen::Writing, "writing"},
+           {FrequencyWhen::Always, "always"}}};
+}
 
 /** An absolute frequency or a fraction of cpuinfo_max_freq. */
 struct FrequencyTarget {
@@ -24,16 +32,15 @@ struct FrequencyTarget {
 };
 
 struct FrequencyPolicy {
-  FrequencyRole role = FrequencyRole::DedicatedCore;
+  Role role = Role::DedicatedCore;
   FrequencyWhen when = FrequencyWhen::Idle;
   FrequencyTarget target;
 
   /** Throws ECLUSE_CONFIG_ERROR naming the attribute, the value and the allowed values. */
   static FrequencyPolicy parse(const std::string& role, const std::string& when,
                                const std::string& target);
+  /** "dedicated-core when idle to 50% of cpuinfo_max_freq" */
+  [[nodiscard]] std::string describe() const;
 };
-
-const char* to_string(FrequencyRole role);
-const char* to_string(FrequencyWhen when);
 
 }  // namespace ecluse

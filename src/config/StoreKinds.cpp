@@ -1,8 +1,7 @@
-// The table of store types and their options, and the lookups in it.
+// The table of store types and their options, the lookups in it, and the HDF5 options typed.
 #include "config/StoreKinds.hpp"
 
-#include <algorithm>
-
+#include "config/Suggest.hpp"
 #include "ecluse/Error.hpp"
 
 namespace ecluse {
@@ -19,13 +18,13 @@ std::vector<OptionSpec> hdf5_option_specs() {
        "Collective: all writers write one shared file per iteration through MPI-IO, one "
        "dataset per variable at its global extent, every block at its position. FilePerProcess "
        "is another name for FilePerCore.",
-       "FilePerCore",
-       {"FilePerCore", "FilePerProcess", "FilePerNode", "Collective"}},
+       "FilePerCore", names_of_enum<Hdf5FileMode>(), OptionType::Choice},
       {"FilesPath",
        "Directory of the output files, created if missing; a relative path is relative to the "
        "working directory at the time the store is created.",
        ".",
-       {}},
+       {},
+       OptionType::Path},
       {"FileName",
        "File-name pattern in which {simulation}, {iteration}, {writer} and {node} stand for the "
        "simulation name, the iteration, the writer's rank and its node number; a '/' makes "
@@ -35,12 +34,14 @@ std::vector<OptionSpec> hdf5_option_specs() {
            std::string(kHdf5PerCorePattern) + " for FilePerCore, " + kHdf5PerNodePattern +
            " for FilePerNode, " + kHdf5CollectivePattern + " for Collective.",
        "",
-       {}},
+       {},
+       OptionType::Text},
       {"XDMFMode",
        "Accepted for compatibility with Damaris configurations; Ecluse writes no XDMF file "
        "whatever the value.",
        "NoIteration",
-       {"NoIteration", "FirstIteration", "EveryIteration"}},
+       {"NoIteration", "FirstIteration", "EveryIteration"},
+       OptionType::Choice},
   };
 }
 
@@ -66,22 +67,50 @@ const std::vector<StoreKind>& store_kinds() {
 }
 
 const StoreKind* find_store_kind(std::string_view name) {
-  const auto& kinds = store_kinds();
-  auto it = std::find_if(kinds.begin(), kinds.end(),
-                         [&](const StoreKind& kind) { return kind.name == name; });
-  return it == kinds.end() ? nullptr : &*it;
+  return find_plugin(store_kinds(), name);
 }
 
 const OptionSpec* find_option(const StoreKind& kind, const std::string& key) {
-  auto it = std::find_if(kind.options.begin(), kind.options.end(),
-                         [&](const OptionSpec& spec) { return spec.key == key; });
-  return it == kind.options.end() ? nullptr : &*it;
+  return kind.option(key);
 }
 
 std::string option_or_default(const Store& store, const StoreKind& kind, const std::string& key) {
-  if (auto it = store.options.find(key); it != store.options.end()) return it->second;
-  if (const OptionSpec* spec = find_option(kind, key)) return spec->default_value;
-  throw Error(ECLUSE_CONFIG_ERROR, "store type " + kind.name + " has no option '" + key + "'");
+  return option_or_default(kind, store.options, key);
+}
+
+std::string store_context(const Store& store) {
+  const std::string at = store.where.file.empty() ? "" : to_string(store.where) + ": ";
+  return at + "store '" + store.name + "' of type '" + store.type + "'";
+}
+
+void check_store_options(const Store& store, const StoreKind& kind) {
+  for (const auto& [key, value] : store.options) {
+    const OptionCheck check = check_option(kind, key, value);
+    const std::string at = store_context(store) + ": ";
+    if (check.status == OptionCheck::Status::UnknownKey) {
+      throw Error(ECLUSE_CONFIG_ERROR,
+                  at + "unknown option '" + key + "'; " +
+                      (check.known.empty() ? "this store type takes no options"
+                                           : "known options: " + join(check.known)));
+    }
+    if (check.status == OptionCheck::Status::BadValue) {
+      throw Error(ECLUSE_CONFIG_ERROR, at + "option " + key + " is '" + value +
+                                           "'; allowed values: " + join(check.known));
+    }
+  }
+}
+
+Hdf5StoreOptions hdf5_options(const Store& store) {
+  const StoreKind& kind = *find_store_kind("HDF5");
+  check_store_options(store, kind);
+  Hdf5StoreOptions options;
+  const std::string mode = option_or_default(store, kind, "FileMode");
+  for (const auto& entry : enum_names(Hdf5FileMode{})) {
+    if (entry.name == mode) options.mode = entry.value;
+  }
+  options.files_path = option_or_default(store, kind, "FilesPath");
+  options.file_name = option_or_default(store, kind, "FileName");
+  return options;
 }
 
 }  // namespace ecluse

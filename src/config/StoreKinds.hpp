@@ -1,35 +1,39 @@
-// The store types a <store> element may name, with their options as data: the configuration
-// checks <option>s against this table and the store layer makes the instances (StoreRegistry).
+// The store types a <store> may name, with their options as data: the configuration checks
+// <option>s against this table and the store layer attaches a factory to each (StoreRegistry).
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "config/Config.hpp"
+#include "config/PluginSpec.hpp"
 
 namespace ecluse {
 
-/** An option a store type accepts, described as data so that tools can list it. */
-struct OptionSpec {
-  std::string key;
-  std::string description;
-  std::string default_value;
-  std::vector<std::string> allowed;  // empty: free text
-};
+using StoreKind = PluginSpec;
 
-/** A store type in the registry; one that was not built stays listed and says why. */
-struct StoreKind {
-  std::string name;
-  std::string description;
-  std::vector<OptionSpec> options;
-  std::string not_built;  // empty when available, else e.g. "not built with HDF5"
-};
+/** The HDF5 store's FileMode; FilePerProcess is another name for FilePerCore. */
+enum class Hdf5FileMode { PerCore, PerNode, Collective };
+constexpr std::array<EnumName<Hdf5FileMode>, 4> enum_names(Hdf5FileMode) {
+  return {{{Hdf5FileMode::PerCore, "FilePerCore"},
+           {Hdf5FileMode::PerCore, "FilePerProcess"},
+           {Hdf5FileMode::PerNode, "FilePerNode"},
+           {Hdf5FileMode::Collective, "Collective"}}};
+}
 
 /** The HDF5 store's default file-name pattern of each FileMode. */
 inline constexpr const char* kHdf5PerCorePattern = "{simulation}_It{iteration}_Pr{writer}.h5";
 inline constexpr const char* kHdf5PerNodePattern = "{simulation}_It{iteration}_Node{node}.h5";
 inline constexpr const char* kHdf5CollectivePattern = "{simulation}_It{iteration}.h5";
+
+/** An HDF5 <store>'s options, typed (defaults filled in). */
+struct Hdf5StoreOptions {
+  Hdf5FileMode mode = Hdf5FileMode::PerCore;
+  std::string files_path;
+  std::string file_name;  // empty: the default pattern of the mode
+};
 
 /** Every store type known to this build, built or not. */
 const std::vector<StoreKind>& store_kinds();
@@ -38,5 +42,16 @@ const OptionSpec* find_option(const StoreKind& kind, const std::string& key);
 
 /** Value of an option, or its declared default. */
 std::string option_or_default(const Store& store, const StoreKind& kind, const std::string& key);
+
+/** Checks every option of `store` against its kind's table (the check the reader makes, without
+ * line numbers) and throws ECLUSE_CONFIG_ERROR "<where>: store '<name>' of type '<type>': ..."
+ * on the first problem: for stores made without the reader. */
+void check_store_options(const Store& store, const StoreKind& kind);
+
+/** The typed options of an HDF5 store, checked against the table. */
+Hdf5StoreOptions hdf5_options(const Store& store);
+
+/** "<where>: store '<name>' of type '<type>'" for messages about a store. */
+std::string store_context(const Store& store);
 
 }  // namespace ecluse

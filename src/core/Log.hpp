@@ -8,8 +8,6 @@
 
 namespace ecluse {
 
-enum class LogLevel { Trace, Debug, Info, Warning, Error, Fatal };
-
 class Log {
  public:
   /** Writes to stderr, or to "<FileName>.<rank>.log" when <log FileName> is set. */

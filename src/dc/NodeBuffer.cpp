@@ -99,14 +99,11 @@ void NodeBuffer::create(const Architecture& architecture, const std::string& nam
     h.queue_offset[s] = first_queue + queue_bytes * static_cast<std::size_t>(s);
     queues_.push_back(shm::EventQueue::create(address(h.queue_offset[s]), capacity));
   }
-  h.partitioned = architecture.allocator == "partitioned" ? 1 : 0;
+  h.partitioned = architecture.allocator == AllocatorKind::Partitioned ? 1 : 0;
   h.allocator_offset = allocator_offset;
   h.allocator_size = allocator_size;
-  allocator_ =
-      architecture.allocator == "partitioned"
-          ? shm::make_partitioned_allocator(segment_->base(), allocator_offset, allocator_size,
-                                            clients_, true)
-          : shm::make_general_allocator(segment_->base(), allocator_offset, allocator_size, true);
+  allocator_ = shm::make_allocator(architecture.allocator, segment_->base(), allocator_offset,
+                                   allocator_size, clients_, true);
   h.magic = kMagic;
 }
 
@@ -121,11 +118,8 @@ void NodeBuffer::attach(const Architecture& architecture, const std::string& nam
   for (int s = 0; s < servers_; ++s) {
     queues_.push_back(shm::EventQueue::attach(address(h.queue_offset[s])));
   }
-  allocator_ = architecture.allocator == "partitioned"
-                   ? shm::make_partitioned_allocator(segment_->base(), h.allocator_offset,
-                                                     h.allocator_size, clients_, false)
-                   : shm::make_general_allocator(segment_->base(), h.allocator_offset,
-                                                 h.allocator_size, false);
+  allocator_ = shm::make_allocator(architecture.allocator, segment_->base(), h.allocator_offset,
+                                   h.allocator_size, clients_, false);
 }
 
 void* NodeBuffer::address(shm::Handle handle) const {

@@ -80,7 +80,7 @@ shm::Handle ShmTransport::skip(const BlockData& block) {
 }
 
 bool ShmTransport::skipping() const {
-  return config_.architecture.full_policy == "skip";
+  return config_.architecture.full_policy == FullPolicy::Skip;
 }
 
 BlockMessage ShmTransport::event_of(MessageType type, int iteration) const {
@@ -159,7 +159,7 @@ bool ShmTransport::signal(const std::string& name, int iteration) {
   BlockMessage e = event_of(MessageType::Signal, iteration);
   std::strncpy(e.name, name.c_str(), sizeof e.name - 1);
   // Group events are counted by the node's first server, which sees every client of the node.
-  push(e, declared && declared->scope == "group" ? 0 : server_);
+  push(e, declared && declared->scope == EventScope::Group ? 0 : server_);
   return true;
 }
 
@@ -170,11 +170,11 @@ void ShmTransport::stop() {
 }
 
 Statistics ShmTransport::statistics() const {
-  return {{"dc.window_bytes", static_cast<double>(buffer_.share(client_))},
-          {"dc.buffer_waits", static_cast<double>(buffer_waits_)},
-          {"dc.sent_blocks", static_cast<double>(sent_blocks_)},
-          {"dc.sent_bytes", static_cast<double>(sent_bytes_)},
-          {"dc.skipped_blocks", static_cast<double>(skipped_)}};
+  return {{Statistic::DcWindowBytes, static_cast<double>(buffer_.share(client_))},
+          {Statistic::DcBufferWaits, static_cast<double>(buffer_waits_)},
+          {Statistic::DcSentBlocks, static_cast<double>(sent_blocks_)},
+          {Statistic::DcSentBytes, static_cast<double>(sent_bytes_)},
+          {Statistic::DcSkippedBlocks, static_cast<double>(skipped_)}};
 }
 
 std::size_t ShmTransport::discard() {

@@ -190,11 +190,11 @@ void DedicatedNodeServer::check_clients() {
 }
 
 Statistics DedicatedNodeServer::statistics() const {
-  return {{"dn.receive_memory_bytes", static_cast<double>(memory_)},
-          {"dn.peak_held_bytes", static_cast<double>(peak_held_)},
-          {"dn.received_blocks", static_cast<double>(received_blocks_)},
-          {"dn.received_bytes", static_cast<double>(received_bytes_)},
-          {"dn.credit_messages", static_cast<double>(credit_messages_)}};
+  return {{Statistic::DnReceiveMemoryBytes, static_cast<double>(memory_)},
+          {Statistic::DnPeakHeldBytes, static_cast<double>(peak_held_)},
+          {Statistic::DnReceivedBlocks, static_cast<double>(received_blocks_)},
+          {Statistic::DnReceivedBytes, static_cast<double>(received_bytes_)},
+          {Statistic::DnCreditMessages, static_cast<double>(credit_messages_)}};
 }
 
 void DedicatedNodeServer::log_statistics() const {

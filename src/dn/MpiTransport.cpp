@@ -89,7 +89,7 @@ void MpiTransport::check_server(std::chrono::steady_clock::time_point deadline,
 }
 
 bool MpiTransport::skipping() const {
-  return config_.architecture.full_policy == "skip";
+  return config_.architecture.full_policy == FullPolicy::Skip;
 }
 
 void MpiTransport::check_fits(const BlockData& block, std::size_t need, bool may_skip) const {
@@ -235,14 +235,14 @@ std::size_t MpiTransport::discard() {
 }
 
 Statistics MpiTransport::statistics() const {
-  return {{"dn.window_bytes", static_cast<double>(window_)},
-          {"dn.credit_bytes", static_cast<double>(credit_)},
-          {"dn.lowest_credit_bytes", static_cast<double>(lowest_credit_)},
-          {"dn.credit_waits", static_cast<double>(credit_waits_)},
-          {"dn.credit_wait_seconds", credit_wait_seconds_},
-          {"dn.sent_blocks", static_cast<double>(sent_blocks_)},
-          {"dn.sent_bytes", static_cast<double>(sent_bytes_)},
-          {"dn.skipped_blocks", static_cast<double>(skipped_)}};
+  return {{Statistic::DnWindowBytes, static_cast<double>(window_)},
+          {Statistic::DnCreditBytes, static_cast<double>(credit_)},
+          {Statistic::DnLowestCreditBytes, static_cast<double>(lowest_credit_)},
+          {Statistic::DnCreditWaits, static_cast<double>(credit_waits_)},
+          {Statistic::DnCreditWaitSeconds, credit_wait_seconds_},
+          {Statistic::DnSentBlocks, static_cast<double>(sent_blocks_)},
+          {Statistic::DnSentBytes, static_cast<double>(sent_bytes_)},
+          {Statistic::DnSkippedBlocks, static_cast<double>(skipped_)}};
 }
 
 }  // namespace ecluse

@@ -1,5 +1,6 @@
-// The energy sources known to Ecluse with their options as data, and the probe that picks the
-// best one a node offers: pm_counters, then RAPL, then NVML, then the model (always there).
+// The function that opens each energy source of config/EnergySourceKinds (the energy family of
+// the one plugin registry pattern), and the probe that picks the best source a node offers:
+// pm_counters, then RAPL, then NVML, then the model (always there).
 #pragma once
 
 #include <functional>
@@ -9,19 +10,14 @@
 #include <string_view>
 #include <vector>
 
+#include "config/EnergySourceKinds.hpp"
+#include "config/PluginRegistry.hpp"
 #include "core/SysfsFiles.hpp"
 #include "energy/Calibration.hpp"
 #include "energy/EnergySource.hpp"
 #include "energy/NvmlSource.hpp"
 
 namespace ecluse {
-
-/** An option an energy source accepts, described as data so that tools can list it. */
-struct EnergyOptionSpec {
-  std::string key;
-  std::string description;
-  std::string default_value;
-};
 
 /** What a probe needs; tests replace open() and the NVML loader. */
 struct ProbeContext {
@@ -32,18 +28,15 @@ struct ProbeContext {
   [[nodiscard]] SysfsFiles files() const { return SysfsFiles(root, open); }
 };
 
-/** A source in the registry; open() throws ecluse::Error saying why it is not available. */
-struct EnergySourceKind {
-  std::string name;
-  std::string description;
-  std::vector<EnergyOptionSpec> options;
-  std::string not_built;  // empty when available
-  std::function<std::unique_ptr<EnergySource>(const ProbeContext&)> open;
-};
+/** Opens a source; throws ecluse::Error saying why it is not available. */
+using EnergySourceOpen = std::unique_ptr<EnergySource> (*)(const ProbeContext&);
 
-/** Every source, in probe order. */
-const std::vector<EnergySourceKind>& energy_source_kinds();
-const EnergySourceKind* find_energy_source_kind(std::string_view name);
+/** Every source of energy_source_specs() with the function that opens it, in probe order. */
+const PluginRegistry<EnergySourceOpen>& energy_registry();
+
+/** Opens the source of `spec` (an entry of energy_source_specs()). */
+std::unique_ptr<EnergySource> open_energy_source(const PluginSpec& spec,
+                                                 const ProbeContext& context);
 
 /** The chosen source, and one line per source tried before it saying why it was skipped. */
 struct ProbeResult {

@@ -11,17 +11,6 @@ namespace ecluse {
 namespace {
 constexpr double kMinimumInterval = 0.1;  // seconds between two lowerings
 
-FrequencyRole frequency_role(Role role) {
-  switch (role) {
-    case Role::DedicatedCore:
-      return FrequencyRole::DedicatedCore;
-    case Role::DedicatedNode:
-      return FrequencyRole::DedicatedNode;
-    default:
-      return FrequencyRole::Simulation;
-  }
-}
-
 int current_cpu() {
   const int cpu = sched_getcpu();
   return cpu >= 0 ? cpu : 0;
@@ -32,10 +21,7 @@ FrequencyGovernor::FrequencyGovernor(const EnergyConfig& config, Role role, Log&
                                      const std::string& root)
     : log_(log) {
   for (const FrequencySetting& s : config.frequency) {
-    FrequencyPolicy p = FrequencyPolicy::parse(s.role, s.when, s.target);
-    if (p.role != frequency_role(role)) continue;
-    policy_ = p;
-    policy_text_ = s.role + " when " + s.when + " to " + p.target.to_string();
+    if (s.policy.role == role) policy_ = s.policy;
   }
   if (!policy_) return;
   controller_ = make_frequency_controller(SysfsFiles(root), current_cpu(),
@@ -88,19 +74,18 @@ void FrequencyGovernor::finish() noexcept {
   if (controller_ && lowered_) raise();
 }
 
-void FrequencyGovernor::describe(std::map<std::string, std::string>& labels) const {
-  if (!policy_) return;
-  labels["frequency.policy"] = policy_text_;
-  if (!controller_) return;
-  labels["frequency.controller"] = controller_->active().describe();
+FrequencyRecord FrequencyGovernor::record() const {
+  FrequencyRecord r;
+  if (!policy_) return r;
+  r.policy = policy_->describe();
+  if (!controller_) return r;
+  r.controller = controller_->active().describe();
   const auto& actions = controller_->active().actions();
   // The first and the last actions: a long run switches thousands of times.
   for (std::size_t i = 0; i < actions.size(); ++i) {
-    if (i < 10 || i + 10 >= actions.size()) {
-      labels["frequency.action." + std::to_string(100000 + i)] = actions[i];
-    }
+    if (i < 10 || i + 10 >= actions.size()) r.actions.push_back(actions[i]);
   }
-  labels["frequency.action_count"] = std::to_string(actions.size());
+  return r;
 }
 
 }  // namespace ecluse

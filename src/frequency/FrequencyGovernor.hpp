@@ -2,19 +2,26 @@
 // CPU it runs on when entering a low phase (at most every 100 ms), restores it on leaving.
 #pragma once
 
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "accounting/Phase.hpp"
 #include "config/Config.hpp"
 #include "config/FrequencyPolicy.hpp"
 #include "core/Log.hpp"
+#include "core/Role.hpp"
 #include "frequency/FallbackFrequencyController.hpp"
-#include "topology/NodePlan.hpp"
 
 namespace ecluse {
+
+/** What a rank's governor did, for the report. */
+struct FrequencyRecord {
+  std::string policy;                // "" without a policy for the rank's role
+  std::string controller;            // "" when no controller was made
+  std::vector<std::string> actions;  // the first and the last 10
+};
 
 class FrequencyGovernor {
  public:
@@ -24,15 +31,14 @@ class FrequencyGovernor {
   void on_phase(Phase from, Phase to) noexcept;
   /** Puts back every value changed; idempotent. */
   void finish() noexcept;
-  /** "frequency.policy", "frequency.controller", "frequency.action.<n>" for the report. */
-  void describe(std::map<std::string, std::string>& labels) const;
+  /** The policy, the controller and its actions, for the report. */
+  [[nodiscard]] FrequencyRecord record() const;
 
  private:
   [[nodiscard]] bool low(Phase phase) const;
   void lower() noexcept;
   void raise() noexcept;
   std::optional<FrequencyPolicy> policy_;
-  std::string policy_text_;
   std::unique_ptr<FallbackFrequencyController> controller_;
   Log& log_;
   bool lowered_ = false;

@@ -7,6 +7,7 @@
 #include "frequency/CpufreqClampController.hpp"
 #include "frequency/CpufreqController.hpp"
 #include "frequency/CpufreqUserspaceController.hpp"
+#include "frequency/NullFrequencyController.hpp"
 
 namespace ecluse {
 namespace {
@@ -34,21 +35,34 @@ std::unique_ptr<FallbackFrequencyController> unsupported(const std::string& mess
   return controller;
 }
 
+std::unique_ptr<FrequencyController> make_userspace(const SysfsFiles& files,
+                                                    const std::string& driver) {
+  return std::make_unique<CpufreqUserspaceController>(files, driver);
+}
+
+std::unique_ptr<FrequencyController> make_clamp(const SysfsFiles& files,
+                                                const std::string& driver) {
+  return std::make_unique<CpufreqClampController>(files, driver);
+}
+
+std::unique_ptr<FrequencyController> make_null(const SysfsFiles&, const std::string& driver) {
+  return std::make_unique<NullFrequencyController>("chosen for driver " + driver);
+}
+
+FrequencyControllerFactory factory(const char* name) {
+  for (const auto& [spec, make] : frequency_registry().entries()) {
+    if (spec->name == name) return make;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
-const std::vector<FrequencyControllerKind>& frequency_controller_kinds() {
-  static const std::vector<FrequencyControllerKind> kinds = {
-      {"userspace",
-       "cpufreq userspace governor + scaling_setspeed (acpi-cpufreq, "
-       "intel_cpufreq, cppc_cpufreq, ...): an exact frequency per CPU."},
-      {"clamp",
-       "scaling_max_freq lowered to the target (intel_pstate, amd-pstate in active "
-       "mode, which have no userspace governor)."},
-      {"null",
-       "Changes nothing and records what it would have done (no permission, no "
-       "cpufreq, or frequency control not requested)."},
-  };
-  return kinds;
+const PluginRegistry<FrequencyControllerFactory>& frequency_registry() {
+  static const PluginRegistry<FrequencyControllerFactory> registry(
+      frequency_controller_specs(),
+      {{"userspace", make_userspace}, {"clamp", make_clamp}, {"null", make_null}});
+  return registry;
 }
 
 std::unique_ptr<FallbackFrequencyController> make_frequency_controller(
@@ -60,12 +74,9 @@ std::unique_ptr<FallbackFrequencyController> make_frequency_controller(
     return unsupported(CpufreqController::unavailable_message(e), std::move(report));
   }
   const auto governors = files.try_read(cpufreq_file(cpu, "scaling_available_governors"));
-  std::unique_ptr<FrequencyController> real;
-  if (has_word(governors.value_or(""), "userspace")) {
-    real = std::make_unique<CpufreqUserspaceController>(files, driver);
-  } else {
-    real = std::make_unique<CpufreqClampController>(files, driver);
-  }
+  const bool userspace = has_word(governors.value_or(""), "userspace");
+  std::unique_ptr<FrequencyController> real =
+      factory(userspace ? "userspace" : "clamp")(files, driver);
   return std::make_unique<FallbackFrequencyController>(std::move(real), std::move(report));
 }
 

@@ -1,22 +1,24 @@
-// The frequency controllers known to Ecluse, described as data, and the factory that picks the
-// one a CPU's cpufreq driver supports (always wrapped so that a refusal degrades to null).
+// The factory of each frequency controller of config/FrequencyControllerKinds (the frequency
+// family of the one plugin registry pattern), and the choice of the one a CPU's cpufreq driver
+// supports (always wrapped so that a refusal degrades to null).
 #pragma once
 
 #include <memory>
 #include <string>
-#include <vector>
 
+#include "config/FrequencyControllerKinds.hpp"
+#include "config/PluginRegistry.hpp"
 #include "core/SysfsFiles.hpp"
 #include "frequency/FallbackFrequencyController.hpp"
 
 namespace ecluse {
 
-struct FrequencyControllerKind {
-  std::string name;  // "userspace", "clamp", "null"
-  std::string description;
-};
+/** Makes a controller for the cpufreq driver `driver` of the CPUs under files' root. */
+using FrequencyControllerFactory =
+    std::unique_ptr<FrequencyController> (*)(const SysfsFiles& files, const std::string& driver);
 
-const std::vector<FrequencyControllerKind>& frequency_controller_kinds();
+/** userspace, clamp, null, each with its factory. */
+const PluginRegistry<FrequencyControllerFactory>& frequency_registry();
 
 /** The controller for the driver of `cpu` under files' root: userspace when the governor
  * exists, else clamping, else null (reported through `report`). */

@@ -53,12 +53,12 @@ void HostEnergy::open_source(const EnergyConfig& config, Log& log) {
     ProbeContext context;
     context.root = system_root();
     context.calibration = calibration_of(config, files);
-    if (config.source == "auto") {
+    if (config.source == nullptr) {
       ProbeResult probe = probe_energy_source(context);
       for (const std::string& line : probe.skipped) log.info("energy: " + line);
       source_ = std::move(probe.source);
     } else {
-      source_ = find_energy_source_kind(config.source)->open(context);
+      source_ = open_energy_source(*config.source, context);
     }
     start_ = source_->read();
     start_time_ = monotonic_seconds();

@@ -6,13 +6,25 @@
 
 namespace ecluse {
 
+Json Json::object() {
+  Json j;
+  j.kind_ = Kind::Object;
+  return j;
+}
+
+Json Json::array() {
+  Json j;
+  j.kind_ = Kind::Array;
+  return j;
+}
+
 Json& Json::operator[](const std::string& key) {
-  auto& members = std::get<Object>(value_);
-  for (auto& [k, v] : members) {
-    if (k == key) return v;
+  for (std::size_t i = 0; i < keys_.size(); ++i) {
+    if (keys_[i] == key) return items_[i];
   }
-  members.emplace_back(key, Json());
-  return members.back().second;
+  keys_.push_back(key);
+  items_.emplace_back();
+  return items_.back();
 }
 
 std::string json_escape(const std::string& text) {
@@ -36,7 +48,8 @@ namespace {
 std::string number(double v) {
   if (!std::isfinite(v)) return "null";
   char text[32];
-  std::snprintf(text, sizeof text, "%.9g", v);
+  const bool integral = v == std::floor(v) && std::fabs(v) < 9.0e15;
+  std::snprintf(text, sizeof text, integral ? "%.0f" : "%.9g", v);
   return text;
 }
 
@@ -47,31 +60,35 @@ void newline(std::string& out, int indent, int depth) {
 }
 }  // namespace
 
-void Json::write(std::string& out, int indent, int depth) const {
-  if (std::holds_alternative<std::monostate>(value_)) out += "null";
-  if (const auto* d = std::get_if<double>(&value_)) out += number(*d);
-  if (const auto* b = std::get_if<bool>(&value_)) out += *b ? "true" : "false";
-  if (const auto* s = std::get_if<std::string>(&value_)) out += json_escape(*s);
-  if (const auto* a = std::get_if<Array>(&value_)) {
-    out += '[';
-    for (std::size_t i = 0; i < a->size(); ++i) {
-      if (i) out += ',';
-      newline(out, indent, depth + 1);
-      (*a)[i].write(out, indent, depth + 1);
-    }
-    if (!a->empty()) newline(out, indent, depth);
-    out += ']';
+void Json::write_items(std::string& out, int indent, int depth) const {
+  const bool object = kind_ == Kind::Object;
+  out += object ? '{' : '[';
+  for (std::size_t i = 0; i < items_.size(); ++i) {
+    if (i) out += ',';
+    newline(out, indent, depth + 1);
+    if (object) out += json_escape(keys_[i]) + (indent > 0 ? ": " : ":");
+    items_[i].write(out, indent, depth + 1);
   }
-  if (const auto* o = std::get_if<Object>(&value_)) {
-    out += '{';
-    for (std::size_t i = 0; i < o->size(); ++i) {
-      if (i) out += ',';
-      newline(out, indent, depth + 1);
-      out += json_escape((*o)[i].first) + (indent > 0 ? ": " : ":");
-      (*o)[i].second.write(out, indent, depth + 1);
-    }
-    if (!o->empty()) newline(out, indent, depth);
-    out += '}';
+  if (!items_.empty()) newline(out, indent, depth);
+  out += object ? '}' : ']';
+}
+
+void Json::write(std::string& out, int indent, int depth) const {
+  switch (kind_) {
+    case Kind::Null:
+      out += "null";
+      return;
+    case Kind::Number:
+      out += number(number_);
+      return;
+    case Kind::Bool:
+      out += bool_ ? "true" : "false";
+      return;
+    case Kind::String:
+      out += json_escape(text_);
+      return;
+    default:
+      write_items(out, indent, depth);
   }
 }
 

@@ -1,7 +1,9 @@
-// Gathering the ranks' records on rank 0: totals, series and labels, each as bytes.
+// Gathering the ranks' records on rank 0: fixed numbers, series, counters and strings, as bytes.
 #include "report/RankRecord.hpp"
 
 #include <sys/resource.h>
+
+#include <algorithm>
 
 #include "core/Collective.hpp"
 
@@ -16,29 +18,53 @@ double process_cpu_seconds_now() {
 
 namespace {
 
-std::string encode(const std::map<std::string, std::string>& labels) {
-  std::string text;
-  for (const auto& [key, value] : labels) {
-    std::string line = value;
-    for (char& c : line) {
-      if (c == '\n') c = ' ';
-    }
-    text += key + "=" + line + "\n";
-  }
+// The numbers of a record that have a fixed size, sent as bytes.
+struct FixedPart {
+  RankTotals totals;
+  bool has_energy = false;
+  double joules = 0, seconds = 0;
+};
+
+// Strings travel as bytes too: each one's length, then its characters.
+void put_string(std::string& out, const std::string& text) {
+  const std::uint64_t size = text.size();
+  out.append(reinterpret_cast<const char*>(&size), sizeof size);
+  out += text;
+}
+
+std::string take_string(const std::string& in, std::size_t& at) {
+  std::uint64_t size = 0;
+  std::copy_n(in.data() + at, sizeof size, reinterpret_cast<char*>(&size));
+  at += sizeof size;
+  std::string text = in.substr(at, size);
+  at += size;
   return text;
 }
 
-std::map<std::string, std::string> decode(const std::string& text) {
-  std::map<std::string, std::string> labels;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const std::size_t end = text.find('\n', start);
-    const std::string line = text.substr(start, end - start);
-    const std::size_t eq = line.find('=');
-    if (eq != std::string::npos) labels[line.substr(0, eq)] = line.substr(eq + 1);
-    start = end == std::string::npos ? text.size() : end + 1;
+std::string texts_of(const RankRecord& r) {
+  std::string out;
+  const HostEnergyFigure e = r.energy.value_or(HostEnergyFigure{});
+  for (const std::string* s : {&e.host, &e.source, &e.quality, &e.calibration, &e.note,
+                               &r.frequency.policy, &r.frequency.controller}) {
+    put_string(out, *s);
   }
-  return labels;
+  for (const std::string& action : r.frequency.actions) put_string(out, action);
+  return out;
+}
+
+void read_texts(const std::string& in, RankRecord& r) {
+  std::size_t at = 0;
+  HostEnergyFigure e;
+  for (std::string* s : {&e.host, &e.source, &e.quality, &e.calibration, &e.note,
+                         &r.frequency.policy, &r.frequency.controller}) {
+    *s = take_string(in, at);
+  }
+  while (at < in.size()) r.frequency.actions.push_back(take_string(in, at));
+  if (r.energy) {
+    e.joules = r.energy->joules;
+    e.seconds = r.energy->seconds;
+    r.energy = e;
+  }
 }
 
 template <class T>
@@ -57,14 +83,20 @@ std::vector<T> from_bytes(const std::string& bytes) {
 }  // namespace
 
 std::vector<RankRecord> gather_records(const RankRecord& mine, MPI_Comm comm) {
-  const auto totals = gather_strings(comm, as_bytes(std::vector<RankTotals>{mine.totals}), 0);
+  FixedPart fixed{mine.totals, mine.energy.has_value(), 0, 0};
+  if (mine.energy) fixed = {mine.totals, true, mine.energy->joules, mine.energy->seconds};
+  const auto fixeds = gather_strings(comm, as_bytes(std::vector<FixedPart>{fixed}), 0);
   const auto series = gather_strings(comm, as_bytes(mine.iterations), 0);
-  const auto labels = gather_strings(comm, encode(mine.labels), 0);
-  std::vector<RankRecord> records(totals.size());
+  const auto statistics = gather_strings(comm, as_bytes(mine.statistics), 0);
+  const auto texts = gather_strings(comm, texts_of(mine), 0);
+  std::vector<RankRecord> records(fixeds.size());
   for (std::size_t r = 0; r < records.size(); ++r) {
-    records[r].totals = from_bytes<RankTotals>(totals[r]).at(0);
+    const FixedPart f = from_bytes<FixedPart>(fixeds[r]).at(0);
+    records[r].totals = f.totals;
+    if (f.has_energy) records[r].energy = HostEnergyFigure{{}, {}, {}, {}, {}, f.joules, f.seconds};
     records[r].iterations = from_bytes<IterationRecord>(series[r]);
-    records[r].labels = decode(labels[r]);
+    records[r].statistics = from_bytes<StatisticValue>(statistics[r]);
+    read_texts(texts[r], records[r]);
   }
   return records;
 }

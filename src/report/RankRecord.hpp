@@ -1,20 +1,27 @@
-// What one rank contributes to the run report, and how it travels to rank 0: a fixed part,
-// its iteration series, and "key=value" lines (statistics, energy labels, frequency actions).
+// What one rank contributes to the run report, and how it travels to rank 0: its totals, its
+// iteration series, its counters, its host's energy (host leaders) and its frequency actions,
+// every number as a number until the JSON is written.
 #pragma once
 
 #include <mpi.h>
 
 #include <array>
-#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "accounting/Accounting.hpp"
+#include "core/Role.hpp"
+#include "frequency/FrequencyGovernor.hpp"
+#include "report/HostEnergy.hpp"
+#include "transport/Statistic.hpp"
 
 namespace ecluse {
 
 struct RankTotals {
-  std::int32_t rank = 0, role = 0, node = 0, host = 0;
+  std::int32_t rank = 0;
+  Role role = Role::Client;
+  std::int32_t node = 0, host = 0;
   double wall = 0;  // initialize to finalize
   double cpu = 0;   // process user + system
   double bytes = 0;
@@ -24,7 +31,9 @@ struct RankTotals {
 struct RankRecord {
   RankTotals totals;
   std::vector<IterationRecord> iterations;
-  std::map<std::string, std::string> labels;  // "stat.<name>", "energy.<field>", "frequency.*"
+  Statistics statistics;
+  std::optional<HostEnergyFigure> energy;  // a host's first rank: its host's energy
+  FrequencyRecord frequency;
 };
 
 /** Process CPU time (user + system) from getrusage. */

@@ -37,8 +37,10 @@ Json role_json(const RoleTotals& role, bool client) {
 
 Json roles_json(const RunTotals& t) {
   Json roles = Json::object();
-  for (std::size_t i = 0; i < t.roles.size(); ++i) {
-    if (t.roles[i].ranks > 0) roles[role_name(static_cast<int>(i))] = role_json(t.roles[i], i == 0);
+  for (const Role role : kRoles) {
+    const RoleTotals& totals = t.roles[index_of(role)];
+    if (totals.ranks > 0)
+      roles[std::string(name_of(role))] = role_json(totals, role == Role::Client);
   }
   return roles;
 }
@@ -50,9 +52,9 @@ struct Series {
 
 Json iterations_json(const RunTotals& t, const std::vector<RankRecord>& records) {
   std::map<int, Series> by_iteration;
-  const bool tp = t.approach == "tp";
+  const bool tp = t.approach == Approach::TP;
   for (const RankRecord& r : records) {
-    const bool client = r.totals.role == 0;
+    const bool client = r.totals.role == Role::Client;
     for (const IterationRecord& i : r.iterations) {
       Series& s = by_iteration[i.iteration];
       if (client) {
@@ -86,6 +88,22 @@ Json iterations_json(const RunTotals& t, const std::vector<RankRecord>& records)
   return out;
 }
 
+Json hosts_json(const std::vector<HostEnergyFigure>& hosts) {
+  Json out = Json::array();
+  for (const HostEnergyFigure& f : hosts) {
+    Json h = Json::object();
+    h["host"] = f.host;
+    h["source"] = f.source;
+    h["quality"] = f.quality;
+    h["calibration"] = f.calibration;
+    h["note"] = f.note;
+    h["joules"] = f.joules;
+    h["seconds"] = f.seconds;
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
 double average_power(const RunTotals& t) {
   return t.energy.watts;
 }
@@ -97,10 +115,10 @@ Json energy_json(const RunTotals& t) {
   e["calibration"] = t.energy.calibration;
   e["joules"] = t.energy.joules;
   e["average_power_w"] = average_power(t);
-  e["hosts"] = t.energy.hosts;
+  e["hosts"] = hosts_json(t.energy.hosts);
   Json by_role = Json::object();
-  for (std::size_t i = 0; i < t.roles.size(); ++i) {
-    const RoleTotals& role = t.roles[i];
+  for (const Role role_key : kRoles) {
+    const RoleTotals& role = t.roles[index_of(role_key)];
     if (role.ranks == 0) continue;
     Json r = Json::object();
     r["joules"] = role.joules;
@@ -110,7 +128,7 @@ Json energy_json(const RunTotals& t) {
       if (role.phase_joules[p] > 0) phases[std::string(kPhaseNames[p])] = role.phase_joules[p];
     }
     r["phases"] = std::move(phases);
-    by_role[role_name(static_cast<int>(i))] = std::move(r);
+    by_role[std::string(name_of(role_key))] = std::move(r);
   }
   e["by_role"] = std::move(by_role);
   return e;
@@ -130,12 +148,11 @@ Json frequency_json(const std::vector<RankRecord>& records) {
   Json actions = Json::array();
   std::string policy, controller;
   for (const RankRecord& r : records) {
-    for (const auto& [key, value] : r.labels) {
-      if (key == "frequency.policy") policy = value;
-      if (key == "frequency.controller" && controller.empty()) controller = value;
-      if (key.rfind("frequency.action.", 0) == 0) {
-        actions.push_back("rank " + std::to_string(r.totals.rank) + ": " + value);
-      }
+    const FrequencyRecord& rank = r.frequency;
+    if (!rank.policy.empty()) policy = rank.policy;
+    if (controller.empty()) controller = rank.controller;
+    for (const std::string& action : rank.actions) {
+      actions.push_back("rank " + std::to_string(r.totals.rank) + ": " + action);
     }
   }
   f["policy"] = policy.empty() ? Json() : Json(policy);
@@ -144,29 +161,19 @@ Json frequency_json(const std::vector<RankRecord>& records) {
   return f;
 }
 
-// Counters are summed over ranks, except peaks and windows (maxima) and lowest (minima).
+// Each counter combines over ranks as its key says (sum, maximum or minimum); by name order.
 Json statistics_json(const std::vector<RankRecord>& records) {
-  std::map<std::string, double> stats;
+  std::map<Statistic, double> stats;
   for (const RankRecord& r : records) {
-    for (const auto& [key, value] : r.labels) {
-      if (key.rfind("stat.", 0) != 0) continue;
-      const std::string name = key.substr(5);
-      const double v = std::strtod(value.c_str(), nullptr);
-      auto [it, fresh] = stats.emplace(name, v);
-      if (fresh) continue;
-      if (name.find("lowest") != std::string::npos) {
-        it->second = std::min(it->second, v);
-      } else if (name.find("peak") != std::string::npos ||
-                 name.find("window") != std::string::npos ||
-                 name.find("memory") != std::string::npos) {
-        it->second = std::max(it->second, v);
-      } else {
-        it->second += v;
-      }
+    for (const auto& [key, value] : r.statistics) {
+      auto [it, fresh] = stats.emplace(key, value);
+      if (!fresh) it->second = combine(key, it->second, value);
     }
   }
+  std::map<std::string_view, double> by_name;
+  for (const auto& [key, value] : stats) by_name[info_of(key).name] = value;
   Json out = Json::object();
-  for (const auto& [k, v] : stats) out[k] = v;
+  for (const auto& [name, value] : by_name) out[std::string(name)] = value;
   return out;
 }
 
@@ -195,7 +202,7 @@ Json build_report(const Config& config, const RunTotals& t,
   r["schema"] = "ecluse-report/1";
   r["simulation"] = config.simulation;
   r["config"] = config.source;
-  r["approach"] = t.approach;
+  r["approach"] = std::string(name_of(t.approach));
   r["architecture"] = architecture_json(config);
   r["ranks"] = t.ranks;
   r["nodes"] = t.nodes;
@@ -213,19 +220,19 @@ Json build_report(const Config& config, const RunTotals& t,
 std::string report_summary(const RunTotals& t, const std::vector<RankRecord>& records,
                            const std::string& file) {
   std::string roles, cpu;
-  for (std::size_t i = 0; i < t.roles.size(); ++i) {
-    const RoleTotals& role = t.roles[i];
+  for (const Role role_key : kRoles) {
+    const RoleTotals& role = t.roles[index_of(role_key)];
     if (role.ranks == 0) continue;
-    roles += std::string(roles.empty() ? "" : ", ") + role_name(static_cast<int>(i)) + " " +
-             std::to_string(role.ranks);
-    cpu += std::string(cpu.empty() ? "" : ", ") + role_name(static_cast<int>(i)) + " " +
+    const std::string name(name_of(role_key));
+    roles += std::string(roles.empty() ? "" : ", ") + name + " " + std::to_string(role.ranks);
+    cpu += std::string(cpu.empty() ? "" : ", ") + name + " " +
            format("%.1f%%", role.wall > 0 ? 100 * role.cpu / role.wall : 0);
   }
   const double rate = t.completion > 0 ? t.client_bytes / 1e6 / t.completion : 0;
   std::string s = "ecluse report (" + file + "):\n";
-  s += "  approach " + t.approach + ", " + std::to_string(t.ranks) + " ranks on " +
-       std::to_string(t.nodes) + " node(s), " + std::to_string(t.hosts) + " host(s): " + roles +
-       "\n";
+  s += "  approach " + std::string(name_of(t.approach)) + ", " + std::to_string(t.ranks) +
+       " ranks on " + std::to_string(t.nodes) + " node(s), " + std::to_string(t.hosts) +
+       " host(s): " + roles + "\n";
   s += "  completion " + format("%.3f s", t.completion) + "; client write per iteration mean " +
        format("%.3f ms", t.mean_write * 1e3) + ", max " + format("%.3f ms", t.max_write * 1e3) +
        "\n";
@@ -236,9 +243,7 @@ std::string report_summary(const RunTotals& t, const std::vector<RankRecord>& re
        format("%.3f MB/s", rate) + ", " +
        format("%.5f MB/s/W", average_power(t) > 0 ? rate / average_power(t) : 0) + "\n";
   std::size_t actions = 0;
-  for (const RankRecord& r : records) {
-    for (const auto& [key, value] : r.labels) actions += key.rfind("frequency.action.", 0) == 0;
-  }
+  for (const RankRecord& r : records) actions += r.frequency.actions.size();
   if (actions > 0) s += "  frequency: " + std::to_string(actions) + " action(s), see the report\n";
   return s;
 }
@@ -268,25 +273,14 @@ void publish_report(const Config& config, const std::vector<RankRecord>& records
   }
 }
 
-void add_energy_labels(const HostEnergyFigure& f, std::map<std::string, std::string>& labels) {
-  labels["energy.host"] = f.host;
-  labels["energy.source"] = f.source;
-  labels["energy.quality"] = f.quality;
-  labels["energy.calibration"] = f.calibration;
-  labels["energy.note"] = f.note;
-  char joules[64];
-  std::snprintf(joules, sizeof joules, "%.17g", f.joules);
-  labels["energy.joules"] = joules;
-  std::snprintf(joules, sizeof joules, "%.17g", f.seconds);
-  labels["energy.seconds"] = joules;
-}
-
 std::string report_path(const Config& config) {
   const char* env = std::getenv("ECLUSE_REPORT");
   std::string path = env && *env ? env : config.report.file;
   if (path == "none" || path.empty()) return "";
   const std::string key = "{simulation}";
-  for (auto at = path.find(key); at != std::string::npos; at = path.find(key)) {
+  // Search after each replacement: a name that contains the key must not loop.
+  for (auto at = path.find(key); at != std::string::npos;
+       at = path.find(key, at + config.simulation.size())) {
     path.replace(at, key.size(), config.simulation);
   }
   return path;

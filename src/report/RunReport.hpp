@@ -25,15 +25,15 @@ struct EnergyTotals {
   double joules = 0;
   double watts = 0;  // sum over hosts of each host's joules / seconds it measured
   std::string source, quality, calibration;  // "mixed" when hosts differ
-  Json hosts = Json::array();
+  std::vector<HostEnergyFigure> hosts;
 };
 
 /** The aggregated run, from which both the JSON and the summary are made. */
 struct RunTotals {
-  std::string approach;
+  Approach approach = Approach::TP;
   int ranks = 0, nodes = 0, hosts = 0;
   double completion = 0, client_bytes = 0;
-  std::array<RoleTotals, 3> roles{};
+  std::array<RoleTotals, kRoleCount> roles{};  // by index_of(Role)
   EnergyTotals energy;
   double mean_write = 0, max_write = 0;  // client-visible, per iteration
 };
@@ -56,10 +56,9 @@ std::string report_path(const Config& config);
 void publish_report(const Config& config, const std::vector<RankRecord>& records, int nodes,
                     int hosts, Log& log);
 
-/** A host leader's energy figure as "energy.*" labels of its record. */
-void add_energy_labels(const HostEnergyFigure& figure, std::map<std::string, std::string>& labels);
-
-/** Names of the roles as in the report, by Role value. */
-const char* role_name(int role);
+/** The role's totals. */
+inline RoleTotals& of(RunTotals& t, Role role) {
+  return t.roles.at(index_of(role));
+}
 
 }  // namespace ecluse

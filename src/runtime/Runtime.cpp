@@ -153,7 +153,7 @@ Client& Runtime::client() {
 void Runtime::signal(std::string_view name) {
   Client& c = client();
   const Event* event = config_.find_event(name);
-  const bool local = event && event->execution == "local";
+  const bool local = event && event->execution == EventExecution::Local;
   if (local || !event || !transport_->signal(std::string(name), c.iteration())) {
     events_->fire(name, topology_->world_rank(), c.iteration());
   }
@@ -186,7 +186,7 @@ void Runtime::write_report() {
   accounting_->close();
   RankRecord mine;
   mine.totals.rank = topology_->world_rank();
-  mine.totals.role = static_cast<std::int32_t>(topology_->role());
+  mine.totals.role = topology_->role();
   mine.totals.node = topology_->node();
   mine.totals.host = energy_->host();
   mine.totals.wall = accounting_->wall_seconds();
@@ -194,9 +194,9 @@ void Runtime::write_report() {
   mine.totals.bytes = accounting_->bytes();
   mine.totals.phases = accounting_->totals();
   mine.iterations = accounting_->iterations();
-  for (const auto& [key, value] : statistics()) mine.labels["stat." + key] = std::to_string(value);
-  governor_->describe(mine.labels);
-  if (energy_->leader()) add_energy_labels(energy_->finish(), mine.labels);
+  mine.statistics = statistics();
+  mine.frequency = governor_->record();
+  if (energy_->leader()) mine.energy = energy_->finish();
   const std::vector<RankRecord> records = gather_records(mine, comm_);
   if (records.empty()) return;
   Config effective = config_;

@@ -77,13 +77,13 @@ void BlockCollector::fire(const std::string& name, int source, int iteration) {
 void BlockCollector::on_signal(const BlockMessage& e) {
   const std::string name(e.name, strnlen(e.name, sizeof e.name));
   const Event* declared = config_.find_event(name);
-  const std::string scope = declared ? declared->scope : "core";
-  if (scope == "group") {
+  const EventScope scope = declared ? declared->scope : EventScope::Core;
+  if (scope == EventScope::Group) {
     if (++group_counts_[{name, e.iteration}] < group_size_) return;
     group_counts_.erase({name, e.iteration});
   }
   fire(name, e.source, e.iteration);
-  if (scope == "bcast") broadcast(name, e);
+  if (scope == EventScope::Bcast) broadcast(name, e);
 }
 
 void BlockCollector::broadcast(const std::string& name, const BlockMessage& e) {

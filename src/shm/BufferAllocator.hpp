@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "config/ConfigEnums.hpp"
 #include "shm/ShmTypes.hpp"
 
 namespace ecluse::shm {
@@ -44,6 +45,9 @@ std::unique_ptr<BufferAllocator> make_partitioned_allocator(void* base, std::siz
                                                             std::size_t size, int clients,
                                                             bool init);
 /** Bytes of shared memory the allocator needs for its own bookkeeping besides the data. */
-std::size_t allocator_overhead(const std::string& kind, int clients);
+std::size_t allocator_overhead(AllocatorKind kind, int clients);
+/** The allocator of `kind` over [base + offset, + size). */
+std::unique_ptr<BufferAllocator> make_allocator(AllocatorKind kind, void* base, std::size_t offset,
+                                                std::size_t size, int clients, bool init);
 
 }  // namespace ecluse::shm

@@ -328,11 +328,17 @@ std::unique_ptr<BufferAllocator> make_general_allocator(void* base, std::size_t 
 }
 
 // The kinds are listed here, next to the default one.
-std::size_t allocator_overhead(const std::string& kind, int clients) {
-  if (kind == "general") return GeneralAllocator::overhead();
-  if (kind == "partitioned") return PartitionedAllocator::overhead(clients);
-  throw Error(ECLUSE_ARGUMENT_ERROR, "unknown buffer allocator '" + kind +
-                                         "'; the allocators are \"general\" and \"partitioned\"");
+std::size_t allocator_overhead(AllocatorKind kind, int clients) {
+  if (kind == AllocatorKind::Partitioned) return PartitionedAllocator::overhead(clients);
+  return GeneralAllocator::overhead();
+}
+
+std::unique_ptr<BufferAllocator> make_allocator(AllocatorKind kind, void* base, std::size_t offset,
+                                                std::size_t size, int clients, bool init) {
+  if (kind == AllocatorKind::Partitioned) {
+    return make_partitioned_allocator(base, offset, size, clients, init);
+  }
+  return make_general_allocator(base, offset, size, init);
 }
 
 }  // namespace ecluse::shm

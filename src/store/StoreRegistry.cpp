@@ -1,5 +1,5 @@
 // The factory of each store type of config/StoreKinds, and the checks of a <store> element's
-// options and file-name pattern made when the store is created.
+// file-name pattern made when the store is created (they depend on the writers and nodes).
 #include "store/StoreRegistry.hpp"
 
 #include <algorithm>
@@ -18,7 +18,7 @@ namespace {
 const std::vector<std::string> kPlaceholders = {"{simulation}", "{iteration}", "{writer}",
                                                 "{node}"};
 
-enum class Hdf5Mode { PerCore, PerNode, Collective };
+using Hdf5Mode = Hdf5FileMode;
 
 std::string join(const std::vector<std::string>& items) {
   std::string text;
@@ -26,50 +26,14 @@ std::string join(const std::vector<std::string>& items) {
   return text;
 }
 
-std::string context(const Store& store) {
-  const std::string at = store.where.file.empty() ? "" : to_string(store.where) + ": ";
-  return at + "store '" + store.name + "' of type '" + store.type + "'";
-}
-
 [[noreturn]] void config_error(const Store& store, const std::string& message) {
-  throw Error(ECLUSE_CONFIG_ERROR, context(store) + ": " + message);
-}
-
-std::string known_options(const StoreKind& kind) {
-  if (kind.options.empty()) return "this store type takes no options";
-  std::vector<std::string> keys;
-  for (const OptionSpec& spec : kind.options) keys.push_back(spec.key);
-  return "known options: " + join(keys);
-}
-
-void check_options(const Store& store, const StoreKind& kind) {
-  for (const auto& [key, value] : store.options) {
-    const OptionSpec* spec = find_option(kind, key);
-    if (spec == nullptr)
-      config_error(store, "unknown option '" + key + "'; " + known_options(kind));
-    const auto& allowed = spec->allowed;
-    if (allowed.empty() || std::find(allowed.begin(), allowed.end(), value) != allowed.end()) {
-      continue;
-    }
-    config_error(store, "option " + key + " is '" + value + "'; allowed values: " + join(allowed));
-  }
-}
-
-Hdf5Mode hdf5_mode(const Store& store, const StoreKind& kind) {
-  const std::string mode = option_or_default(store, kind, "FileMode");
-  if (mode == "Collective") return Hdf5Mode::Collective;
-  return mode == "FilePerNode" ? Hdf5Mode::PerNode : Hdf5Mode::PerCore;
-}
-
-const char* mode_name(Hdf5Mode mode) {
-  if (mode == Hdf5Mode::Collective) return "Collective";
-  return mode == Hdf5Mode::PerNode ? "FilePerNode" : "FilePerCore";
+  throw Error(ECLUSE_CONFIG_ERROR, store_context(store) + ": " + message);
 }
 
 // The placeholders that would give the writers sharing one file different file names.
 bool refused_placeholder(Hdf5Mode mode, const std::string& name) {
-  if (name == "{writer}") return mode != Hdf5Mode::PerCore;
-  return name == "{node}" && mode == Hdf5Mode::Collective;
+  if (name == kPlaceholders[2]) return mode != Hdf5Mode::PerCore;
+  return name == kPlaceholders[3] && mode == Hdf5Mode::Collective;
 }
 
 void check_placeholders(const Store& store, const std::string& pattern, Hdf5Mode mode) {
@@ -83,8 +47,8 @@ void check_placeholders(const Store& store, const std::string& pattern, Hdf5Mode
     if (!refused_placeholder(mode, name)) continue;
     const char* sharing = mode == Hdf5Mode::Collective ? "all writers share one file"
                                                        : "the writers of a node share one file";
-    config_error(store, "FileName '" + pattern + "' uses " + name + ", but in " + mode_name(mode) +
-                            " mode " + sharing);
+    config_error(store, "FileName '" + pattern + "' uses " + name + ", but in " +
+                            std::string(name_of(mode)) + " mode " + sharing);
   }
 }
 
@@ -117,10 +81,10 @@ std::string default_pattern(Hdf5Mode mode) {
   return mode == Hdf5Mode::PerNode ? kHdf5PerNodePattern : kHdf5PerCorePattern;
 }
 
-std::string file_name_pattern(const Store& store, const StoreKind& kind, const StoreEnv& env,
-                              Hdf5Mode mode) {
-  std::string pattern = option_or_default(store, kind, "FileName");
-  if (pattern.empty()) pattern = default_pattern(mode);
+std::string file_name_pattern(const Store& store, const Hdf5StoreOptions& typed,
+                              const StoreEnv& env) {
+  const Hdf5Mode mode = typed.mode;
+  std::string pattern = typed.file_name.empty() ? default_pattern(mode) : typed.file_name;
   check_placeholders(store, pattern, mode);
   if (mode == Hdf5Mode::PerCore) check_writer_placeholder(store, pattern, env);
   if (mode == Hdf5Mode::PerNode) check_node_placeholder(store, pattern, env);
@@ -135,11 +99,10 @@ std::string absolute_directory(std::string path) {
 }
 
 std::unique_ptr<StoreBackend> make_hdf5(const Store& store, const StoreEnv& env) {
-  const StoreKind& kind = *find_store_kind("HDF5");
-  check_options(store, kind);
-  const Hdf5Mode mode = hdf5_mode(store, kind);
-  Hdf5Options options{store.name, absolute_directory(option_or_default(store, kind, "FilesPath")),
-                      file_name_pattern(store, kind, env, mode)};
+  const Hdf5StoreOptions typed = hdf5_options(store);
+  const Hdf5Mode mode = typed.mode;
+  Hdf5Options options{store.name, absolute_directory(typed.files_path),
+                      file_name_pattern(store, typed, env)};
   if (mode == Hdf5Mode::Collective) {
     return std::make_unique<Hdf5CollectiveStore>(std::move(options), env);
   }
@@ -149,16 +112,27 @@ std::unique_ptr<StoreBackend> make_hdf5(const Store& store, const StoreEnv& env)
 }
 
 std::unique_ptr<StoreBackend> make_null(const Store& store, const StoreEnv& /*env*/) {
-  check_options(store, *find_store_kind("null"));
+  check_store_options(store, *find_store_kind("null"));
   return std::make_unique<NullStore>();
 }
 
 }  // namespace
 
-StoreFactory store_factory(std::string_view kind) {
-  if (kind == "HDF5") return make_hdf5;
-  if (kind == "null") return make_null;
-  return nullptr;
+const PluginRegistry<StoreFactory>& store_registry() {
+  static const PluginRegistry<StoreFactory> registry(store_kinds(),
+                                                     {{"HDF5", make_hdf5}, {"null", make_null}});
+  return registry;
+}
+
+std::unique_ptr<StoreBackend> make_store(const Store& store, const StoreEnv& env) {
+  const StoreKind* kind = find_store_kind(store.type);
+  const auto* entry = kind ? store_registry().find(*kind) : nullptr;
+  if (!entry || !entry->make) {
+    throw Error(ECLUSE_CONFIG_ERROR, to_string(store.where) + ": store '" + store.name +
+                                         "' of type '" + store.type + "' is " +
+                                         (kind ? kind->not_built : "unknown") + ".");
+  }
+  return entry->make(store, env);
 }
 
 }  // namespace ecluse

@@ -53,7 +53,7 @@ void assign(DedicatedNodePlan& plan, const std::vector<int>& servers,
 }  // namespace
 
 DedicatedNodePlan plan_dedicated_nodes(const std::vector<int>& node_of, int dedicated,
-                                       const std::string& placement) {
+                                       ServerPlacement placement) {
   const auto ranks = ranks_by_node(node_of);
   const int nodes = static_cast<int>(ranks.size());
   check_counts(nodes, dedicated);
@@ -66,7 +66,7 @@ DedicatedNodePlan plan_dedicated_nodes(const std::vector<int>& node_of, int dedi
   plan.server_of.assign(node_of.size(), -1);
   plan.client_index.assign(node_of.size(), -1);
   plan.client_count.assign(node_of.size(), 0);
-  const int first_server = placement == "first" ? 0 : nodes - dedicated;
+  const int first_server = placement == ServerPlacement::First ? 0 : nodes - dedicated;
   std::vector<std::vector<int>> clients(static_cast<std::size_t>(dedicated));
   for (int node = 0, j = 0; node < nodes; ++node) {
     const bool server = node >= first_server && node < first_server + dedicated;

@@ -2,8 +2,9 @@
 // client rank (by node first, then by rank).
 #pragma once
 
-#include <string>
 #include <vector>
+
+#include "config/ConfigEnums.hpp"
 
 namespace ecluse {
 
@@ -18,11 +19,11 @@ struct DedicatedNodePlan {
 };
 
 /** `node_of[r]` is the node of world rank r (nodes numbered 0..N-1 by lowest rank). The
- * dedicated nodes are the last (or "first") `dedicated` nodes; client nodes are split into
+ * dedicated nodes are the last (or first) `dedicated` nodes; client nodes are split into
  * contiguous groups whose sizes differ by at most one; a dedicated node's client ranks, in
  * (node, rank) order, are split the same way over its ranks. Throws Error(ECLUSE_INIT_ERROR)
  * when a dedicated node or one of its ranks would have no client. */
 DedicatedNodePlan plan_dedicated_nodes(const std::vector<int>& node_of, int dedicated,
-                                       const std::string& placement);
+                                       ServerPlacement placement);
 
 }  // namespace ecluse

@@ -6,7 +6,7 @@
 namespace ecluse {
 
 NodePlan plan_dedicated_cores(int node, int local_size, int dedicated_cores,
-                              const std::string& placement) {
+                              ServerPlacement placement) {
   const int k = dedicated_cores;
   if (local_size <= k) {
     throw Error(ECLUSE_INIT_ERROR,
@@ -28,7 +28,7 @@ NodePlan plan_dedicated_cores(int node, int local_size, int dedicated_cores,
   NodePlan plan;
   plan.servers = k;
   plan.clients = local_size - k;
-  const int first_server = placement == "first" ? 0 : local_size - k;
+  const int first_server = placement == ServerPlacement::First ? 0 : local_size - k;
   int next_client = 0;
   for (int local = 0; local < local_size; ++local) {
     const bool server = local >= first_server && local < first_server + k;

@@ -1,12 +1,12 @@
 // Pure role assignment inside one node: which local ranks are servers, which server serves whom.
 #pragma once
 
-#include <string>
 #include <vector>
 
-namespace ecluse {
+#include "config/ConfigEnums.hpp"
+#include "core/Role.hpp"
 
-enum class Role { Client, DedicatedCore, DedicatedNode };
+namespace ecluse {
 
 struct NodePlan {
   std::vector<Role> roles;        // by node-local rank
@@ -17,10 +17,10 @@ struct NodePlan {
   int servers = 0;
 };
 
-/** k dedicated cores among local_size ranks, placed "last" (default) or "first"; clients are
+/** k dedicated cores among local_size ranks, placed last (default) or first; clients are
  * spread over the servers in contiguous groups whose sizes differ by at most one. Throws
  * Error(ECLUSE_INIT_ERROR) when the node has no rank left for the simulation. */
 NodePlan plan_dedicated_cores(int node, int local_size, int dedicated_cores,
-                              const std::string& placement);
+                              ServerPlacement placement);
 
 }  // namespace ecluse

@@ -2,15 +2,12 @@
 // cores), MPI messages (dedicated nodes).
 #pragma once
 
-#include <map>
 #include <string>
 
 #include "block/BlockData.hpp"
+#include "transport/Statistic.hpp"
 
 namespace ecluse {
-
-/** Named counters of a transport (bytes sent, credit waits...), for the run's statistics. */
-using Statistics = std::map<std::string, double>;
 
 class Transport {
  public:

@@ -9,20 +9,6 @@
 #include "store/StoreRegistry.hpp"
 
 namespace ecluse {
-namespace {
-
-std::unique_ptr<StoreBackend> make_store(const Store& store, const StoreEnv& env) {
-  const StoreKind* kind = find_store_kind(store.type);
-  if (!kind || !kind->not_built.empty()) {
-    throw Error(ECLUSE_CONFIG_ERROR, to_string(store.where) + ": store '" + store.name +
-                                         "' of type '" + store.type + "' is " +
-                                         (kind ? kind->not_built : "unknown") + ".");
-  }
-  return store_factory(kind->name)(store, env);
-}
-
-}  // namespace
-
 Writer::Writer(const Config& config, const StoreEnv& env, Log& log, Accounting& accounting)
     : log_(log), accounting_(accounting) {
   run_collectively(env.comm, [&] {

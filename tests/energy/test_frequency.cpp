@@ -79,7 +79,7 @@ std::map<std::string, std::string> snapshot(const test::FakeTree& tree, int cpus
 
 TEST(EnergyFrequencyPolicy, ParsesRolesWhensAndTargets) {
   const FrequencyPolicy p = FrequencyPolicy::parse("dedicated-core", "idle", "1.2GHz");
-  EXPECT_EQ(p.role, FrequencyRole::DedicatedCore);
+  EXPECT_EQ(p.role, Role::DedicatedCore);
   EXPECT_EQ(p.when, FrequencyWhen::Idle);
   EXPECT_FALSE(p.target.is_fraction);
   EXPECT_EQ(p.target.khz, 1200000u);

@@ -95,12 +95,12 @@ TEST(EnergyProbe, RealNvmlAbsentHereIsSkippedWithReason) {
 
 TEST(EnergyProbe, RegistryListsSourcesInProbeOrderWithOptions) {
   std::vector<std::string> names;
-  for (const EnergySourceKind& kind : energy_source_kinds()) names.push_back(kind.name);
+  for (const auto& entry : energy_registry().entries()) names.push_back(entry.spec->name);
   EXPECT_EQ(names, (std::vector<std::string>{"pm_counters", "rapl", "nvml", "model"}));
-  const EnergySourceKind* model = find_energy_source_kind("model");
+  const PluginSpec* model = find_energy_source_spec("model");
   ASSERT_NE(model, nullptr);
   EXPECT_EQ(model->options[1].key, "calibration");
-  EXPECT_EQ(find_energy_source_kind("watts-up"), nullptr);
+  EXPECT_EQ(find_energy_source_spec("watts-up"), nullptr);
 }
 
 }  // namespace

@@ -10,7 +10,7 @@ using ecluse::RankRecord;
 RankRecord rank(int r, int role, double wall, double cpu, double compute_cpu, double write_cpu) {
   RankRecord rec;
   rec.totals.rank = r;
-  rec.totals.role = role;
+  rec.totals.role = static_cast<ecluse::Role>(role);
   rec.totals.wall = wall;
   rec.totals.cpu = cpu;
   rec.totals.phases[static_cast<int>(ecluse::Phase::Compute)] = {wall * 0.8, compute_cpu};
@@ -22,15 +22,11 @@ std::vector<RankRecord> run() {
   // One host: clients 0 and 1 used 3 s and 1 s of CPU, the dedicated core 0 s... almost.
   std::vector<RankRecord> records{rank(0, 0, 10, 3, 2.25, 0.75), rank(1, 0, 10, 1, 1, 0),
                                   rank(2, 1, 10, 0, 0, 0)};
-  records[0].labels = {{"energy.source", "model"},
-                       {"energy.quality", "modelled"},
-                       {"energy.calibration", "cal-1"},
-                       {"energy.joules", "1000"},
-                       {"energy.host", "h"},
-                       {"energy.seconds", "10"},
-                       {"stat.dn.peak_held_bytes", "10"},
-                       {"stat.dn.sent_bytes", "5"}};
-  records[1].labels = {{"stat.dn.peak_held_bytes", "30"}, {"stat.dn.sent_bytes", "7"}};
+  records[0].energy = ecluse::HostEnergyFigure{"h", "model", "modelled", "cal-1", "", 1000, 10};
+  records[0].statistics = {{ecluse::Statistic::DnPeakHeldBytes, 10},
+                           {ecluse::Statistic::DnSentBytes, 5}};
+  records[1].statistics = {{ecluse::Statistic::DnPeakHeldBytes, 30},
+                           {ecluse::Statistic::DnSentBytes, 7}};
   records[0].totals.bytes = 200;
   records[1].totals.bytes = 100;
   records[0].iterations = {{0, 0.5, 0, 100}, {1, 1.5, 0, 100}};
@@ -47,7 +43,7 @@ ecluse::Config dc_config() {
 
 TEST(Aggregate, RolesAndEnergyApportionedByCpuTime) {
   const auto t = ecluse::aggregate(dc_config(), run(), 1, 1);
-  EXPECT_EQ(t.approach, "dc");
+  EXPECT_EQ(ecluse::name_of(t.approach), "dc");
   EXPECT_EQ(t.roles[0].ranks, 2);
   EXPECT_EQ(t.roles[1].ranks, 1);
   EXPECT_DOUBLE_EQ(t.roles[0].cpu, 4.0);

@@ -101,12 +101,16 @@ inline std::uint64_t footprint(std::uint64_t bytes) {
   return 64 + (bytes + 63) / 64 * 64;
 }
 
+/** The allocator kind a test parameter names ("general" or "partitioned"). */
+inline AllocatorKind kind_of(const std::string& kind) {
+  return kind == "general" ? AllocatorKind::General : AllocatorKind::Partitioned;
+}
+
 /** The allocator of `kind` over [base + offset, + size). */
 inline std::unique_ptr<BufferAllocator> make_allocator(const std::string& kind, void* base,
                                                        std::size_t offset, std::size_t size,
                                                        int clients, bool init) {
-  if (kind == "general") return make_general_allocator(base, offset, size, init);
-  return make_partitioned_allocator(base, offset, size, clients, init);
+  return shm::make_allocator(kind_of(kind), base, offset, size, clients, init);
 }
 
 /** A segment holding `lead` bytes (e.g. queues), then an allocator sized for `data` bytes. */
@@ -120,7 +124,7 @@ struct Buffer {
 
 inline Buffer make_buffer(const std::string& kind, int clients, std::size_t data,
                           std::size_t lead = 0) {
-  const std::size_t size = allocator_overhead(kind, clients) + data;
+  const std::size_t size = allocator_overhead(kind_of(kind), clients) + data;
   auto segment = SharedSegment::create(unique_name(kind), lead + size);
   auto allocator = make_allocator(kind, segment.base(), lead, size, clients, true);
   return Buffer{std::move(segment), lead, size, std::move(allocator)};

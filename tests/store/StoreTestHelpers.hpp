@@ -41,12 +41,6 @@ inline StoreEnv world_env(int domains = 1) {
   return {MPI_COMM_WORLD, world_rank(), MPI_COMM_SELF, 0, domains, "sim"};
 }
 
-inline std::unique_ptr<StoreBackend> make_store(const Store& store, const StoreEnv& env) {
-  const StoreKind* kind = find_store_kind(store.type);
-  if (kind == nullptr) throw std::runtime_error("no store type " + store.type);
-  return store_factory(kind->name)(store, env);
-}
-
 inline Variable variable(const std::string& name, const std::string& unit = "") {
   Variable v;
   v.name = name;

@@ -23,7 +23,7 @@ TEST(StoreRegistry, ListsHdf5AndNull) {
   for (const StoreKind& kind : store_kinds()) {
     EXPECT_TRUE(kind.not_built.empty()) << kind.name;
     EXPECT_FALSE(kind.description.empty()) << kind.name;
-    EXPECT_TRUE(store_factory(kind.name)) << kind.name;
+    EXPECT_TRUE(store_registry().find(kind)->make) << kind.name;
     for (const OptionSpec& spec : kind.options) EXPECT_FALSE(spec.description.empty()) << spec.key;
   }
   EXPECT_EQ(find_store_kind("HDF5"), &store_kinds()[0]);

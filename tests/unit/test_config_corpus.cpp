@@ -124,12 +124,12 @@ class Shapes {
 TEST(ValidModel, MinimalHasDefaults) {
   const Config c = valid("minimal");
   EXPECT_EQ(c.simulation, "minimal");
-  EXPECT_EQ(c.language, "c");
+  EXPECT_EQ(ecluse::name_of(c.language), "c");
   EXPECT_EQ(c.architecture.domains, 1);
   EXPECT_EQ(c.architecture.dedicated_cores, 0);
   EXPECT_EQ(c.architecture.dedicated_nodes, 0);
   EXPECT_EQ(c.architecture.buffer_size, 67108864u);
-  EXPECT_EQ(c.architecture.full_policy, "block");
+  EXPECT_EQ(ecluse::name_of(c.architecture.full_policy), "block");
   EXPECT_TRUE(c.parameters.empty());
   EXPECT_TRUE(c.layouts.empty());
   EXPECT_TRUE(c.variables.empty());
@@ -139,7 +139,7 @@ TEST(ValidModel, MinimalHasDefaults) {
 TEST(ValidModel, Cm1Architecture) {
   const Config c = valid("cm1_damaris");
   EXPECT_EQ(c.simulation, "cm1");
-  EXPECT_EQ(c.language, "fortran");
+  EXPECT_EQ(ecluse::name_of(c.language), "fortran");
   EXPECT_EQ(c.architecture.dedicated_cores, 1);
   EXPECT_EQ(c.architecture.buffer_name, "cm1-buffer");
   EXPECT_EQ(c.architecture.buffer_size, 268435456u);
@@ -161,7 +161,7 @@ TEST(ValidModel, Cm1NamesAreResolvedToFullNames) {
   EXPECT_EQ(c.find_variable("atmosphere/winds/w")->layout, "atmosphere/cells");
   EXPECT_EQ(c.find_variable("atmosphere/theta")->mesh, "grid");
   EXPECT_EQ(c.find_variable("atmosphere/theta")->unit, "K");
-  EXPECT_EQ(c.find_variable("atmosphere/surface")->centering, "nodal");
+  EXPECT_EQ(ecluse::name_of(c.find_variable("atmosphere/surface")->centering), "nodal");
   EXPECT_FALSE(c.find_variable("x")->time_varying);
   EXPECT_TRUE(c.find_variable("step")->time_varying);
   EXPECT_EQ(c.find_variable("atmosphere/theta")->stores, Names{"h5"});
@@ -203,7 +203,7 @@ TEST(ValidModel, Cm1MeshesStoresEventsLog) {
   const Config c = valid("cm1_damaris");
   ASSERT_EQ(c.meshes.size(), 1u);
   const ecluse::Mesh& grid = *c.find_mesh("grid");
-  EXPECT_EQ(grid.type, "rectilinear");
+  EXPECT_EQ(ecluse::name_of(grid.type), "rectilinear");
   EXPECT_EQ(grid.topology, 2);
   ASSERT_EQ(grid.coords.size(), 2u);
   EXPECT_EQ(grid.coords[0].name, "x");
@@ -224,11 +224,11 @@ TEST(ValidModel, Cm1MeshesStoresEventsLog) {
   ASSERT_EQ(c.events.size(), 2u);
   EXPECT_EQ(c.find_event("dump_stats")->action, "cm1_dump");
   EXPECT_EQ(c.find_event("dump_stats")->library, "libcm1plugins.so");
-  EXPECT_EQ(c.find_event("checkpoint")->execution, "local");
-  EXPECT_EQ(c.find_event("checkpoint")->scope, "bcast");
+  EXPECT_EQ(ecluse::name_of(c.find_event("checkpoint")->execution), "local");
+  EXPECT_EQ(ecluse::name_of(c.find_event("checkpoint")->scope), "bcast");
 
   EXPECT_EQ(c.log.file, "cm1_log");
-  EXPECT_EQ(c.log.level, "warning");
+  EXPECT_EQ(ecluse::name_of(c.log.level), "warning");
   EXPECT_EQ(c.log.rotation_size, 5000000u);
   EXPECT_EQ(c.log.format, "[%TimeStamp%]: %Message%");
   EXPECT_TRUE(c.log.flush);
@@ -253,18 +253,18 @@ TEST(ValidModel, Cm1ParameterValues) {
 TEST(ValidModel, EcluseExtensions) {
   const Config c = valid("ecluse_extensions");
   const ecluse::Architecture& a = c.architecture;
-  EXPECT_EQ(c.language, "cpp");
+  EXPECT_EQ(ecluse::name_of(c.language), "cpp");
   EXPECT_EQ(a.domains, 2);
   EXPECT_EQ(a.dedicated_cores, 2);
   EXPECT_EQ(a.buffer_name, "heat-buffer");
   EXPECT_EQ(a.buffer_size, 67108864u);
-  EXPECT_EQ(a.buffer_type, "sysv");
-  EXPECT_EQ(a.allocator, "partitioned");
-  EXPECT_EQ(a.full_policy, "skip");
-  EXPECT_EQ(a.placement, "last");
+  EXPECT_EQ(ecluse::name_of(a.buffer_type), "sysv");
+  EXPECT_EQ(ecluse::name_of(a.allocator), "partitioned");
+  EXPECT_EQ(ecluse::name_of(a.full_policy), "skip");
+  EXPECT_EQ(ecluse::name_of(a.placement), "last");
   EXPECT_EQ(a.ranks_per_node, 4);
   EXPECT_EQ(a.queue_size, 4096);
-  EXPECT_EQ(c.log.level, "debug");
+  EXPECT_EQ(ecluse::name_of(c.log.level), "debug");
   EXPECT_EQ(c.log.rotation_size, 1073741824u);
   const Shapes shape(c);
   EXPECT_EQ(shape("block").dims, (Dims{64, 128}));
@@ -337,11 +337,11 @@ TEST(ValidModel, AllTypeNamesAndLimits) {
   EXPECT_EQ(c.find_store("a")->options.at("FileMode"), "Collective");
   EXPECT_EQ(c.find_store("a")->options.at("XDMFMode"), "EveryIteration");
   EXPECT_EQ(c.events.size(), 3u);
-  EXPECT_EQ(c.find_event("remote")->execution, "remote");
-  EXPECT_EQ(c.find_event("remote")->scope, "core");
-  EXPECT_EQ(c.find_event("coupled")->execution, "coupled");
-  EXPECT_EQ(c.find_event("local")->scope, "group");
-  EXPECT_EQ(c.log.level, "trace");
+  EXPECT_EQ(ecluse::name_of(c.find_event("remote")->execution), "remote");
+  EXPECT_EQ(ecluse::name_of(c.find_event("remote")->scope), "core");
+  EXPECT_EQ(ecluse::name_of(c.find_event("coupled")->execution), "coupled");
+  EXPECT_EQ(ecluse::name_of(c.find_event("local")->scope), "group");
+  EXPECT_EQ(ecluse::name_of(c.log.level), "trace");
   EXPECT_FALSE(c.log.flush);
 }
 
@@ -353,9 +353,9 @@ TEST(ValidModel, GroupsResolveInTheirGroupThenAtTopLevel) {
   EXPECT_EQ(c.find_variable("fluid/inner/pressure")->layout, "fluid/line");
   EXPECT_EQ(c.find_variable("fluid/inner/pressure")->mesh, "fluid/curve_mesh");
   EXPECT_FALSE(c.find_variable("fluid/ys")->enabled);
-  EXPECT_EQ(c.find_mesh("fluid/curve_mesh")->type, "curvilinear");
+  EXPECT_EQ(ecluse::name_of(c.find_mesh("fluid/curve_mesh")->type), "curvilinear");
   EXPECT_EQ(c.find_mesh("fluid/curve_mesh")->coords.at(0).name, "fluid/xs");
-  EXPECT_EQ(c.find_mesh("fluid/profile")->type, "curve");
+  EXPECT_EQ(ecluse::name_of(c.find_mesh("fluid/profile")->type), "curve");
   const Shapes shape(c);
   EXPECT_EQ(shape("line").dims, (Dims{8}));
   EXPECT_EQ(shape("fluid/line").dims, (Dims{6}));  // fluid/n shadows n

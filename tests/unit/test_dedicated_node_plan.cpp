@@ -20,7 +20,7 @@ std::vector<int> uniform(int nodes, int per_node) {
 
 std::string message_of(const std::vector<int>& node_of, int dedicated) {
   try {
-    plan_dedicated_nodes(node_of, dedicated, "last");
+    plan_dedicated_nodes(node_of, dedicated, ecluse::ServerPlacement::Last);
   } catch (const ecluse::Error& e) {
     EXPECT_EQ(e.status(), ECLUSE_INIT_ERROR);
     return e.what();
@@ -29,7 +29,8 @@ std::string message_of(const std::vector<int>& node_of, int dedicated) {
 }
 
 TEST(DedicatedNodePlan, LastNodeServesTheOthersByNodeThenRank) {
-  const DedicatedNodePlan plan = plan_dedicated_nodes(uniform(4, 2), 1, "last");
+  const DedicatedNodePlan plan =
+      plan_dedicated_nodes(uniform(4, 2), 1, ecluse::ServerPlacement::Last);
   EXPECT_EQ(plan.dedicated, (std::vector<bool>{false, false, false, true}));
   EXPECT_EQ(plan.server_of, (std::vector<int>{6, 6, 6, 7, 7, 7, -1, -1}));
   EXPECT_EQ(plan.client_index, (std::vector<int>{0, 1, 2, 0, 1, 2, -1, -1}));
@@ -38,14 +39,16 @@ TEST(DedicatedNodePlan, LastNodeServesTheOthersByNodeThenRank) {
 }
 
 TEST(DedicatedNodePlan, FirstPlacement) {
-  const DedicatedNodePlan plan = plan_dedicated_nodes(uniform(3, 1), 1, "first");
+  const DedicatedNodePlan plan =
+      plan_dedicated_nodes(uniform(3, 1), 1, ecluse::ServerPlacement::First);
   EXPECT_EQ(plan.dedicated, (std::vector<bool>{true, false, false}));
   EXPECT_EQ(plan.server_of, (std::vector<int>{-1, 0, 0}));
   EXPECT_EQ(plan.client_count[0], 2);
 }
 
 TEST(DedicatedNodePlan, ThirteenClientNodesOverTwoDedicatedNodes) {
-  const DedicatedNodePlan plan = plan_dedicated_nodes(uniform(15, 1), 2, "last");
+  const DedicatedNodePlan plan =
+      plan_dedicated_nodes(uniform(15, 1), 2, ecluse::ServerPlacement::Last);
   std::map<int, int> nodes_per_server;
   for (int node = 0; node < 13; ++node) ++nodes_per_server[plan.served_node[node]];
   // 13 = 7 + 6, contiguous: nodes 0-6 to node 13, nodes 7-12 to node 14.
@@ -60,7 +63,7 @@ TEST(DedicatedNodePlan, UnequalNodesAreSplitByNodeNotByRankCount) {
   // Nodes of 3, 1, 2 ranks, then a dedicated node of 2 ranks: the 6 clients in (node, rank)
   // order go 3 to each server, whatever the node sizes.
   const std::vector<int> node_of{0, 0, 0, 1, 2, 2, 3, 3};
-  const DedicatedNodePlan plan = plan_dedicated_nodes(node_of, 1, "last");
+  const DedicatedNodePlan plan = plan_dedicated_nodes(node_of, 1, ecluse::ServerPlacement::Last);
   EXPECT_EQ(plan.server_of, (std::vector<int>{6, 6, 6, 7, 7, 7, -1, -1}));
   EXPECT_EQ(plan.client_count[6], 3);
   EXPECT_EQ(plan.client_count[7], 3);
@@ -69,7 +72,8 @@ TEST(DedicatedNodePlan, UnequalNodesAreSplitByNodeNotByRankCount) {
 TEST(DedicatedNodePlan, TwoDedicatedNodesOfTwoRanksWithRatiosThatDoNotDivide) {
   // 5 client nodes of 2 ranks: 3 nodes (6 ranks) to the first dedicated node, 2 (4 ranks) to
   // the second; each server rank gets half of its node's clients.
-  const DedicatedNodePlan plan = plan_dedicated_nodes(uniform(7, 2), 2, "last");
+  const DedicatedNodePlan plan =
+      plan_dedicated_nodes(uniform(7, 2), 2, ecluse::ServerPlacement::Last);
   EXPECT_EQ(plan.served_node, (std::vector<int>{5, 5, 5, 6, 6, -1, -1}));
   EXPECT_EQ(plan.client_count[10], 3);
   EXPECT_EQ(plan.client_count[11], 3);

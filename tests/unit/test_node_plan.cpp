@@ -21,7 +21,7 @@ std::map<int, int> clients_per_server(const NodePlan& plan) {
 }
 
 TEST(NodePlan, LastRanksAreServersByDefault) {
-  const NodePlan plan = plan_dedicated_cores(0, 4, 1, "last");
+  const NodePlan plan = plan_dedicated_cores(0, 4, 1, ecluse::ServerPlacement::Last);
   EXPECT_EQ(plan.roles,
             (std::vector<Role>{Role::Client, Role::Client, Role::Client, Role::DedicatedCore}));
   EXPECT_EQ(plan.client_index, (std::vector<int>{0, 1, 2, -1}));
@@ -31,7 +31,7 @@ TEST(NodePlan, LastRanksAreServersByDefault) {
 }
 
 TEST(NodePlan, FirstPlacement) {
-  const NodePlan plan = plan_dedicated_cores(0, 5, 2, "first");
+  const NodePlan plan = plan_dedicated_cores(0, 5, 2, ecluse::ServerPlacement::First);
   EXPECT_EQ(plan.roles[0], Role::DedicatedCore);
   EXPECT_EQ(plan.roles[1], Role::DedicatedCore);
   EXPECT_EQ(plan.server_index[1], 1);
@@ -41,7 +41,8 @@ TEST(NodePlan, FirstPlacement) {
 TEST(NodePlan, ClientsThatDoNotDivideAreSpreadEvenly) {
   for (int local = 3; local <= 40; ++local) {
     for (int k = 1; 2 * k <= local; ++k) {
-      const auto count = clients_per_server(plan_dedicated_cores(0, local, k, "last"));
+      const auto count =
+          clients_per_server(plan_dedicated_cores(0, local, k, ecluse::ServerPlacement::Last));
       ASSERT_EQ(static_cast<int>(count.size()), k) << local << " ranks, " << k << " cores";
       int low = local, high = 0;
       for (auto [server, n] : count) {
@@ -51,13 +52,13 @@ TEST(NodePlan, ClientsThatDoNotDivideAreSpreadEvenly) {
       EXPECT_LE(high - low, 1) << local << " ranks, " << k << " cores";
     }
   }
-  EXPECT_EQ(clients_per_server(plan_dedicated_cores(0, 7, 2, "last")),
+  EXPECT_EQ(clients_per_server(plan_dedicated_cores(0, 7, 2, ecluse::ServerPlacement::Last)),
             (std::map<int, int>{{0, 3}, {1, 2}}));
 }
 
 TEST(NodePlan, TooFewRanksIsAClearError) {
   try {
-    (void)plan_dedicated_cores(3, 3, 2, "last");
+    (void)plan_dedicated_cores(3, 3, 2, ecluse::ServerPlacement::Last);
     FAIL();
   } catch (const ecluse::Error& e) {
     EXPECT_EQ(e.status(), ECLUSE_INIT_ERROR);

@@ -1,0 +1,79 @@
+// The enumerations of the configuration, with the names the XML file uses: the reader turns
+// names into these values, so no code outside config/ compares configuration strings.
+#pragma once
+
+#include <array>
+
+#include "core/EnumNames.hpp"
+
+namespace ecluse {
+
+/** Time partitioning, dedicated cores, dedicated nodes. */
+enum class Approach { TP, DC, DN };
+constexpr std::array<EnumName<Approach>, 3> enum_names(Approach) {
+  return {{{Approach::TP, "tp"}, {Approach::DC, "dc"}, {Approach::DN, "dn"}}};
+}
+
+enum class Language { C, Cpp, Fortran, Python };
+constexpr std::array<EnumName<Language>, 4> enum_names(Language) {
+  return {{{Language::C, "c"},
+           {Language::Cpp, "cpp"},
+           {Language::Fortran, "fortran"},
+           {Language::Python, "python"}}};
+}
+
+/** <buffer type>: accepted for Damaris compatibility; the buffer is always POSIX shm. */
+enum class BufferType { Posix, Sysv };
+constexpr std::array<EnumName<BufferType>, 2> enum_names(BufferType) {
+  return {{{BufferType::Posix, "posix"}, {BufferType::Sysv, "sysv"}}};
+}
+
+/** <buffer allocator>: one best-fit heap shared by the node's clients, or a part per client. */
+enum class AllocatorKind { General, Partitioned };
+constexpr std::array<EnumName<AllocatorKind>, 2> enum_names(AllocatorKind) {
+  return {{{AllocatorKind::General, "general"}, {AllocatorKind::Partitioned, "partitioned"}}};
+}
+
+/** <buffer policy>: what a write does when the client's share is full. */
+enum class FullPolicy { Block, Skip };
+constexpr std::array<EnumName<FullPolicy>, 2> enum_names(FullPolicy) {
+  return {{{FullPolicy::Block, "block"}, {FullPolicy::Skip, "skip"}}};
+}
+
+/** <placement servers>: dedicated cores (nodes) are the last or the first of a node (job). */
+enum class ServerPlacement { Last, First };
+constexpr std::array<EnumName<ServerPlacement>, 2> enum_names(ServerPlacement) {
+  return {{{ServerPlacement::Last, "last"}, {ServerPlacement::First, "first"}}};
+}
+
+/** <event execution>: on the server (remote), on the client that signals (local). */
+enum class EventExecution { Remote, Local, Coupled };
+constexpr std::array<EnumName<EventExecution>, 3> enum_names(EventExecution) {
+  return {{{EventExecution::Remote, "remote"},
+           {EventExecution::Local, "local"},
+           {EventExecution::Coupled, "coupled"}}};
+}
+
+/** <event scope>: once per signal (core), once all of a server's clients signalled (group),
+ * or on every server (bcast). */
+enum class EventScope { Core, Group, Bcast };
+constexpr std::array<EnumName<EventScope>, 3> enum_names(EventScope) {
+  return {{{EventScope::Core, "core"}, {EventScope::Group, "group"}, {EventScope::Bcast, "bcast"}}};
+}
+
+enum class Centering { Zonal, Nodal };
+constexpr std::array<EnumName<Centering>, 2> enum_names(Centering) {
+  return {{{Centering::Zonal, "zonal"}, {Centering::Nodal, "nodal"}}};
+}
+
+/** A <mesh type>, or a <curve>. */
+enum class MeshType { Rectilinear, Curvilinear, Unstructured, Point, Curve };
+constexpr std::array<EnumName<MeshType>, 5> enum_names(MeshType) {
+  return {{{MeshType::Rectilinear, "rectilinear"},
+           {MeshType::Curvilinear, "curvilinear"},
+           {MeshType::Unstructured, "unstructured"},
+           {MeshType::Point, "point"},
+           {MeshType::Curve, "curve"}}};
+}
+
+}  // namespace ecluse
