@@ -19,6 +19,11 @@ inline std::size_t block_footprint(std::size_t bytes) {
   return 64 + (bytes + 63) / 64 * 64;
 }
 
+/** Throws ECLUSE_ALLOCATION_ERROR when `client`'s block of `bytes` can never fit: `room` says
+ * what holds at most `capacity` bytes, `fix` how to make it fit. */
+void refuse_if_never_fits(int client, std::size_t bytes, std::size_t capacity,
+                          const std::string& room, const std::string& fix);
+
 /** A per-process view of allocator state that lives in shared memory at [base+offset, +size).
  * Handles are offsets from `base` (the segment start), valid in every process. */
 class BufferAllocator {

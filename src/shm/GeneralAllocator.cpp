@@ -232,14 +232,18 @@ GeneralAllocator::Block* GeneralAllocator::coalesce(Block* b) {
   return b;
 }
 
+void refuse_if_never_fits(int client, std::size_t bytes, std::size_t capacity,
+                          const std::string& room, const std::string& fix) {
+  if (bytes <= capacity) return;
+  throw Error(ECLUSE_ALLOCATION_ERROR, "client " + std::to_string(client) +
+                                           " asked for a block of " + std::to_string(bytes) +
+                                           " bytes but " + room + " " + std::to_string(capacity) +
+                                           " bytes at most; " + fix);
+}
+
 std::optional<Handle> GeneralAllocator::allocate(int client, std::size_t bytes) {
-  if (bytes > capacity(client)) {
-    throw Error(ECLUSE_ALLOCATION_ERROR,
-                "client " + std::to_string(client) + " asked for a block of " +
-                    std::to_string(bytes) + " bytes but the shared buffer can hold " +
-                    std::to_string(capacity(client)) +
-                    " bytes at most; raise the buffer size in the configuration");
-  }
+  refuse_if_never_fits(client, bytes, capacity(client), "the shared buffer can hold",
+                       "raise the buffer size in the configuration");
   const std::uint64_t need = kHeader + round_up(bytes);
   Lock lock(&state_->mutex, [this] { rebuild(); });
   const auto at = best_fit(need);

@@ -162,13 +162,8 @@ bool PartitionedAllocator::make_room(Part& p, std::uint64_t need) const {
 
 std::optional<Handle> PartitionedAllocator::allocate(int client, std::size_t bytes) {
   Part& p = part(client);
-  if (bytes > capacity(client)) {
-    throw Error(ECLUSE_ALLOCATION_ERROR,
-                "client " + std::to_string(client) + " asked for a block of " +
-                    std::to_string(bytes) + " bytes but its part of the shared buffer holds " +
-                    std::to_string(capacity(client)) +
-                    " bytes at most; raise the buffer size or use allocator \"general\"");
-  }
+  refuse_if_never_fits(client, bytes, capacity(client), "its part of the shared buffer holds",
+                       "raise the buffer size or use allocator \"general\"");
   const std::uint64_t need = kHeader + round_up(bytes);
   if (!make_room(p, need)) return std::nullopt;
   const auto head = p.head.load(std::memory_order_relaxed);
