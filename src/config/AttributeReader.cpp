@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstring>
 #include <utility>
 
 #include "config/Suggest.hpp"
@@ -58,10 +59,21 @@ void AttributeReader::bad_value(const pugi::xml_node& node, const char* name,
 }
 
 std::int64_t AttributeReader::integer(const pugi::xml_node& node, const char* name,
-                                      std::int64_t fallback, std::int64_t minimum) const {
+                                      std::int64_t fallback, std::int64_t minimum,
+                                      std::int64_t maximum) const {
   if (!node.attribute(name)) return fallback;
+  const std::string text = node.attribute(name).value();
   std::int64_t value = 0;
-  if (!parse_integer(node.attribute(name).value(), value) || value < minimum) {
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  const bool whole = end == text.data() + text.size();
+  if (whole &&
+      (error == std::errc::result_out_of_range || (error == std::errc() && value > maximum))) {
+    bad_value(
+        node, name,
+        "expected an integer from " + std::to_string(minimum) + " to " + std::to_string(maximum));
+    return fallback;
+  }
+  if (!whole || error != std::errc() || value < minimum) {
     bad_value(node, name, "expected an integer >= " + std::to_string(minimum));
     return fallback;
   }

@@ -20,9 +20,11 @@ class AttributeReader {
 
   [[nodiscard]] std::string text(const pugi::xml_node& node, const char* name,
                                  const std::string& fallback = "") const;
-  /** An integer >= minimum. */
+  /** An integer >= minimum and <= maximum (by default what an int holds: the attributes read
+   * this way are counts stored as int, which must not wrap). */
   [[nodiscard]] std::int64_t integer(const pugi::xml_node& node, const char* name,
-                                     std::int64_t fallback, std::int64_t minimum) const;
+                                     std::int64_t fallback, std::int64_t minimum,
+                                     std::int64_t maximum = 2147483647) const;
   /** A byte count, with an optional suffix: K, M, G, KB, MB, GB (powers of 1000), KiB, MiB,
    * GiB, TiB (powers of 1024). */
   [[nodiscard]] std::uint64_t bytes(const pugi::xml_node& node, const char* name,

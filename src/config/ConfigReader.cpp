@@ -1,10 +1,12 @@
 // Builds the configuration model from the XML document, section by section.
 #include "config/ConfigReader.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "config/AttributeReader.hpp"
 #include "config/EnergySourceKinds.hpp"
+#include "config/Limits.hpp"
 #include "config/StoreKinds.hpp"
 #include "config/Suggest.hpp"
 #include "ecluse/Error.hpp"
@@ -35,7 +37,7 @@ class Reader {
 
   Config read(const pugi::xml_node& root) {
     config_.source = source_.name();
-    config_.simulation = attrs_.text(root, "name");
+    config_.simulation = simulation_name(root);
     config_.language = attrs_.choice(root, "language", Language::C);
     read_architecture(root.child("architecture"));
     read_data(root.child("data"), "");
@@ -157,15 +159,48 @@ class Reader {
     read_data(node, prefix + name + "/");
   }
 
-  std::string checked_name(const pugi::xml_node& node) {
+  std::string checked_name(const pugi::xml_node& node, std::size_t longest = limits::kNameBytes) {
     const std::string name = attrs_.text(node, "name");
     if (name.empty() || name.find('/') != std::string::npos) {
       diagnostics_.error(attrs_.where(node, "name"),
                          std::string("invalid name '") + name + "' for <" + node.name() +
                              ">; a name must be non-empty and contain no '/' (to nest, use "
                              "<group name=\"...\">).");
+    } else if (name.size() > longest || has_control_character(name)) {
+      diagnostics_.error(attrs_.where(node, "name"),
+                         "invalid name '" + printable(name) + "' for <" + node.name() +
+                             ">; a name has at most " + std::to_string(longest) +
+                             " bytes and no control characters.");
     }
     return name;
+  }
+
+  // The simulation's name becomes file names: it may not leave the output directory.
+  std::string simulation_name(const pugi::xml_node& root) {
+    const std::string name = attrs_.text(root, "name");
+    if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
+        name.size() > limits::kNameBytes || has_control_character(name)) {
+      diagnostics_.error(attrs_.where(root, "name"),
+                         "invalid simulation name '" + printable(name) +
+                             "'; it names output files: use 1 to " +
+                             std::to_string(limits::kNameBytes) +
+                             " bytes, no '/', no control characters, not '.' or '..'.");
+    }
+    return name;
+  }
+
+  static bool has_control_character(const std::string& text) {
+    return std::any_of(text.begin(), text.end(),
+                       [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+  }
+
+  // At most 64 bytes of a name, control characters as '?': what a message can quote.
+  static std::string printable(const std::string& text) {
+    std::string out = text.substr(0, 64);
+    for (char& c : out) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+    }
+    return text.size() > 64 ? out + "..." : out;
   }
 
   DataType read_type(const pugi::xml_node& node, const char* fallback, bool array) {
@@ -362,7 +397,7 @@ class Reader {
   void read_actions(const pugi::xml_node& node) {
     for (const auto& child : node.children("event")) {
       Event e;
-      e.name = checked_name(child);
+      e.name = checked_name(child, limits::kEventNameBytes);
       e.action = attrs_.text(child, "action");
       e.library = attrs_.text(child, "library");
       e.execution = attrs_.choice(child, "execution", EventExecution::Remote);

@@ -17,6 +17,11 @@ inline constexpr std::size_t kExpressionLength = 1024;
 inline constexpr std::size_t kExpressionDepth = 64;
 /** Errors listed for one configuration; the rest are counted. */
 inline constexpr std::size_t kListedErrors = 100;
+/** Bytes of a name (simulation, group, parameter, layout, variable, store, event...). */
+inline constexpr std::size_t kNameBytes = 255;
+/** Bytes of an event name: it travels in a fixed field of the DC/DN message (block/BlockMessage),
+ * so the same limit holds in every approach. */
+inline constexpr std::size_t kEventNameBytes = 63;
 /** Longest word "did you mean" compares (longer ones get no suggestion). */
 inline constexpr std::size_t kSuggestedWord = 128;
 

@@ -12,7 +12,9 @@ namespace ecluse {
 std::chrono::seconds peer_timeout() {
   const char* env = std::getenv("ECLUSE_TIMEOUT");
   const long seconds = env ? std::strtol(env, nullptr, 10) : 0;
-  return std::chrono::seconds(seconds > 0 ? seconds : 600);
+  // At most 30 days: deadlines are computed as now + timeout and must not overflow the clock.
+  constexpr long kLongest = 30L * 24 * 3600;
+  return std::chrono::seconds(seconds > 0 ? std::min(seconds, kLongest) : 600);
 }
 
 void copy_block(void* to, const void* from, std::size_t bytes) {
@@ -37,6 +39,22 @@ void throw_too_big(const BlockData& block, std::size_t need, std::size_t share, 
                               " but a client may hold at most " + std::to_string(share) +
                               " bytes and the server frees an iteration only once it ends; raise "
                               "<buffer size> in the configuration.");
+}
+
+void throw_never_fits(const Variable& variable, std::size_t need, std::size_t share,
+                      const std::string& memory) {
+  throw Error(ECLUSE_ALLOCATION_ERROR,
+              "variable '" + variable.name + "' has blocks of " + std::to_string(need) +
+                  " bytes of " + memory + " but a client may hold at most " +
+                  std::to_string(share) +
+                  " bytes: no write of it could ever be handed over; raise <buffer size> in the "
+                  "configuration.");
+}
+
+std::string store_failure_message(const std::string& server, const std::string& first,
+                                  std::uint32_t failures) {
+  return "the " + server + " could not store " + first + " (" + std::to_string(failures) +
+         " iteration(s) not stored so far; see store_errors in the run report).";
 }
 
 void throw_not_allocated(const Variable& variable, int block) {

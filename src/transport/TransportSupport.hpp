@@ -11,7 +11,8 @@
 
 namespace ecluse {
 
-/** Seconds a client or server waits for its peer before failing (ECLUSE_TIMEOUT, default 600). */
+/** Seconds a client or server waits for its peer before failing (ECLUSE_TIMEOUT, default 600,
+ * at most 30 days). */
 std::chrono::seconds peer_timeout();
 
 /** memcpy in 64 MiB pieces: glibc's memcpy slows down ~3x on copies of hundreds of MiB whose
@@ -22,6 +23,16 @@ void copy_block(void* to, const void* from, std::size_t bytes);
  * hold `share`; `memory` names the setting to raise. */
 [[noreturn]] void throw_too_big(const BlockData& block, std::size_t need, std::size_t share,
                                 std::size_t held, const std::string& memory);
+
+/** Throws ECLUSE_ALLOCATION_ERROR at initialize: a block of `variable` takes `need` bytes of
+ * `memory` where a client may hold `share`, so no write of it could ever be handed over. */
+[[noreturn]] void throw_never_fits(const Variable& variable, std::size_t need, std::size_t share,
+                                   const std::string& memory);
+
+/** What a client is told when its server could not store: `first` is the first failure
+ * ("iteration I in store 'S': cause"), `failures` the iterations not stored so far. */
+std::string store_failure_message(const std::string& server, const std::string& first,
+                                  std::uint32_t failures);
 
 /** Throws ECLUSE_BLOCK_NOT_FOUND: a commit of a block that no alloc handed out. */
 [[noreturn]] void throw_not_allocated(const Variable& variable, int block);

@@ -13,10 +13,12 @@ using ecluse::Accounting;
 using ecluse::Phase;
 using ecluse::PhaseScope;
 
+// Spins until this thread has used `seconds` of CPU (and at least as much wall time): on a loaded
+// machine a wall-clock spin may get much less CPU than its length.
 void busy(double seconds) {
-  const double end = ecluse::wall_clock() + seconds;
+  const double end = ecluse::thread_cpu_clock() + seconds;
   volatile double x = 0;
-  while (ecluse::wall_clock() < end) x = x + 1;
+  while (ecluse::thread_cpu_clock() < end) x = x + 1;
 }
 
 double sum_wall(const Accounting& a) {

@@ -115,3 +115,55 @@ TEST(ConfigLimits, ManyErrorsAreCountedBeyondTheListedOnes) {
 }
 
 }  // namespace
+
+namespace {
+
+std::string named(const std::string& simulation, const std::string& architecture = "") {
+  return "<simulation name=\"" + simulation +
+         "\" xmlns=\"urn:ecluse:config:1\"><architecture><domains count=\"1\"/>" +
+         (architecture.empty() ? "<dedicated cores=\"0\" nodes=\"0\"/>" : architecture) +
+         "</architecture><data><layout name=\"l\" type=\"int\" dimensions=\"4\"/></data>"
+         "</simulation>";
+}
+
+TEST(ConfigLimits, SimulationNamesCannotLeaveTheOutputDirectory) {
+  const std::string fix =
+      "'; it names output files: use 1 to 255 bytes, no '/', no control characters, not '.' or "
+      "'..'.";
+  for (const std::string& name : {std::string(""), std::string("."), std::string(".."),
+                                  std::string("../escape"), std::string("a/b")}) {
+    EXPECT_EQ(error_of(named(name)), "c.xml:1:13: invalid simulation name '" + name + fix);
+  }
+  EXPECT_EQ(error_of(named("tab&#9;name")), "c.xml:1:13: invalid simulation name 'tab?name" + fix);
+  const std::string message = error_of(named(std::string(100000, 'n')));
+  EXPECT_EQ(message, "c.xml:1:13: invalid simulation name '" + std::string(64, 'n') + "..." + fix);
+  EXPECT_EQ(error_of(named(std::string(255, 'n'))), "");
+}
+
+TEST(ConfigLimits, CountsThatDoNotFitAreRefusedNotTruncated) {
+  for (const std::string& value : {std::string("4294967297"), std::string(23, '9')}) {
+    const std::string text = named("x", "<dedicated cores=\"" + value + "\" nodes=\"0\"/>");
+    EXPECT_EQ(error_of(text), "c.xml:1:" + std::to_string(text.find("cores=") + 1) +
+                                  ": invalid value '" + value +
+                                  "' for 'cores' on <dedicated>; expected an integer from 0 to "
+                                  "2147483647.");
+  }
+}
+
+TEST(ConfigLimits, EventAndOtherNamesAreBounded) {
+  const std::string event = std::string(64, 'e');
+  const std::string text =
+      with_data("<layout name=\"" + std::string(256, 'l') + "\" type=\"int\" dimensions=\"4\"/>");
+  EXPECT_NE(error_of(text).find("' for <layout>; a name has at most 255 bytes and no control "
+                                "characters."),
+            std::string::npos);
+  std::string with_event = with_data("");
+  with_event.insert(with_event.find("</simulation>"),
+                    "<actions><event name=\"" + event + "\" action=\"f\"/></actions>");
+  EXPECT_EQ(error_of(with_event),
+            "c.xml:1:" + std::to_string(with_event.find("name=", with_event.find("<event")) + 1) +
+                ": invalid name '" + event +
+                "' for <event>; a name has at most 63 bytes and no control characters.");
+}
+
+}  // namespace
