@@ -28,7 +28,8 @@ module ecluse_constants
   integer, parameter, public :: ECLUSE_BIND_ERROR = 21
   integer, parameter, public :: ECLUSE_ERROR_UNKNOWN = 22
   integer, parameter, public :: ECLUSE_IO_ERROR = 23
-  integer, parameter, public :: ECLUSE_STATUS_COUNT = 24
+  integer, parameter, public :: ECLUSE_ALREADY_WRITTEN = 24
+  integer, parameter, public :: ECLUSE_STATUS_COUNT = 25
 
   integer, parameter, public :: ECLUSE_TYPE_INT8 = 0
   integer, parameter, public :: ECLUSE_TYPE_INT16 = 1

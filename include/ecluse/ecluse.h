@@ -41,6 +41,8 @@ typedef enum ecluse_status {
   ECLUSE_BIND_ERROR,
   ECLUSE_ERROR_UNKNOWN,
   ECLUSE_IO_ERROR,
+  /** The same variable and block was already written (or committed) in this iteration. */
+  ECLUSE_ALREADY_WRITTEN,
   ECLUSE_STATUS_COUNT
 } ecluse_status;
 
@@ -130,9 +132,12 @@ int ecluse_signal(const char* event);
 /** Binds a function to a declared event (instead of a library symbol), on the ranks that run
  * it. Errors: ECLUSE_UNDEFINED_ACTION (not declared); ECLUSE_BIND_ERROR (no function). */
 int ecluse_bind(const char* event, ecluse_signal_t action);
+/* ecluse_write, ecluse_write_block, ecluse_alloc and ecluse_alloc_block also return
+ * ECLUSE_ALREADY_WRITTEN for a block of a variable already handed over in this iteration. */
 /** Ends this client's iteration: time partitioning runs the stores now (ECLUSE_IO_ERROR,
  * ECLUSE_DATASPACE_ERROR, ECLUSE_MPI_ERROR, ECLUSE_INVALID_DIMENSIONS, collective over the
- * clients); dedicated cores and nodes notify the server and return (ECLUSE_CHANNEL_ERROR). */
+ * clients); dedicated cores and nodes notify the server and return (ECLUSE_CHANNEL_ERROR;
+ * ECLUSE_IO_ERROR when a dedicated core failed to store an earlier iteration). */
 int ecluse_end_iteration(void);
 /** The current iteration of this client (0 before the first ecluse_end_iteration). */
 int ecluse_get_iteration(int* iteration);

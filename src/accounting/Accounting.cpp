@@ -52,6 +52,7 @@ void Accounting::end_iteration(int iteration) {
   r.bytes = bytes_ - bytes_at_end_;
   if (!iterations_.empty() && iterations_.back().iteration == iteration) {
     r.store_seconds = iterations_.back().store_seconds;  // TP: the stores ran first
+    r.store_errors = iterations_.back().store_errors;
     iterations_.back() = r;
   } else {
     iterations_.push_back(r);
@@ -65,6 +66,13 @@ void Accounting::add_store(int iteration, double seconds) {
     iterations_.push_back({iteration, 0, 0, 0});
   }
   iterations_.back().store_seconds += seconds;
+}
+
+void Accounting::add_store_errors(int iteration, int stores) {
+  if (iterations_.empty() || iterations_.back().iteration != iteration) {
+    iterations_.push_back({iteration, 0, 0, 0});
+  }
+  iterations_.back().store_errors += stores;
 }
 
 double Accounting::wall_seconds() const {

@@ -22,6 +22,7 @@ struct IterationRecord {
   double write_seconds = 0;  // clients: write + wait phases since the previous end_iteration
   double store_seconds = 0;  // servers (and TP clients): time in the stores
   double bytes = 0;          // clients: bytes handed over
+  double store_errors = 0;   // servers (and TP clients): stores that failed on this iteration
 };
 
 class Accounting {
@@ -38,6 +39,8 @@ class Accounting {
   void end_iteration(int iteration);
   /** A store ran for `seconds` on `iteration`. */
   void add_store(int iteration, double seconds);
+  /** `stores` stores failed on `iteration` (recorded after its add_store). */
+  void add_store_errors(int iteration, int stores);
   /** Called at every change of phase (frequency control); must not throw. */
   void on_change(std::function<void(Phase from, Phase to)> observer) {
     observer_ = std::move(observer);

@@ -135,8 +135,8 @@ void Session::stop() {
 
 void Session::finalize() {
   if (!runtime_) return;
-  runtime_->finalize();
-  runtime_.reset();
+  const std::unique_ptr<Runtime> runtime = std::move(runtime_);  // finalized even on an error
+  runtime->finalize();
 }
 
 }  // namespace ecluse

@@ -52,6 +52,7 @@ constexpr std::array kStatusNames = {
     ECLUSE_STATUS_NAME(ECLUSE_BIND_ERROR),
     ECLUSE_STATUS_NAME(ECLUSE_ERROR_UNKNOWN),
     ECLUSE_STATUS_NAME(ECLUSE_IO_ERROR),
+    ECLUSE_STATUS_NAME(ECLUSE_ALREADY_WRITTEN),
 };
 #undef ECLUSE_STATUS_NAME
 
@@ -268,8 +269,9 @@ int ecluse_stop(void) {
 
 int ecluse_finalize(void) {
   return guard([] {
-    current().finalize();
-    session.reset();
+    current();
+    const std::unique_ptr<ecluse::Session> finalized = std::move(session);  // even on an error
+    finalized->finalize();
   });
 }
 

@@ -16,6 +16,19 @@ Client::Client(const Config& config, Parameters& parameters, Transport& transpor
       accounting_(accounting),
       source_(source) {
   refresh_shapes();
+  check_capacity();
+}
+
+// With the parameters' values at initialize; a later parameter_set that makes a block too big
+// is refused by the transport at that write.
+void Client::check_capacity() const {
+  for (const Variable& v : config_.variables) {
+    if (!v.enabled) continue;
+    const Layout& layout = *config_.find_layout(v.layout);
+    std::size_t elements = 1;
+    for (std::uint64_t n : shapes_.at(&layout).dims) elements *= n;
+    transport_.check_capacity(v, elements * data_type_size(layout.type));
+  }
 }
 
 const Variable& Client::variable(std::string_view name) const {
@@ -91,6 +104,16 @@ std::size_t Client::bytes_of(const BlockData& block) const {
   return elements * data_type_size(block.type);
 }
 
+// A second block for the same (variable, block) in one iteration has no place in the files:
+// it is refused rather than left to a store to overwrite or reject.
+void Client::check_not_written(const Variable& v, int block) const {
+  if (!handed_over_.count({&v, block})) return;
+  throw Error(ECLUSE_ALREADY_WRITTEN,
+              "block " + std::to_string(block) + " of variable '" + v.name +
+                  "' was already written in iteration " + std::to_string(iteration_) +
+                  "; call ecluse_end_iteration between two writes of the same block.");
+}
+
 void Client::write(std::string_view name, int block, const void* data) {
   PhaseScope scope(accounting_, Phase::Write);
   const Variable& v = variable(name);
@@ -98,9 +121,11 @@ void Client::write(std::string_view name, int block, const void* data) {
   if (!data) {
     throw Error(ECLUSE_ARGUMENT_ERROR, "write of variable '" + v.name + "': data is NULL.");
   }
-  if (!v.enabled || written_once_.count(&v)) return;
+  check_not_written(v, block);
+  if (!v.enabled || written_once_.count(&v)) return void(handed_over_.insert({&v, block}));
   const BlockData& b = describe(v, block, data);
   transport_.put(b, bytes_of(b));
+  handed_over_.insert({&v, block});
   accounting_.add_bytes(bytes_of(b));
   if (!v.time_varying) written_now_.insert(&v);
 }
@@ -109,6 +134,7 @@ void* Client::alloc(std::string_view name, int block) {
   PhaseScope scope(accounting_, Phase::Write);
   const Variable& v = variable(name);
   check_block(v, block);
+  check_not_written(v, block);
   const BlockData& b = describe(v, block, nullptr);
   return transport_.alloc(b, bytes_of(b));
 }
@@ -117,8 +143,15 @@ void Client::commit(std::string_view name, int block) {
   PhaseScope scope(accounting_, Phase::Write);
   const Variable& v = variable(name);
   check_block(v, block);
-  if (!v.enabled || written_once_.count(&v)) return transport_.clear(v, block);
+  // A commit after a commit finds nothing allocated (the transport says so): alloc refuses a
+  // second block of the iteration.
+  if (!v.enabled || written_once_.count(&v)) {
+    transport_.clear(v, block);
+    handed_over_.insert({&v, block});
+    return;
+  }
   transport_.commit(v, block);
+  handed_over_.insert({&v, block});
   if (auto it = blocks_.find({&v, block}); it != blocks_.end()) {
     accounting_.add_bytes(bytes_of(it->second));
   }
@@ -159,8 +192,10 @@ void Client::end_iteration() {
   const int ended = iteration_++;
   written_once_.insert(written_now_.begin(), written_now_.end());
   written_now_.clear();
+  handed_over_.clear();
   transport_.end_iteration(ended);
   accounting_.end_iteration(ended);
+  transport_.raise_store_failures();
 }
 
 }  // namespace ecluse

@@ -44,8 +44,10 @@ class Client {
   const LayoutShape& shape(const Variable& variable);
   [[nodiscard]] std::vector<std::int64_t> position(const Variable& variable, int block) const;
   void refresh_shapes();
+  void check_capacity() const;
   BlockData& describe(const Variable& variable, int block, const void* data);
   [[nodiscard]] std::size_t bytes_of(const BlockData& block) const;
+  void check_not_written(const Variable& variable, int block) const;
 
   const Config& config_;
   Parameters& parameters_;
@@ -58,6 +60,7 @@ class Client {
   std::map<std::pair<const Variable*, int>, BlockData> blocks_;
   std::set<const Variable*> written_once_;  // non-time-varying variables already handed over
   std::set<const Variable*> written_now_;
+  std::set<std::pair<const Variable*, int>> handed_over_;  // (variable, block) this iteration
 };
 
 }  // namespace ecluse

@@ -3,6 +3,7 @@
 
 #include "core/Process.hpp"
 #include "ecluse/Error.hpp"
+#include "transport/TransportSupport.hpp"
 
 namespace ecluse {
 
@@ -37,6 +38,7 @@ void DedicatedCoreServer::run() {
     if (auto event = buffer_.queue(index_).pop(kIdleSlice)) {
       accounting_.switch_to(Phase::Gather);
       handle(*event);
+      publish_failures();
       continue;
     }
     collector_->receive_broadcasts();
@@ -44,6 +46,21 @@ void DedicatedCoreServer::run() {
   }
   accounting_.switch_to(Phase::Gather);
   collector_->finish();
+  publish_failures();
+}
+
+std::string DedicatedCoreServer::store_failure() const {
+  if (collector_->failures() == 0) return {};
+  return store_failure_message("dedicated core", collector_->first_failure(),
+                               collector_->failures());
+}
+
+// Clients read the count at their next end_iteration.
+void DedicatedCoreServer::publish_failures() {
+  const std::uint32_t failures = collector_->failures();
+  if (failures == published_) return;
+  published_ = failures;
+  buffer_.publish_store_failures(index_, failures, collector_->first_failure());
 }
 
 void DedicatedCoreServer::handle(const BlockMessage& event) {

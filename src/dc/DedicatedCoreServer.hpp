@@ -23,11 +23,14 @@ class DedicatedCoreServer {
   /** Serves until every client of this server has stopped; throws ECLUSE_CHANNEL_ERROR if a
    * client dies. */
   void run();
+  /** Why this server could not store, for its clients ("" when every iteration was stored). */
+  [[nodiscard]] std::string store_failure() const;
 
  private:
   void handle(const BlockMessage& event);
   void release(const BlockMessage& event);
   void check_clients();
+  void publish_failures();
 
   NodeBuffer& buffer_;
   Log& log_;
@@ -35,6 +38,7 @@ class DedicatedCoreServer {
   int index_;                    // this server's index on its node
   std::vector<int> my_clients_;  // node-local client indices served here
   int stopped_ = 0;
+  std::uint32_t published_ = 0;  // store failures published to the clients
   std::unique_ptr<BlockCollector> collector_;
   std::chrono::steady_clock::time_point last_check_;
 };

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 
 #include "core/Collective.hpp"
 #include "ecluse/Error.hpp"
@@ -16,6 +17,7 @@ constexpr std::uint64_t kMagic = 0x45434c5553453031ull;  // "ECLUSE01"
 constexpr int kMaxServers = 64;
 constexpr int kMaxClients = 4096;
 constexpr std::size_t kAlign = 4096;
+constexpr std::size_t kFailureText = 1024;
 
 std::size_t round_up(std::size_t n, std::size_t to) {
   return (n + to - 1) / to * to;
@@ -39,6 +41,8 @@ struct NodeBuffer::Header {
   std::int32_t client_pid[kMaxClients];
   std::atomic<std::uint64_t> held[kMaxClients];
   std::uint32_t partitioned;
+  std::atomic<std::uint32_t> store_failures[kMaxServers];
+  char store_failure[kMaxServers][kFailureText];
 };
 
 std::string job_identifier(MPI_Comm comm) {
@@ -133,6 +137,24 @@ std::atomic<std::uint64_t>& NodeBuffer::held(int client) const {
 std::size_t NodeBuffer::share(int client) const {
   const std::size_t capacity = allocator_->capacity(client);
   return header().partitioned ? capacity : capacity / static_cast<std::size_t>(clients_);
+}
+
+std::uint32_t NodeBuffer::store_failures(int server) const {
+  return header().store_failures[server].load(std::memory_order_acquire);
+}
+
+std::string NodeBuffer::store_failure(int server) const {
+  const char* text = header().store_failure[server];
+  return std::string(text, strnlen(text, kFailureText));
+}
+
+void NodeBuffer::publish_store_failures(int server, std::uint32_t failures,
+                                        const std::string& first) {
+  Header& h = header();
+  if (h.store_failures[server].load() == 0) {
+    std::strncpy(h.store_failure[server], first.c_str(), kFailureText - 1);
+  }
+  h.store_failures[server].store(failures, std::memory_order_release);
 }
 
 pid_t NodeBuffer::server_pid(int server) const {

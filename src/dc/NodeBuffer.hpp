@@ -35,6 +35,11 @@ class NodeBuffer {
   /** The most a client may hold, so that a fast client never starves the others: its fair
    * share of a shared (general) buffer, or its own part of a partitioned one. */
   [[nodiscard]] std::size_t share(int client) const;
+  /** Iterations a server failed to store so far, and its first failure (set once, before the
+   * count first turns non-zero). */
+  [[nodiscard]] std::uint32_t store_failures(int server) const;
+  [[nodiscard]] std::string store_failure(int server) const;
+  void publish_store_failures(int server, std::uint32_t failures, const std::string& first);
   [[nodiscard]] int servers() const { return servers_; }
   [[nodiscard]] int clients() const { return clients_; }
 

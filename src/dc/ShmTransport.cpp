@@ -70,6 +70,20 @@ shm::Handle ShmTransport::acquire(const BlockData& block, std::size_t bytes, boo
   }
 }
 
+void ShmTransport::check_capacity(const Variable& variable, std::size_t bytes) const {
+  const std::size_t need = shm::block_footprint(bytes);
+  const std::size_t share = buffer_.share(client_);
+  if (need > share) throw_never_fits(variable, need, share, "buffer (data and bookkeeping)");
+}
+
+void ShmTransport::raise_store_failures() {
+  const std::uint32_t failures = buffer_.store_failures(server_);
+  if (failures == failures_seen_) return;
+  failures_seen_ = failures;
+  throw Error(ECLUSE_IO_ERROR,
+              store_failure_message("dedicated core", buffer_.store_failure(server_), failures));
+}
+
 void ShmTransport::too_big(const BlockData& block, std::size_t need, std::size_t share) const {
   throw_too_big(block, need, share, held_, "buffer (data and bookkeeping)");
 }

@@ -27,6 +27,9 @@ class ShmTransport : public Transport {
   void* alloc(const BlockData& block, std::size_t bytes) override;
   void commit(const Variable& variable, int block) override;
   void clear(const Variable& variable, int block) override;
+  void check_capacity(const Variable& variable, std::size_t bytes) const override;
+  void raise_store_failures() override;
+  [[nodiscard]] std::uint32_t store_failures_raised() const override { return failures_seen_; }
   void end_iteration(int iteration) override;
   bool signal(const std::string& event, int iteration) override;
   void stop() override;
@@ -61,6 +64,7 @@ class ShmTransport : public Transport {
   std::chrono::seconds timeout_;
   std::map<std::pair<const Variable*, int>, Allocated> allocated_;
   std::uint64_t skipped_ = 0;
+  std::uint32_t failures_seen_ = 0;  // store failures of this client's server already raised
   std::uint64_t sent_blocks_ = 0, sent_bytes_ = 0, buffer_waits_ = 0;
   std::size_t held_ = 0;  // bytes of the current iteration the server cannot free yet
   bool stopped_ = false;

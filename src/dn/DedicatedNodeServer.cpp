@@ -4,6 +4,7 @@
 #include "core/Process.hpp"
 #include "dn/Backoff.hpp"
 #include "ecluse/Error.hpp"
+#include "transport/TransportSupport.hpp"
 
 namespace ecluse {
 
@@ -203,6 +204,12 @@ void DedicatedNodeServer::log_statistics() const {
             std::to_string(peers_.size()) + " client(s); peak receive memory " +
             std::to_string(peak_held_) + " of " + std::to_string(memory_) + " bytes; " +
             std::to_string(credit_messages_) + " credit message(s)");
+}
+
+std::string DedicatedNodeServer::store_failure() const {
+  if (collector_->failures() == 0) return {};
+  return store_failure_message("dedicated node", collector_->first_failure(),
+                               collector_->failures());
 }
 
 }  // namespace ecluse

@@ -29,6 +29,8 @@ class DedicatedNodeServer {
   /** Serves until every client has stopped; throws ECLUSE_CHANNEL_ERROR if a client dies. */
   void run();
   [[nodiscard]] Statistics statistics() const;
+  /** Why this server could not store, for its clients ("" when every iteration was stored). */
+  [[nodiscard]] std::string store_failure() const;
 
  private:
   struct Pending {

@@ -97,6 +97,12 @@ void MpiTransport::check_fits(const BlockData& block, std::size_t need, bool may
   throw_too_big(block, held_ + need, window_, held_, "the dedicated node's receive memory");
 }
 
+void MpiTransport::check_capacity(const Variable& variable, std::size_t bytes) const {
+  if (bytes > window_) {
+    throw_never_fits(variable, bytes, window_, "the dedicated node's receive memory");
+  }
+}
+
 bool MpiTransport::wait_for_credit(const BlockData& block, std::size_t need, bool may_skip) {
   check_fits(block, need, may_skip);
   progress();

@@ -46,7 +46,7 @@ Json roles_json(const RunTotals& t) {
 }
 
 struct Series {
-  double bytes = 0, write_sum = 0, write_max = 0, store_sum = 0, store_max = 0;
+  double bytes = 0, write_sum = 0, write_max = 0, store_sum = 0, store_max = 0, store_errors = 0;
   int writers = 0, stores = 0;
 };
 
@@ -63,6 +63,7 @@ Json iterations_json(const RunTotals& t, const std::vector<RankRecord>& records)
         s.write_max = std::max(s.write_max, i.write_seconds);
         ++s.writers;
       }
+      s.store_errors += i.store_errors;
       if (client == tp) {
         s.store_sum += i.store_seconds;
         s.store_max = std::max(s.store_max, i.store_seconds);
@@ -83,6 +84,7 @@ Json iterations_json(const RunTotals& t, const std::vector<RankRecord>& records)
     st["mean"] = s.stores ? s.store_sum / s.stores : 0.0;
     st["max"] = s.store_max;
     i["server_store_s"] = std::move(st);
+    i["store_errors"] = s.store_errors;
     out.push_back(std::move(i));
   }
   return out;

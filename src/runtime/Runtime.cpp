@@ -179,7 +179,25 @@ void Runtime::finalize(bool report) {
   }
   accounting_->switch_to(Phase::Setup);
   governor_->finish();
-  if (report) write_report();
+  if (!report) return;
+  const std::string failure = store_failure_of_run();
+  write_report();
+  if (!failure.empty()) throw Error(ECLUSE_IO_ERROR, failure);
+}
+
+// Collective: every server has stored all it will. A server returns its own failure; a client
+// one it was not told of at an end_iteration (TP clients were told at each).
+std::string Runtime::store_failure_of_run() const {
+  std::string mine;
+  if (server_) mine = server_->store_failure();
+  if (node_server_) mine = node_server_->store_failure();
+  const std::vector<std::string> all = gather_strings(comm_, mine);
+  if (!client_) return mine;
+  if (transport_->store_failures_raised() > 0) return {};
+  for (const std::string& failure : all) {
+    if (!failure.empty()) return failure;
+  }
+  return {};
 }
 
 void Runtime::write_report() {

@@ -51,6 +51,7 @@ class Runtime {
   [[nodiscard]] std::uint64_t receive_memory(int server) const;
   std::unique_ptr<Writer> make_writer(MPI_Comm writers);
   void write_report();
+  [[nodiscard]] std::string store_failure_of_run() const;
 
   std::unique_ptr<Accounting> accounting_;  // first: the run's time starts at initialize
   MPI_Comm comm_;

@@ -43,8 +43,9 @@ void BlockCollector::on_end(const BlockMessage& e) {
 void BlockCollector::flush(std::map<int, Iteration>::iterator it) {
   try {
     writer_.write_iteration(it->first, it->second.blocks);
-  } catch (const Error& e) {
-    log_.error("iteration " + std::to_string(it->first) + " was not stored: " + e.what());
+  } catch (const Error&) {
+    // The writer logged the cause once; the clients and the report learn of every failure.
+    if (failures_++ == 0) first_failure_ = writer_.last_failure();
   }
   for (const BlockMessage& w : it->second.writes) release_(w);
   iterations_.erase(it);

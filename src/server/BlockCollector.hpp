@@ -35,6 +35,10 @@ class BlockCollector {
   /** Every client stopped: stores what is left, then receives the peers' last broadcasts.
    * Collective over the servers' communicator. */
   void finish();
+  /** Iterations whose storing failed so far, and the first failure ("iteration I in store
+   * 'S': cause"). */
+  [[nodiscard]] std::uint32_t failures() const { return failures_; }
+  [[nodiscard]] const std::string& first_failure() const { return first_failure_; }
   /** Blocks received and not yet stored. */
   [[nodiscard]] std::size_t pending_iterations() const { return iterations_.size(); }
 
@@ -60,6 +64,8 @@ class BlockCollector {
   std::map<int, Iteration> iterations_;
   std::map<std::pair<std::string, int>, int> group_counts_;  // (event, iteration) -> signals
   std::vector<int> sent_to_, received_from_;                 // bcast signals per peer server
+  std::uint32_t failures_ = 0;
+  std::string first_failure_;
 };
 
 }  // namespace ecluse

@@ -2,6 +2,7 @@
 // cores), MPI messages (dedicated nodes).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "block/BlockData.hpp"
@@ -20,6 +21,14 @@ class Transport {
   virtual void commit(const Variable& variable, int block) = 0;
   /** Gives up the block allocated for (variable, block id) without handing it over. */
   virtual void clear(const Variable& variable, int block) = 0;
+  /** Throws ECLUSE_ALLOCATION_ERROR when a block of `variable` of `bytes` could never be
+   * handed over (larger than what this client may hold at once). */
+  virtual void check_capacity(const Variable& /*variable*/, std::size_t /*bytes*/) const {}
+  /** Throws ECLUSE_IO_ERROR when this client's server failed to store an iteration since the
+   * last call. */
+  virtual void raise_store_failures() {}
+  /** Store failures already raised to this client. */
+  [[nodiscard]] virtual std::uint32_t store_failures_raised() const { return 0; }
   /** Every block of `iteration` has been put; the writer may persist them. */
   virtual void end_iteration(int iteration) = 0;
   /** Sends a user event to the server side; false when there is none (run it locally). */

@@ -26,6 +26,7 @@ void Writer::write_iteration(int iteration, const std::vector<BlockData>& blocks
   PhaseScope scope(accounting_, Phase::Store);
   const double start = wall_clock();
   std::optional<Error> first;
+  int failed = 0;
   for (BoundStore& store : stores_) {
     std::vector<BlockData> mine;
     for (const BlockData& block : blocks) {
@@ -34,12 +35,21 @@ void Writer::write_iteration(int iteration, const std::vector<BlockData>& blocks
     try {
       store.backend->write_iteration(iteration, mine);
     } catch (const Error& e) {
-      log_.error("store '" + store.config->name + "' failed at iteration " +
-                 std::to_string(iteration) + ": " + e.what());
-      if (!first) first = e;
+      if (failed_once_.insert(store.config).second) {
+        log_.error("store '" + store.config->name + "' failed at iteration " +
+                   std::to_string(iteration) + ": " + e.what() +
+                   " (later failures of this store are counted in the run report, not logged)");
+      }
+      if (!first) {
+        first = e;
+        last_failure_ = "iteration " + std::to_string(iteration) + " in store '" +
+                        store.config->name + "': " + e.what();
+      }
+      ++failed;
     }
   }
   accounting_.add_store(iteration, wall_clock() - start);
+  if (failed > 0) accounting_.add_store_errors(iteration, failed);
   if (first) throw *first;
 }
 

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <memory>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "accounting/Accounting.hpp"
@@ -18,6 +20,8 @@ class Writer {
   /** Runs every store with the blocks of the variables it serves; every store runs even if
    * one fails, then the first error is thrown. Collective over env.comm. */
   void write_iteration(int iteration, const std::vector<BlockData>& blocks);
+  /** The last failure thrown by write_iteration: "iteration I in store 'S': cause". */
+  [[nodiscard]] const std::string& last_failure() const { return last_failure_; }
 
  private:
   struct BoundStore {
@@ -26,6 +30,8 @@ class Writer {
   };
   [[nodiscard]] static bool serves(const BoundStore& store, const Variable& variable);
   std::vector<BoundStore> stores_;
+  std::set<const Store*> failed_once_;  // a store's failure is logged once, then counted
+  std::string last_failure_;
   Log& log_;
   Accounting& accounting_;
 };

@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <set>
@@ -277,10 +279,14 @@ TEST(ApiDc, ClearedAndOversizedBlocks) {
   s.buffer = "200";
   s.domains = 1;
   const std::string dir = ecluse::test::fresh_dir("oversized");
-  expect_ok(ecluse_initialize_string(config(dir, s).c_str(), MPI_COMM_WORLD));
+  std::string xml = config(dir, s);  // N = 1 fits at initialize; N = 6 is set before the write
+  xml.replace(xml.find("value=\"6\""), 9, "value=\"1\"");
+  expect_ok(ecluse_initialize_string(xml.c_str(), MPI_COMM_WORLD));
   int is_client = 0;
   expect_ok(ecluse_start(&is_client));
   if (is_client) {
+    const int n = 6;
+    expect_ok(ecluse_parameter_set("N", &n, sizeof n));
     EXPECT_EQ(ecluse_write("field", field_values(0, 0, 0).data()), ECLUSE_ALLOCATION_ERROR);
     EXPECT_STREQ(ecluse_error_message(),
                  "block 0 of variable 'field' needs 384 bytes of buffer (data and bookkeeping) but "
@@ -288,6 +294,114 @@ TEST(ApiDc, ClearedAndOversizedBlocks) {
     ecluse::test::clear_block_then_stop();
   }
   expect_ok(ecluse_finalize());
+}
+
+TEST(ApiDc, ABlockThatCanNeverFitIsRefusedAtInitialize) {
+  if (world_size() != 2) GTEST_SKIP() << "runs with 2 ranks";
+  RunSetup s{2, 1};
+  s.buffer = "200";
+  s.domains = 1;
+  const std::string dir = ecluse::test::fresh_dir("never-fits");
+  EXPECT_EQ(ecluse_initialize_string(config(dir, s).c_str(), MPI_COMM_WORLD),
+            ECLUSE_ALLOCATION_ERROR);
+  EXPECT_STREQ(ecluse_error_message(),
+               "variable 'field' has blocks of 384 bytes of buffer (data and bookkeeping) but a "
+               "client may hold at most 192 bytes: no write of it could ever be handed over; "
+               "raise <buffer size> in the configuration.");
+}
+
+TEST(ApiDc, TheSameBlockTwiceInOneIterationIsRefused) {
+  if (world_size() != 2) GTEST_SKIP() << "runs with 2 ranks";
+  RunSetup s{2, 1};
+  s.domains = 1;
+  const std::string dir = ecluse::test::fresh_dir("twice");
+  expect_ok(ecluse_initialize_string(config(dir, s).c_str(), MPI_COMM_WORLD));
+  int is_client = 0;
+  expect_ok(ecluse_start(&is_client));
+  if (is_client) {
+    expect_ok(ecluse_write("field", field_values(0, 0, 0).data()));
+    EXPECT_EQ(ecluse_write("field", field_values(0, 0, 0).data()), ECLUSE_ALREADY_WRITTEN);
+    EXPECT_STREQ(ecluse_error_message(),
+                 "block 0 of variable 'field' was already written in iteration 0; call "
+                 "ecluse_end_iteration between two writes of the same block.");
+    void* room = nullptr;
+    EXPECT_EQ(ecluse_alloc("field", &room), ECLUSE_ALREADY_WRITTEN);
+    expect_ok(ecluse_alloc("grp/fort", &room));
+    expect_ok(ecluse_commit("grp/fort"));
+    EXPECT_EQ(ecluse_alloc("grp/fort", &room), ECLUSE_ALREADY_WRITTEN);
+    expect_ok(ecluse_end_iteration());
+    expect_ok(ecluse_write("field", field_values(1, 0, 0).data()));
+    expect_ok(ecluse_end_iteration());
+    expect_ok(ecluse_stop());
+  }
+  expect_ok(ecluse_finalize());
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int it = 0; it < 2; ++it) {
+    const std::string file = dir + "/dc_It" + std::to_string(it) + "_Pr0.h5";
+    EXPECT_EQ(read_dataset(file, "field/P0").bytes, as_bytes(field_interior(it, 0, 0)));
+  }
+}
+
+// The server's "disk" is full from iteration 2 on (its blocks grow past RLIMIT_FSIZE): the
+// client learns it at an end_iteration or at finalize, the server at finalize, the report counts
+// it, and the files of iterations 0 and 1 are intact.
+TEST(ApiDc, AStoreFailureOnTheServerReachesTheClientAndTheReport) {
+  if (world_size() != 2) GTEST_SKIP() << "runs with 2 ranks";
+  RunSetup s{2, 1};
+  s.domains = 1;
+  const std::string dir = ecluse::test::fresh_dir("dc-full");
+  const std::string report = dir + "/report.json";
+  setenv("ECLUSE_REPORT", report.c_str(), 1);
+  std::signal(SIGXFSZ, SIG_IGN);
+  rlimit saved{};
+  getrlimit(RLIMIT_FSIZE, &saved);
+  rlimit small = saved;
+  small.rlim_cur = 256 * 1024;
+  expect_ok(ecluse_initialize_string(config(dir, s).c_str(), MPI_COMM_WORLD));
+  setrlimit(RLIMIT_FSIZE, &small);
+  int is_client = 0;
+  expect_ok(ecluse_start(&is_client));
+  std::vector<int> statuses;
+  std::string message;
+  auto keep = [&](int status) {
+    statuses.push_back(status);
+    if (status != ECLUSE_OK && message.empty()) message = ecluse_error_message();
+  };
+  if (is_client) {
+    for (int it = 0; it < 4; ++it) {
+      const int n = it == 2 ? 20000 : 6;  // iteration 2: 800 KB, more than the "disk" takes
+      expect_ok(ecluse_parameter_set("N", &n, sizeof n));
+      std::vector<double> values(static_cast<std::size_t>((n + 2) * 5), it);
+      expect_ok(ecluse_write("field", values.data()));
+      keep(ecluse_end_iteration());
+    }
+    keep(ecluse_stop());
+  }
+  keep(ecluse_finalize());
+  setrlimit(RLIMIT_FSIZE, &saved);
+  unsetenv("ECLUSE_REPORT");
+  EXPECT_EQ(std::count(statuses.begin(), statuses.end(), ECLUSE_IO_ERROR), 1);
+  EXPECT_EQ(std::count(statuses.begin(), statuses.end(), ECLUSE_OK),
+            static_cast<long>(statuses.size()) - 1);
+  EXPECT_EQ(message.substr(0, message.find(": ")),
+            "the dedicated core could not store iteration 2 in store 's'")
+      << message;
+  EXPECT_NE(message.find("/dc-full/dc_It2_Pr0.h5': File too large."), std::string::npos) << message;
+  EXPECT_NE(
+      message.find(" (1 iteration(s) not stored so far; see store_errors in the run report)."),
+      std::string::npos)
+      << message;
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() != 0) return;
+  for (int it = 0; it < 2; ++it) {
+    const std::string file = dir + "/dc_It" + std::to_string(it) + "_Pr0.h5";
+    std::vector<double> values(40, it);
+    EXPECT_EQ(read_dataset(file, "field/P0").bytes,
+              as_bytes(std::vector<double>(values.begin() + 5, values.end() - 5)));
+  }
+  EXPECT_FALSE(fs::exists(dir + "/dc_It2_Pr0.h5"));
+  const std::string json = ecluse::test::read_text(report);
+  EXPECT_NE(json.find("\"store_errors\": 1"), std::string::npos) << json;
 }
 
 }  // namespace

@@ -324,10 +324,14 @@ TEST(ApiDn, OversizedBlockAndUnknownStatistic) {
   s.buffer = "200";
   s.domains = 1;
   const std::string dir = ecluse::test::fresh_dir("dn-oversized");
-  expect_ok(ecluse_initialize_string(config(dir, s).c_str(), MPI_COMM_WORLD));
+  std::string xml = config(dir, s);  // N = 1 fits at initialize; N = 6 is set before the write
+  xml.replace(xml.find("value=\"6\""), 9, "value=\"1\"");
+  expect_ok(ecluse_initialize_string(xml.c_str(), MPI_COMM_WORLD));
   int is_client = 0;
   expect_ok(ecluse_start(&is_client));
   if (is_client) {
+    const int n = 6;
+    expect_ok(ecluse_parameter_set("N", &n, sizeof n));
     EXPECT_EQ(ecluse_write("field", field_values(0, 0, 0).data()), ECLUSE_ALLOCATION_ERROR);
     EXPECT_STREQ(ecluse_error_message(),
                  "block 0 of variable 'field' needs 320 bytes of the dedicated node's receive "

@@ -24,7 +24,8 @@ TEST(StatusName, FollowsTheEnum) {
   EXPECT_STREQ(ecluse_status_name(ECLUSE_OK), "ECLUSE_OK");
   EXPECT_STREQ(ecluse_status_name(ECLUSE_CONFIG_ERROR), "ECLUSE_CONFIG_ERROR");
   EXPECT_STREQ(ecluse_status_name(ECLUSE_CHANNEL_ERROR), "ECLUSE_CHANNEL_ERROR");
-  EXPECT_STREQ(ecluse_status_name(ECLUSE_STATUS_COUNT - 1), "ECLUSE_IO_ERROR");
+  EXPECT_STREQ(ecluse_status_name(ECLUSE_IO_ERROR), "ECLUSE_IO_ERROR");
+  EXPECT_STREQ(ecluse_status_name(ECLUSE_STATUS_COUNT - 1), "ECLUSE_ALREADY_WRITTEN");
 }
 
 TEST(StatusName, OutsideTheEnum) {
