@@ -2,8 +2,9 @@
 one line saying why, and the `<architecture>` fragment of the recommendation."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Optional, Sequence
 
 from .model import (AppModel, ModelOptions, Platform, Prediction, Workload, candidate_approaches,
                     predict)
@@ -17,6 +18,22 @@ class Advice:
     least_energy: Prediction
     fastest: Prediction
     why: str
+    uncertainty: Optional[float] = None   # relative, of every predicted time (see uncertainty)
+
+    def saving_text(self) -> str:
+        """The least-energy pick's saving over the next one, with its uncertainty band."""
+        best, other = self.least_energy, _runner_up(self.least_energy, self.predictions)
+        if other is None or not other.energy_j:
+            return f"{best.label} is the only candidate"
+        saving = (other.energy_j - best.energy_j) / other.energy_j
+        head = f"{best.label} uses {saving:.1%} less energy than {other.label}"
+        if self.uncertainty is None:
+            return head + (" (uncertainty unknown: profile with --repeats 3 to measure the "
+                           "run-to-run spread)")
+        band = 2 * self.uncertainty   # both predictions may be off, in opposite directions
+        verdict = ("within the uncertainty: the model cannot tell them apart" if saving <= band
+                   else "beyond the uncertainty")
+        return f"{head} ± {band:.1%} ({verdict})"
 
 
 def predict_all(app: AppModel, platform: Platform, workload: Workload, options: ModelOptions,
@@ -30,12 +47,19 @@ def predict_all(app: AppModel, platform: Platform, workload: Workload, options: 
     return [predict(app, platform, workload, a, options) for a in approaches]
 
 
-def advise(predictions: Sequence[Prediction]) -> Advice:
+def uncertainty(app: AppModel) -> Optional[float]:
+    """Relative uncertainty of a predicted time: the larger of the profile's run-to-run spread
+    (its repeats) and the scalability fit's cross-validated error; None when neither is known."""
+    known = [v for v in (app.noise, app.s_cores.residual) if v is not None]
+    return max(known) if known else None
+
+
+def advise(predictions: Sequence[Prediction], uncertainty: Optional[float] = None) -> Advice:
     """Least energy first (ties: shorter time), fastest (ties: less energy), and why."""
     # Rounded so that two approaches equal but for float noise tie and the other criterion decides.
     least = min(predictions, key=lambda p: (round(p.energy_j, 6), p.time_s))
     fastest = min(predictions, key=lambda p: (round(p.time_s, 9), p.energy_j))
-    return Advice(tuple(predictions), least, fastest, explain(least, predictions))
+    return Advice(tuple(predictions), least, fastest, explain(least, predictions), uncertainty)
 
 
 def _runner_up(best: Prediction, predictions: Sequence[Prediction]):
@@ -81,9 +105,29 @@ def energy_text(joules: float) -> str:
     return f"{joules / div:.3f} {name}"
 
 
-def architecture_xml(p: Prediction) -> str:
-    """The `<architecture>` fragment to paste into the simulation's configuration."""
-    return f"<architecture>\n  {p.approach.xml()}\n</architecture>"
+BUFFER_HEADROOM = 2.0   # outputs the buffer holds: one being stored, the next being handed over
+MIB = 2 ** 20
+
+
+def buffer_bytes(p: Prediction, platform: Platform, workload: Workload) -> int:
+    """Buffer per node (DC: the node's share of an output; DN: a dedicated node's share of its
+    clients' output; TP: a node's share) with headroom, rounded up to whole MiB, 1 MiB at least."""
+    share = workload.bytes_per_output / max(1, platform.nodes)
+    if p.approach.kind == "dn":
+        share = workload.bytes_per_output / p.approach.dedicated_nodes
+    return max(1, math.ceil(share * BUFFER_HEADROOM / MIB)) * MIB
+
+
+def architecture_xml(p: Prediction, platform: Platform, workload: Workload) -> str:
+    """The complete `<architecture>` block to paste over the one of the simulation's file:
+    dedicated resources, the buffer sized from the bytes per output, and `<virtual-nodes>` when
+    the nodes are groups of ranks on one host."""
+    size = buffer_bytes(p, platform, workload) // MIB
+    lines = ["<architecture>", '  <domains count="1"/>', f"  {p.approach.xml()}",
+             f'  <buffer name="ecluse-buffer" size="{size}MiB"/>']
+    if platform.host_cpus and platform.nodes > 1:
+        lines.append(f'  <virtual-nodes ranks-per-node="{platform.cores_per_node}"/>')
+    return "\n".join(lines + ["</architecture>"])
 
 
 def format_table(advice: Advice, platform: Platform) -> str:

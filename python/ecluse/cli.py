@@ -6,9 +6,11 @@ import json
 import os
 import re
 import sys
+from dataclasses import replace
 from typing import Optional, Sequence
 
 from . import advise as adv
+from . import from_report
 from . import profile as prof
 from . import validate as val
 from .model import AppModel, Bandwidth, ModelOptions, Platform, Scalability, Workload
@@ -37,11 +39,12 @@ def int_list(text: str) -> tuple:
 
 
 def idle_fraction(text: str):
-    if text in ("io", "measured"):
+    if text in ("io", "measured", "paper"):
         return text
     value = float(text)
     if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError("--idle-fraction must be within 0..1, 'io' or 'measured'")
+        raise argparse.ArgumentTypeError("--idle-fraction must be within 0..1, 'io', 'paper' or "
+                                         "'measured'")
     return value
 
 
@@ -71,11 +74,14 @@ def _add_model(p: argparse.ArgumentParser) -> None:
                    help="DC computes on all cores of a node (dedicated cores cost no compute)")
     g.add_argument("--idle-fraction", type=idle_fraction,
                    help="idle share of dedicated resources: a number, 'io' (from the modelled I/O "
-                        "time) or, for validate, 'measured' (from each report)")
+                        "time; extended's default), 'paper' (DN at 1/2, DC at P_max) or, for "
+                        "validate, 'measured' (from each report)")
     g.add_argument("--dvfs", type=float, help="frequency of dedicated resources, fraction of max")
     g.add_argument("--dvfs-exponent", type=float, help="busy power ~ f**A (3: cubic, 1: linear)")
     g.add_argument("--dvfs-io-exponent", type=float, help="I/O time ~ f**-B (0: I/O-bound)")
-    g.add_argument("--tp-io-busy", type=float, help="busy share of TP cores while writing (0.5)")
+    g.add_argument("--tp-io-busy", type=float,
+                   help="CPU share of a core while it writes (default: the profile's "
+                   "measurement, else 0.5)")
 
 
 def model_options(args) -> ModelOptions:
@@ -92,7 +98,9 @@ def model_options(args) -> ModelOptions:
         changes["fixed_overhead"] = False
     if args.no_lose_cores:
         changes["lose_dedicated_cores"] = False
-    if args.idle_fraction is not None and args.idle_fraction != "measured":
+    if args.idle_fraction == "paper":
+        changes["idle_fraction"] = None
+    elif args.idle_fraction is not None and args.idle_fraction != "measured":
         changes["idle_fraction"] = args.idle_fraction
     for arg, name in (("dvfs", "dvfs_frequency"), ("dvfs_exponent", "dvfs_exponent"),
                       ("dvfs_io_exponent", "dvfs_io_exponent"), ("tp_io_busy", "tp_io_busy")):
@@ -135,7 +143,8 @@ def _profile_parser(sub) -> None:
     p.add_argument("--keep", choices=("median", "fastest"), default="median",
                    help="which of the repeated compute runs a point keeps (median)")
     p.add_argument("--bandwidth", action="store_true",
-                   help="also measure write bandwidth per writer count (proxy with TP output)")
+                   help="also measure write time per writer count: the command (the proxy by "
+                        "default) with {output_every} filled, under TP")
     p.add_argument("--writers", type=int_list, default=(1, 2), help="writer counts (1,2)")
     p.add_argument("--output-every", type=int, default=5, help="bandwidth runs: output interval")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per run")
@@ -152,6 +161,7 @@ def cmd_profile(args) -> int:
         timeout_s=args.timeout, keep=args.keep)
     if command:
         settings.command = list(command)
+        settings.bandwidth_command = list(command)   # the user's program measures its own I/O
     elif not prof.default_proxy().exists():
         print(f"ecluse profile: {prof.default_proxy()} not found: build the project "
               "(scripts/setup.sh) or give a command after --", file=sys.stderr)
@@ -197,12 +207,16 @@ def _platform_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", help="profile from `ecluse profile`")
     p.add_argument("--t-base", type=float, help="without a profile: seconds per iteration on one "
                    "core (perfect scalability assumed)")
-    p.add_argument("--nodes", type=int, required=True, help="nodes of the platform")
-    p.add_argument("--cores-per-node", type=int, required=True)
+    p.add_argument("--from-report", metavar="RUN.json", help="take every input from one run's "
+                   "report (docs/report.md): platform, compute, output, write time; no extra runs")
+    p.add_argument("--nodes", type=int, help="nodes of the platform")
+    p.add_argument("--cores-per-node", type=int)
     p.add_argument("--host-cpus", type=int, help="the nodes are virtual nodes of one host with "
                    "this many CPUs (this machine)")
-    p.add_argument("--iterations", type=int, required=True)
+    p.add_argument("--iterations", type=int)
     p.add_argument("--output-every", type=int, default=0, help="iterations between outputs")
+    p.add_argument("--no-output", action="store_true",
+                   help="the run writes nothing (without it, a missing output is an error)")
     p.add_argument("--bytes-per-output", type=parse_bytes, default=0.0,
                    help="bytes the whole simulation writes per output (e.g. 373MB)")
     p.add_argument("--bandwidth", type=parse_bytes, help="aggregate write bandwidth in bytes/s "
@@ -212,16 +226,48 @@ def _platform_parser(p: argparse.ArgumentParser) -> None:
     _add_model(p)
 
 
-def _app_from(args, doc: Optional[dict]) -> AppModel:
+def _app_from(args, doc: Optional[dict]) -> tuple:
+    """The application model and where its inputs come from: [(input, text, source)]."""
     if doc is not None:
         app = prof.app_model(doc)
+        res = app.s_cores.residual
+        fit = f", cross-validated error {res:.1%}" if res is not None else ""
+        sources = [("compute", f"T_base {app.t_base_s * 1e3:.3f} ms, scalability "
+                    f"{app.s_cores.form or 'fit'}{fit} ({args.profile})", "measured")]
     elif args.t_base is not None:
         app = AppModel(args.t_base, Scalability(), Scalability())
+        sources = [("compute", f"T_base {args.t_base:g} s, perfect scalability", "given")]
     else:
-        raise SystemExit("ecluse: give --profile FILE or --t-base SECONDS")
+        raise ValueError("give --profile FILE, --from-report RUN.json or --t-base SECONDS")
     if args.bandwidth is not None:
-        app = AppModel(app.t_base_s, app.s_cores, app.s_nodes, Bandwidth((1,), (args.bandwidth,)))
-    return app
+        app = replace(app, bandwidth=Bandwidth((1,), (args.bandwidth,)))
+        sources.append(("write bandwidth", f"{args.bandwidth / 1e6:.1f} MB/s for any writer "
+                        "count (--bandwidth)", "given"))
+    elif app.bandwidth is not None:
+        sources.append(("write bandwidth", ", ".join(
+            f"{w} writers {b / 1e6:.1f} MB/s" for w, b in zip(app.bandwidth.writers,
+                                                             app.bandwidth.bytes_per_s)),
+            "measured"))
+    return app, sources
+
+
+def _workload_from(args, doc: Optional[dict], sources: list) -> Workload:
+    """The workload; no default is ever zero I/O: a missing input is an error naming it."""
+    if args.iterations is None:
+        raise ValueError("give --iterations (or --from-report RUN.json)")
+    if args.no_output:
+        sources.append(("output", "none (--no-output)", "given"))
+        return Workload(args.iterations, 0, 0.0)
+    if args.output_every <= 0:
+        raise ValueError("no output interval: give --output-every K and --bytes-per-output "
+                         "(or --from-report RUN.json; --no-output for a run that writes nothing)")
+    per_output = args.bytes_per_output or prof.profile_bytes_per_output(doc)
+    if not per_output:
+        raise ValueError("no bytes per output: give --bytes-per-output (e.g. 373MB), a profile "
+                         "whose bandwidth runs measured them, or --from-report RUN.json")
+    source = "given" if args.bytes_per_output else "measured"
+    sources.append(("output", f"every {args.output_every}, {per_output / 1e6:.3f} MB", source))
+    return Workload(args.iterations, args.output_every, per_output)
 
 
 def _load_doc(args) -> Optional[dict]:
@@ -229,16 +275,30 @@ def _load_doc(args) -> Optional[dict]:
 
 
 def _predictions(args):
-    doc = _load_doc(args)
-    app = _app_from(args, doc)
-    power = power_from(args, doc)
-    platform = Platform(args.nodes, args.cores_per_node, power.idle_watts, power.max_watts,
-                        power.id, args.host_cpus)
-    workload = Workload(args.iterations, args.output_every, args.bytes_per_output)
+    power = None
+    if args.from_report:
+        power = resolve_power(args.idle_watts, args.max_watts, args.calibration, args.power_id)
+        got = from_report.read(args.from_report, power, args.host_cpus)
+        app, platform, workload = got.app, got.platform, got.workload
+        sources = list(got.sources)
+    else:
+        doc = _load_doc(args)
+        app, sources = _app_from(args, doc)
+        workload = _workload_from(args, doc, sources)
+        if workload.outputs and app.bandwidth is None:
+            raise ValueError("no write bandwidth: give --bandwidth (e.g. 500MB/s), a profile made "
+                             "with --bandwidth, or --from-report RUN.json")
+        if args.nodes is None or args.cores_per_node is None:
+            raise ValueError("give --nodes and --cores-per-node (or --from-report RUN.json)")
+        power = power_from(args, doc)
+        platform = Platform(args.nodes, args.cores_per_node, power.idle_watts, power.max_watts,
+                            power.id, args.host_cpus)
+        sources.append(("power", power.label(), power.source))
     options = model_options(args)
     preds = adv.predict_all(app, platform, workload, options,
                             max_dedicated_cores=args.max_dedicated_cores)
-    return adv.advise(preds), platform, workload, power, options
+    advice = adv.advise(preds, adv.uncertainty(app))
+    return advice, platform, workload, power, options, sources
 
 
 def _header(platform: Platform, workload: Workload, power: Power, options: ModelOptions) -> list:
@@ -251,7 +311,7 @@ def _header(platform: Platform, workload: Workload, power: Power, options: Model
 
 
 def cmd_predict(args) -> int:
-    advice, platform, workload, power, options = _predictions(args)
+    advice, platform, workload, power, options, _ = _predictions(args)
     print("\n".join(_header(platform, workload, power, options)))
     print(adv.format_table(advice, platform))
     _print_notes(advice)
@@ -259,18 +319,21 @@ def cmd_predict(args) -> int:
 
 
 def cmd_advise(args) -> int:
-    advice, platform, workload, power, options = _predictions(args)
+    advice, platform, workload, power, options, sources = _predictions(args)
     pick = advice.fastest if args.goal == "time" else advice.least_energy
     if args.xml:
-        print(adv.architecture_xml(pick))
+        print(adv.architecture_xml(pick, platform, workload))
         return 0
     print("\n".join(_header(platform, workload, power, options)))
+    for name, text, source in sources:
+        print(f"input: {name}: {text} [{source}]")
     print(adv.format_table(advice, platform))
     _print_notes(advice)
     print(f"least energy: {advice.least_energy.label} "
           f"({adv.energy_text(advice.least_energy.energy_j)})")
     print(f"fastest: {advice.fastest.label} ({advice.fastest.time_s:.3f} s)")
     print(f"why: {advice.why}")
+    print(f"saving: {advice.saving_text()}")
     print(f"recommendation ({args.goal}): {pick.label}  {pick.approach.xml()}")
     return 0
 

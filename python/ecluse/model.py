@@ -52,28 +52,54 @@ def node_power(p_idle: float, p_max: float, busy: float) -> float:
 
 @dataclass(frozen=True)
 class Scalability:
-    """Time per iteration t(k) = serial + parallel / k + log * log2(k) on k resources.
+    """Time per iteration on k resources: the measured points, and a fitted curve
+    t(k) = serial + parallel / k**alpha + log * log2(k) beyond them.
 
     The scalability of the paper is s(k) = t(1) / (k t(k)): 1 is perfect, above 1 superlinear.
-    `serial` is Amdahl's part, `log` the cost of communication growing with the partners."""
+    `serial` is Amdahl's part, `log` the cost of communication growing with the partners,
+    `alpha` > 1 a superlinear speed-up (smaller blocks fit the caches, seed 002 Fig. 8).
+    Between the smallest and largest measured k, t(k) interpolates the measured points (linear
+    in log t over log k, so exact at every measured k); `residual` is the fit's relative
+    leave-one-out error (None when too few points to cross-validate)."""
 
     serial: float = 0.0
     parallel: float = 1.0
     log: float = 0.0
+    alpha: float = 1.0
+    points: tuple = ()          # ((k, seconds), ...) measured, sorted by k
+    residual: Optional[float] = None
+    form: str = ""
+
+    def fitted(self, k: float) -> float:
+        """The fitted curve alone (used outside the measured range)."""
+        return self.serial + self.parallel / k ** self.alpha + self.log * math.log2(k)
 
     def time(self, k: float) -> float:
-        """Modelled time of one iteration on k resources (units of the fit)."""
-        return self.serial + self.parallel / k + self.log * math.log2(k)
+        """Time of one iteration on k resources (units of the fit)."""
+        pts = self.points
+        if pts and pts[0][0] <= k <= pts[-1][0]:
+            for (k0, t0), (k1, t1) in zip(pts, pts[1:]):
+                if k <= k1:
+                    f = math.log(k / k0) / math.log(k1 / k0) if k1 > k0 else 0.0
+                    return math.exp(math.log(t0) + f * (math.log(t1) - math.log(t0)))
+            return pts[0][1]
+        return self.fitted(k)
 
     def __call__(self, k: float) -> float:
         return self.time(1) / (k * self.time(k))
 
     def to_json(self) -> dict:
-        return {"serial": self.serial, "parallel": self.parallel, "log": self.log}
+        return {"serial": self.serial, "parallel": self.parallel, "log": self.log,
+                "alpha": self.alpha, "points": [list(p) for p in self.points],
+                "residual": self.residual, "form": self.form}
 
     @classmethod
     def from_json(cls, data: dict) -> "Scalability":
-        return cls(float(data["serial"]), float(data["parallel"]), float(data["log"]))
+        points = tuple(sorted((float(k), float(t)) for k, t in data.get("points") or ()))
+        residual = data.get("residual")
+        return cls(float(data["serial"]), float(data["parallel"]), float(data["log"]),
+                   float(data.get("alpha", 1.0)), points,
+                   None if residual is None else float(residual), str(data.get("form", "")))
 
 
 @dataclass(frozen=True)
@@ -122,6 +148,8 @@ class AppModel:
     bandwidth: Optional[Bandwidth] = None
     copy: Optional[Bandwidth] = None
     overhead_s: float = 0.0
+    noise: Optional[float] = None   # relative run-to-run spread of the profile's repeats
+    io_busy: Optional[float] = None  # CPU share of a writing core (store phase CPU / wall)
 
 
 @dataclass(frozen=True)
@@ -202,7 +230,8 @@ class ModelOptions:
       simulation waits for the difference at every output, and for the last output's drain.
     idle_fraction: share of time dedicated resources are idle. None: the paper (DN at 1/2,
       DC busy-polling at P_max); a number: measured (e.g. from a run report's idle phase);
-      "io": 1 - (modelled I/O time / run time).
+      "io" (the extended preset: Ecluse's servers sleep while they wait, so a dedicated core
+      or node is busy only while it stores): 1 - (modelled I/O time / run time).
     lose_dedicated_cores: DC computes on cores_per_node - k cores. On in the paper preset too:
       seed 002 defines n_cores as "the number of cores per node used by the simulation", and its
       Nancy result (DN(15:1) beats DC(1) on 4-core nodes) needs it; off: dedicated cores cost
@@ -210,11 +239,17 @@ class ModelOptions:
     dvfs_frequency: frequency of dedicated resources as a fraction of the maximum; their busy
       power above idle scales as f ** dvfs_exponent (3: P ~ f V^2 with V ~ f; 1: V fixed), and
       their I/O time as f ** -dvfs_io_exponent (0: I/O-bound, seed 004).
-    tp_io_busy: busy share of TP's cores while they write (they mostly wait on the file system).
+    tp_io_busy: busy share of a core while it writes (it mostly waits on the file system): TP's
+      cores in their I/O phases, dedicated cores and nodes while they store (idle_fraction
+      "io"). None: the profile's measured share (its output runs' store phase, CPU / wall),
+      else 0.5.
     client_copy: DC/DN clients spend bytes per client / the profile's copy bandwidth at every
       output handing their data over (the paper takes the hand-over as free); TP's measured
       write time already holds it.
     fixed_overhead: add the profile's fixed time outside the loop (start-up, finalize) once.
+    blocked_clients_sleep: clients waiting for the dedicated resources draw idle power (Ecluse's
+      clients wait on a futex); off: busy (an MPI send that spins, as in seed 002's runs). Only
+      with an idle_fraction (the paper counts every simulation core busy).
     """
 
     tp_io: bool = True
@@ -224,21 +259,24 @@ class ModelOptions:
     dvfs_frequency: float = 1.0
     dvfs_exponent: float = 3.0
     dvfs_io_exponent: float = 0.0
-    tp_io_busy: float = 0.5
+    tp_io_busy: Optional[float] = None
     client_copy: bool = True
     fixed_overhead: bool = True
+    blocked_clients_sleep: bool = True
 
     @classmethod
     def paper(cls) -> "ModelOptions":
         """Every extension off: the model of seed 002 §3 exactly (n_cores = the cores the
         simulation uses, so DC(k) computes on cores_per_node - k)."""
         return cls(tp_io=False, blocking=False, idle_fraction=None, lose_dedicated_cores=True,
-                   dvfs_frequency=1.0, client_copy=False, fixed_overhead=False)
+                   dvfs_frequency=1.0, client_copy=False, fixed_overhead=False,
+                   blocked_clients_sleep=False)
 
     @classmethod
     def extended(cls, **changes) -> "ModelOptions":
-        """Every extension on (the CLI's default), with `changes` applied."""
-        return replace(cls(), **changes)
+        """Every extension on (the CLI's default), the dedicated resources busy only while they
+        store (idle_fraction "io"), with `changes` applied."""
+        return replace(cls(idle_fraction="io"), **changes)
 
     def describe(self) -> str:
         if self == ModelOptions.paper():
@@ -247,6 +285,8 @@ class ModelOptions:
               if getattr(self, n)]
         if not self.lose_dedicated_cores:
             on.append("no_lose_dedicated_cores")
+        if not self.blocked_clients_sleep:
+            on.append("blocked_clients_busy")
         if self.idle_fraction is not None:
             on.append(f"idle_fraction={self.idle_fraction}")
         if self.dvfs_frequency != 1.0:
@@ -347,13 +387,22 @@ def blocked_time(io_s: float, interval_s: float, tail_s: float, outputs: int) ->
     return (outputs - 1) * per_output + max(0.0, io_s - tail_s)
 
 
-def _dedicated_busy(options: ModelOptions, kind: str, io_total_s: float, time_s: float) -> float:
-    """Busy share of the dedicated resources (before DVFS)."""
+def io_busy(app: AppModel, options: ModelOptions) -> float:
+    """CPU share of a core while it writes: the option, else the profile's measurement, else 0.5."""
+    if options.tp_io_busy is not None:
+        return options.tp_io_busy
+    return app.io_busy if app.io_busy is not None else 0.5
+
+
+def _dedicated_busy(options: ModelOptions, kind: str, io_total_s: float, time_s: float,
+                    writing_busy: float) -> float:
+    """Busy share of the dedicated resources (before DVFS); "io": the share of the run they
+    store, at the CPU share of a writing core."""
     f = options.idle_fraction
     if f is None:
         return 1.0 if kind == "dc" else 0.5  # eq. 4 (busy polling) and eq. 3
     if f == "io":
-        return min(1.0, io_total_s / time_s) if time_s > 0 else 0.0
+        return min(1.0, io_total_s / time_s) * writing_busy if time_s > 0 else 0.0
     return 1.0 - float(f)
 
 
@@ -385,9 +434,10 @@ def _predict_tp(app, platform, workload, approach, options, layout, compute) -> 
     if platform.host_cpus:
         ranks = layout.sim_nodes * layout.sim_cores
         p_comp = node_power(p_idle, p_max, min(1.0, ranks / platform.host_cpus))
-        p_io = node_power(p_idle, p_max, min(1.0, ranks * options.tp_io_busy / platform.host_cpus))
+        writing = ranks * io_busy(app, options)
+        p_io = node_power(p_idle, p_max, min(1.0, writing / platform.host_cpus))
     else:
-        p_comp, p_io = p_max, node_power(p_idle, p_max, options.tp_io_busy)
+        p_comp, p_io = p_max, node_power(p_idle, p_max, io_busy(app, options))
     energy = ((compute + overhead) * p_comp + io_total * p_io) * platform.physical_nodes
     return _finish(approach, platform, time, compute, io_total, 0.0, energy, notes)
 
@@ -413,28 +463,36 @@ def _predict_dedicated(app, platform, workload, approach, options, layout, compu
                                per_iter * workload.tail_iterations, workload.outputs)
     overhead = app.overhead_s if options.fixed_overhead else 0.0
     time = compute + copy * workload.outputs + blocked + overhead
-    busy = _dedicated_busy(options, approach.kind, io * workload.outputs, time)
-    power = _dedicated_power(platform, approach, layout, busy * _dvfs_power_factor(options), options)
+    busy = _dedicated_busy(options, approach.kind, io * workload.outputs, time,
+                           io_busy(app, options))
+    # Per role (issue 15): clients that wait for the dedicated resources sleep; the paper
+    # counts them busy.
+    sleeps = options.idle_fraction is not None and options.blocked_clients_sleep and time > 0
+    sim_busy = 1.0 - blocked / time if sleeps else 1.0
+    power = _dedicated_power(platform, approach, layout, busy * _dvfs_power_factor(options),
+                             options, sim_busy)
     energy = time * power * platform.physical_nodes
     return _finish(approach, platform, time, compute, io * workload.outputs, blocked, energy, notes)
 
 
 def _dedicated_power(platform: Platform, approach: Approach, layout: _Layout, ded_busy: float,
-                     options: ModelOptions) -> float:
-    """Average power per physical node: simulation cores busy, dedicated ones at `ded_busy`."""
+                     options: ModelOptions, sim_busy: float = 1.0) -> float:
+    """Average power per physical node: simulation cores at `sim_busy`, dedicated ones at
+    `ded_busy`."""
     p_idle, p_max = platform.idle_watts, platform.max_watts
     if platform.host_cpus:
-        load = layout.sim_nodes * layout.sim_cores + layout.dedicated_ranks * ded_busy
+        load = layout.sim_nodes * layout.sim_cores * sim_busy + layout.dedicated_ranks * ded_busy
         return node_power(p_idle, p_max, min(1.0, load / platform.host_cpus))
     if approach.kind == "dn":
         c_n, d_n = layout.sim_nodes, approach.dedicated_nodes
         if options.idle_fraction is None and ded_busy == 0.5:
             return paper_power_dn(c_n, d_n, p_idle, p_max)  # the paper's eq. 3, unrounded
-        return (c_n * p_max + d_n * node_power(p_idle, p_max, ded_busy)) / (c_n + d_n)
+        return (c_n * node_power(p_idle, p_max, sim_busy)
+                + d_n * node_power(p_idle, p_max, ded_busy)) / (c_n + d_n)
     if options.idle_fraction is None and ded_busy == 1.0:
         return paper_power_dc(p_max)
     c, k = platform.cores_per_node, approach.dedicated_cores
-    share = min(1.0, (layout.sim_cores + k * ded_busy) / c)
+    share = min(1.0, (layout.sim_cores * sim_busy + k * ded_busy) / c)
     return node_power(p_idle, p_max, share)
 
 

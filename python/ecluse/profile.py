@@ -97,16 +97,20 @@ class RunResult:
     time_per_iteration_s: float
     summary: dict
     overhead_s: Optional[float] = None
+    spread: Optional[float] = None   # (max - min) / median of the repeats; None for one run
 
     @property
     def ranks(self) -> int:
         return self.cores * self.nodes
 
 
-def fill(command: Sequence[str], settings: ProfileSettings, ranks: int) -> list:
+def fill(command: Sequence[str], settings: ProfileSettings, ranks: int,
+         output: bool = False) -> list:
+    """The command with its placeholders filled; {output_every} is 0 (no output) unless the
+    run measures output (`output`)."""
     local = "x".join(str(v) for v in local_for(settings.global_grid, ranks))
     values = {"ranks": ranks, "local": local, "iterations": settings.iterations,
-              "output_every": settings.output_every}
+              "output_every": settings.output_every if output else 0}
     return [part.format(**values) if "{" in part else part for part in command]
 
 
@@ -154,11 +158,40 @@ def report_bytes_per_output(report: ReportLike) -> Optional[float]:
 
 def report_overhead(report: ReportLike, summary: dict) -> Optional[float]:
     """Fixed time of a run outside its loop: the report's completion time (initialize to
-    finalize) minus the program's own loop time (`wall_time_s`); None without both."""
+    finalize) minus the program's own loop time (`wall_time_s`); for a program that prints no
+    loop time, the clients' `setup` phase per client (docs/report.md); None without either."""
     report = as_report(report)
-    if not report or report.completion_time_s is None or "wall_time_s" not in summary:
+    if not report or report.completion_time_s is None:
         return None
-    return max(0.0, report.completion_time_s - float(summary["wall_time_s"]))
+    if "wall_time_s" in summary:
+        return max(0.0, report.completion_time_s - float(summary["wall_time_s"]))
+    sim = report.roles.get("simulation")
+    setup = sim.phase_wall_s("setup") if sim else None
+    return setup / sim.ranks if setup is not None and sim.ranks else None
+
+
+def report_io_busy(report: ReportLike) -> Optional[float]:
+    """CPU share of the clients while they store (TP's `store` phase: cpu_s / wall_s)."""
+    report = as_report(report)
+    sim = report.roles.get("simulation") if report else None
+    phase = sim.phases.get("store") if sim else None
+    if not phase or not phase.wall_s or phase.cpu_s is None:
+        return None
+    return min(1.0, phase.cpu_s / phase.wall_s)
+
+
+def report_compute_per_iteration(report: ReportLike) -> Optional[float]:
+    """Seconds per iteration of the clients' `compute` phase (mean client), for a program that
+    writes whatever its {output_every} (an I/O kernel): its wall time would hold the I/O."""
+    report = as_report(report)
+    if not report or not report.outputs():
+        return None
+    sim = report.roles.get("simulation")
+    compute = sim.phase_wall_s("compute") if sim else None
+    iterations = max(i.iteration for i in report.iterations) + 1
+    if not compute or not sim.ranks or iterations <= 0:
+        return None
+    return compute / sim.ranks / iterations
 
 
 def report_copy_bytes_per_s(report: ReportLike, outputs: int) -> Optional[float]:
@@ -182,6 +215,13 @@ def _pick(values: list, keep: str):
     for an even count) or the fastest."""
     ordered = sorted(values, key=lambda v: v[0])
     return ordered[0] if keep == "fastest" else ordered[(len(ordered) - 1) // 2]
+
+
+def spread(values: Sequence[float]) -> Optional[float]:
+    """Run-to-run spread of repeated measurements: (max - min) / median; None for one."""
+    if len(values) < 2:
+        return None
+    return (max(values) - min(values)) / median(values)
 
 
 def median(values: Sequence[float]) -> Optional[float]:
@@ -222,10 +262,11 @@ def measure_scaling(settings: ProfileSettings, progress: Callable[[str], None]) 
         for _ in range(max(1, settings.repeats)):
             summary, wall, report = run_once(fill(settings.command, settings, ranks), ranks,
                                              cores, settings.timeout_s)
-            t = time_per_iteration(summary, wall, settings)
+            t = report_compute_per_iteration(report) or time_per_iteration(summary, wall, settings)
             tries.append((t, RunResult(kind, cores, nodes, wall, t, summary,
                                        report_overhead(report, summary))))
         best = _pick(tries, settings.keep)[1]
+        best.spread = spread([t for t, _ in tries])
         over = " (oversubscribed)" if ranks > settings.cpus else ""
         progress(f"[{i}/{len(plan)}] {kind}: {cores} cores x {nodes} nodes = {ranks} ranks{over}: "
                  f"{best.time_per_iteration_s * 1e3:.2f} ms/iteration")
@@ -253,20 +294,31 @@ def measure_bandwidth(settings: ProfileSettings, progress: Callable[[str], None]
     return points
 
 
+def report_write_time(report: ReportLike) -> Optional[float]:
+    """Mean over the output iterations of the slowest client's write time (TP: its store)."""
+    report = as_report(report)
+    outputs = report.outputs() if report else ()
+    times = [i.client_write_max_s for i in outputs if i.client_write_max_s]
+    return sum(times) / len(times) if times else None
+
+
 def _bandwidth_point(settings: ProfileSettings, w: int) -> dict:
-    summary, _, report = run_once(fill(settings.bandwidth_command, settings, w), w, w,
-                                  settings.timeout_s)
-    outputs = int(summary.get("outputs", 0))
-    write_s = float(summary.get("write_time_mean_s", 0.0))
+    summary, _, report = run_once(fill(settings.bandwidth_command, settings, w, output=True), w,
+                                  w, settings.timeout_s)
+    rep = as_report(report)
+    outputs = int(summary.get("outputs", 0)) or (len(rep.outputs()) if rep else 0)
+    write_s = float(summary.get("write_time_mean_s", 0.0)) or (report_write_time(report) or 0.0)
     if outputs == 0 or write_s <= 0:
-        raise RuntimeError(f"bandwidth run on {w} writers printed no output time: {summary}")
-    written = float(summary["bytes_written"]) / outputs
+        raise RuntimeError(f"bandwidth run on {w} writers measured no output time (neither its "
+                           f"JSON line nor its run report): {summary}")
     reported = report_bytes_per_output(report)
+    written = float(summary["bytes_written"]) / outputs if "bytes_written" in summary else reported
     per_output = reported or written
     return {"writers": w, "bytes_per_output": per_output, "bytes_written_per_output": written,
             "bytes_source": "report" if reported else "program", "write_time_s": write_s,
             "bytes_per_s": per_output / write_s,
             "copy_bytes_per_s": report_copy_bytes_per_s(report, outputs),
+            "io_busy": report_io_busy(report),
             "overhead_s": report_overhead(report, summary)}
 
 
@@ -293,6 +345,8 @@ def build_profile(settings: ProfileSettings, runs: list, bandwidth: list, power:
         "global_grid": "x".join(str(v) for v in settings.global_grid),
         "ranks_per_node": settings.ranks_per_node,
         "keep": settings.keep,
+        "noise": max((r.spread for r in runs if r.spread is not None), default=None),
+        "io_busy": median([p["io_busy"] for p in bandwidth if p.get("io_busy") is not None]),
         "runs": [_run_json(r) for r in runs],
         "fit": {"t_base_s": fitted["t_base_s"], "s_cores": fitted["s_cores"].to_json(),
                 "s_nodes": fitted["s_nodes"].to_json(),
@@ -313,7 +367,7 @@ def build_profile(settings: ProfileSettings, runs: list, bandwidth: list, power:
 def _run_json(r: RunResult) -> dict:
     return {"kind": r.kind, "cores": r.cores, "nodes": r.nodes, "ranks": r.ranks,
             "wall_time_s": r.wall_time_s, "time_per_iteration_s": r.time_per_iteration_s,
-            "overhead_s": r.overhead_s}
+            "overhead_s": r.overhead_s, "spread": r.spread}
 
 
 def load_average() -> float:
@@ -366,7 +420,13 @@ def app_model(doc: dict) -> AppModel:
                     Scalability.from_json(f["s_nodes"]), Bandwidth.from_json(doc.get("bandwidth")),
                     Bandwidth.from_json({"writers": copy["clients"],
                                          "bytes_per_s": copy["bytes_per_s"]}) if copy else None,
-                    float(overhead or 0.0))
+                    float(overhead or 0.0), doc.get("noise"), doc.get("io_busy"))
+
+
+def profile_bytes_per_output(doc: Optional[dict]) -> Optional[float]:
+    """Bytes per output the profile's output runs measured (median), None without them."""
+    points = ((doc or {}).get("bandwidth") or {}).get("points") or []
+    return median([p["bytes_per_output"] for p in points if p.get("bytes_per_output")])
 
 
 def profile_power(doc: dict) -> Power:

@@ -27,6 +27,12 @@ class Measured:
     energy_j: Optional[float]
     energy_label: str
     idle_fraction: Optional[float]  # dedicated resources' idle phase / wall time
+    config: str = ""                # the configuration file the run read (the report's)
+
+    def key(self) -> str:
+        """What names the run in a table: its report's path as given, and its configuration
+        (two runs whose reports share a file name stay apart)."""
+        return f"{self.path} [{self.config}]" if self.config else self.path
 
     def label(self) -> str:
         return self.approach.label(self.nodes)
@@ -96,7 +102,8 @@ def read_report(path: str, iterations: Optional[int] = None,
     joules, label = _energy(report)
     return Measured(path, _approach(report), nodes, per_node, _or(report.hosts, nodes),
                     _workload(report, iterations, output_every),
-                    report.require("completion_time_s"), joules, label, _idle_fraction(report))
+                    report.require("completion_time_s"), joules, label, _idle_fraction(report),
+                    str(report.data.get("config") or ""))
 
 
 def platform_for(m: Measured, power: Power, host_cpus: Optional[int]) -> Platform:
@@ -256,14 +263,15 @@ def format_comparisons(comparisons: Sequence[Comparison]) -> str:
     unit, div = energy_unit([c.predicted.energy_j for c in comparisons]
                             + [c.measured.energy_j or 0.0 for c in comparisons])
     w = _width(comparisons)
-    lines = [f"{'configuration':<{w}}{'report':<24}{'time meas s':>12}{_error_header(unit)}"]
+    r = max([8] + [len(c.measured.key()) + 2 for c in comparisons])
+    lines = [f"{'configuration':<{w}}{'report':<{r}}{'time meas s':>12}{_error_header(unit)}"]
     groups = scenarios(comparisons)
     for scenario, group in groups:
         if len(groups) > 1:
             lines.append(f"-- {scenario_text(scenario)}")
         for c in group:
             m, p = c.measured, c.predicted
-            lines.append(f"{_name(c):<{w}}{os.path.basename(m.path)[:23]:<24}{m.time_s:>12.3f}"
+            lines.append(f"{_name(c):<{w}}{m.key():<{r}}{m.time_s:>12.3f}"
                          + _error_cells(p.time_s, c.time_error, m.energy_j, p.energy_j,
                                         c.energy_error, div))
     return "\n".join(lines)

@@ -85,8 +85,10 @@ def run_script(tmp_path, ranks, body, architecture=TP, domains=1):
 def results(stdout):
     """The RESULT lines' JSON; other ranks' output may share a line (mpiexec interleaves)."""
     decoder = json.JSONDecoder()
-    return [decoder.raw_decode(line[line.index("RESULT ") + 7:])[0]
-            for line in stdout.splitlines() if "RESULT " in line]
+    found = []
+    for piece in stdout.split("RESULT ")[1:]:  # two ranks' lines may even share a line
+        found.append(decoder.raw_decode(piece)[0])
+    return found
 
 
 WRITE_ERRORS = """

@@ -35,6 +35,10 @@ def write(path, doc):
     return str(path)
 
 
+# Dedicated resources at the paper's power (DN at 1/2, DC at P_max): the hand computations below.
+PAPER_IDLE = ["--idle-fraction", "paper"]
+
+
 def run(capsys, *argv):
     code = main([str(a) for a in argv])
     out = capsys.readouterr()
@@ -55,7 +59,8 @@ def nancy(tmp_path):
 
 
 def test_advise_high_frequency(capsys, nancy):
-    code, out, _ = run(capsys, "advise", "--profile", nancy, *NANCY, "--output-every", 1)
+    code, out, _ = run(capsys, "advise", "--profile", nancy, *PAPER_IDLE, *NANCY,
+                       "--output-every", 1)
     assert code == 0
     lines = out.splitlines()
     assert "platform: 16 nodes x 4 cores" in lines
@@ -75,18 +80,19 @@ def test_advise_high_frequency(capsys, nancy):
 def test_advise_xml_low_frequency(capsys, nancy):
     code, out, _ = run(capsys, "advise", "--profile", nancy, *NANCY, "--output-every", 10, "--xml")
     assert code == 0
-    assert out == '<architecture>\n  <dedicated cores="0" nodes="1"/>\n</architecture>\n'
+    assert out == ('<architecture>\n  <domains count="1"/>\n  <dedicated cores="0" nodes="1"/>\n'
+                   '  <buffer name="ecluse-buffer" size="573MiB"/>\n</architecture>\n')
 
 
 def test_advise_goal_time(capsys, nancy):
     code, out, _ = run(capsys, "advise", "--profile", nancy, *NANCY, "--output-every", 1,
                        "--goal", "time", "--xml")
-    assert out == '<architecture>\n  <dedicated cores="0" nodes="2"/>\n</architecture>\n'
+    assert '  <dedicated cores="0" nodes="2"/>\n  <buffer name="ecluse-buffer" size="287MiB"/>' in out
 
 
 def test_predict_paper_model_without_profile(capsys):
     code, out, _ = run(capsys, "predict", "--t-base", 18.1, "--nodes", 16, "--cores-per-node", 24,
-                       "--iterations", 2520, "--model", "paper", "--idle-watts", 110,
+                       "--iterations", 2520, "--no-output", "--model", "paper", "--idle-watts", 110,
                        "--max-watts", 390.5, "--power-id", "ex-nodes-2024")
     assert code == 0
     lines = out.splitlines()
@@ -103,11 +109,11 @@ def test_predict_calibration_file_and_errors(capsys, tmp_path):
     cal = tmp_path / "cal.ini"
     cal.write_text("[host *]\nid = lab\nidle_watts = 50\nmax_watts = 150\n")
     code, out, _ = run(capsys, "predict", "--t-base", 1, "--nodes", 2, "--cores-per-node", 2,
-                       "--iterations", 10, "--calibration", cal)
+                       "--iterations", 10, "--no-output", "--calibration", cal)
     assert code == 0 and "(50 W idle, 150 W max) [calibration]" in out
     cal.write_text("[host *]\nidle = 3\n")
     code, _, err = run(capsys, "predict", "--t-base", 1, "--nodes", 2, "--cores-per-node", 2,
-                       "--iterations", 10, "--calibration", cal)
+                       "--iterations", 10, "--no-output", "--calibration", cal)
     assert code == 2 and f"{cal}:2: unknown key 'idle'" in err
 
 
@@ -178,12 +184,14 @@ def table_row(out, label):
 
 def test_validate_errors_and_choice(capsys, validation, tmp_path):
     profile, reports = validation
-    code, out, _ = run(capsys, "validate", *reports, "--profile", profile)
+    code, out, _ = run(capsys, "validate", *reports, "--profile", profile, *PAPER_IDLE)
     assert code == 0
-    assert table_row(out, "TP") == ["TP", "tp.json", "0.400", "0.360", "-10.0%", "60.000", "57.000",
-                                    "-5.0%"]
-    assert table_row(out, "DC(1)")[2:] == ["0.250", "0.240", "-4.0%", "62.500", "60.000", "-4.0%"]
-    assert table_row(out, "DN(1:1)")[2:] == ["0.200", "0.240", "+20.0%", "50.000", "51.000",
+    # Rows are keyed by the report's full path and its configuration.
+    assert table_row(out, "TP") == ["TP", reports[0], "[proxy-tp.xml]", "0.400", "0.360", "-10.0%",
+                                    "60.000", "57.000", "-5.0%"]
+    assert table_row(out, "DC(1)")[2:] == ["[proxy-tp.xml]", "0.250", "0.240", "-4.0%", "62.500",
+                                           "60.000", "-4.0%"]
+    assert table_row(out, "DN(1:1)")[3:] == ["0.200", "0.240", "+20.0%", "50.000", "51.000",
                                              "+2.0%"]
     lines = out.splitlines()
     assert "measured energy: model/modelled/default-uncalibrated" in lines
@@ -194,17 +202,18 @@ def test_validate_errors_and_choice(capsys, validation, tmp_path):
 
 def test_validate_measured_idle_fraction(capsys, validation):
     profile, reports = validation
-    code, out, _ = run(capsys, "validate", reports[2], "--profile", profile,
+    code, out, _ = run(capsys, "validate", reports[2], "--profile", profile, *PAPER_IDLE,
                        "--idle-fraction", "measured")
-    # DN idle 0.9: load (2 + 2 * 0.1) / 4 = 0.55, 100 + 150 * 0.55 = 182.5 W, * 0.24 s = 43.8 J
-    assert table_row(out, "DN(1:1)")[6:] == ["43.800", "-12.4%"]
+    # DN idle 0.9, clients asleep 0.04 s of 0.24 s (the last drain): load (2 * 0.2 / 0.24 +
+    # 2 * 0.1) / 4 = 0.4667, 100 + 150 * 0.4667 = 170 W, * 0.24 s = 40.8 J
+    assert table_row(out, "DN(1:1)")[7:] == ["40.800", "-18.4%"]
 
 
 def test_validate_wrong_pick_and_plots(capsys, validation, tmp_path):
     profile, reports = validation
     slow_dn = write(tmp_path / "dn-slow.json", report("dn", 0.5, 70.0, 0.9))
     code, out, _ = run(capsys, "validate", reports[0], reports[1], slow_dn, "--profile", profile,
-                       "--plots", tmp_path / "plots")
+                       *PAPER_IDLE, "--plots", tmp_path / "plots")
     assert "least energy: predicted DN(1:1), measured TP: WRONG" in out.splitlines()
     for name in ("energy_vs_time.png", "predicted_vs_measured.png"):
         png = tmp_path / "plots" / name
@@ -281,10 +290,10 @@ def test_validate_reads_runtime_reports(capsys, tmp_path):
                write(tmp_path / "dn.json", runtime_report("dn", 2, 2, 1, 0.55))]
     code, out, _ = run(capsys, "validate", *reports, "--profile", profile)
     assert code == 0
-    assert table_row(out, "TP 1x1")[2:6] == ["tp1.json", "0.500", "0.480", "-4.0%"]
-    assert table_row(out, "TP 1x2")[2:6] == ["tp2.json", "0.300", "0.300", "+0.0%"]
-    assert table_row(out, "DC(1)")[1:5] == ["dc.json", "0.400", "0.440", "+10.0%"]
-    assert table_row(out, "DN(1:1)")[1:5] == ["dn.json", "0.550", "0.440", "-20.0%"]
+    assert table_row(out, "TP 1x1")[4:7] == ["0.500", "0.480", "-4.0%"]
+    assert table_row(out, "TP 1x2")[4:7] == ["0.300", "0.300", "+0.0%"]
+    assert table_row(out, "DC(1)")[3:6] == ["0.400", "0.440", "+10.0%"]
+    assert table_row(out, "DN(1:1)")[3:6] == ["0.550", "0.440", "-20.0%"]
     # The two TP 1x2 runs are repeats of one configuration: mean 0.32 s, sd 0.028 s
     row = next(line for line in out.splitlines()
                if " TP 1x2 " in line and line.startswith(" ")).split()
@@ -336,19 +345,19 @@ def test_validate_with_copy_and_overhead(capsys, tmp_path, validation):
     doc["copy"] = {"clients": [1, 2], "bytes_per_s": [2e8, 1e8]}
     doc["overhead_s"] = {"value": 0.01, "runs": 3}
     profile = write(tmp_path / "pc.json", doc)
-    code, out, _ = run(capsys, "validate", *reports, "--profile", profile)
+    code, out, _ = run(capsys, "validate", *reports, "--profile", profile, *PAPER_IDLE)
     assert code == 0
     assert "model: extended(tp_io, blocking, client_copy, fixed_overhead)" in out
-    assert table_row(out, "TP")[2:] == ["0.400", "0.370", "-7.5%", "60.000", "58.750", "-2.1%"]
-    assert table_row(out, "DC(1)")[2:] == ["0.250", "0.410", "+64.0%", "62.500", "102.500",
+    assert table_row(out, "TP")[3:] == ["0.400", "0.370", "-7.5%", "60.000", "58.750", "-2.1%"]
+    assert table_row(out, "DC(1)")[3:] == ["0.250", "0.410", "+64.0%", "62.500", "102.500",
                                            "+64.0%"]
     code, out, _ = run(capsys, "validate", *reports, "--profile", profile, "--no-client-copy",
                        "--no-fixed-overhead")
-    assert "model: extended(tp_io, blocking)" in out
-    assert table_row(out, "DC(1)")[2:4] == ["0.250", "0.240"]
+    assert "model: extended(tp_io, blocking, idle_fraction=io)" in out
+    assert table_row(out, "DC(1)")[3:5] == ["0.250", "0.240"]
     code, out, _ = run(capsys, "validate", *reports, "--profile", profile, "--model", "paper")
     assert "model: paper" in out
-    assert table_row(out, "DC(1)")[2:4] == ["0.250", "0.200"]   # compute only: 0.02 * 20 / 2
+    assert table_row(out, "DC(1)")[3:5] == ["0.250", "0.200"]   # compute only: 0.02 * 20 / 2
 
 
 def test_profile_measures_overhead_and_copy_from_reports():

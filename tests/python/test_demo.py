@@ -31,3 +31,11 @@ def test_ties_of_the_advisor_are_kept():
 
 def test_demo_output_is_the_whole_problem_once_per_output():
     assert demo.bytes_per_output() == 192 * 192 * 40 * 8 * 6
+
+
+def test_verdict_agrees_or_says_within_noise():
+    measured = {"TP": (900.0, 0.02), "DC(1)": (750.0, 0.05), "DN": (760.0, 0.03)}
+    assert demo.verdict(["DC(1)"], measured).endswith(": agrees")
+    line = demo.verdict(["DN(1:1)"], measured)
+    assert "differs, but DN measured only 1.3% more, within the run-to-run noise (5.0%" in line
+    assert "DISAGREES (TP measured 20.0% more" in demo.verdict(["TP"], measured)

@@ -2,6 +2,7 @@
 values computed by hand (the arithmetic is in the comments)."""
 import pathlib
 import sys
+from dataclasses import replace
 
 import pytest
 
@@ -137,10 +138,15 @@ def test_idle_fraction_from_io_time():
     dn_app = AppModel(4.0, PERFECT, PERFECT, Bandwidth((1,), (1e9,)))
     dn = predict(dn_app, Platform(3, 2), w, Approach("dn", dedicated_nodes=1), opts)
     # 2 nodes x 2 cores compute: 4 * 10 / 4 = 10 s, 1 s per iteration, interval 5 s < 6 s:
-    # blocked 1 * 1 + 6 (drain) = 7 s, T = 17 s; busy = 12 / 17; P_ded = 100 + 150 * 12 / 17
-    p_ded = 100 + 150 * 12 / 17
+    # blocked 1 * 1 + 6 (drain) = 7 s, T = 17 s; the dedicated node stores 12 / 17 of the time
+    # at half its CPU (tp_io_busy 0.5 without a profile's figure): P_ded = 100 + 150 * 6 / 17;
+    # the clients sleep while blocked: P_sim = 100 + 150 * 10 / 17
+    p_ded, p_sim = 100 + 150 * 6 / 17, 100 + 150 * 10 / 17
     assert dn.time_s == approx(17)
-    assert dn.power_w == approx((2 * 250 + p_ded) / 3)
+    assert dn.power_w == approx((2 * p_sim + p_ded) / 3)
+    busy = predict(dn_app, Platform(3, 2), w, Approach("dn", dedicated_nodes=1),
+                   replace(opts, blocked_clients_sleep=False))
+    assert busy.power_w == approx((2 * 250 + p_ded) / 3)
 
 
 def test_dvfs_of_dedicated_resources():

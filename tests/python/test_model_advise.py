@@ -35,8 +35,10 @@ def test_low_frequency_dn_15_1_wins():
     assert p["DN(7:1)"].energy_j == pytest.approx(418275)
     assert p["TP"].energy_j == pytest.approx(417000)
     assert p["DC(1)"].energy_j == pytest.approx(506000)
-    assert architecture_xml(a.least_energy) == \
-        '<architecture>\n  <dedicated cores="0" nodes="1"/>\n</architecture>'
+    # The whole block: 3e8 B per output to 1 dedicated node, twice over, in MiB rounded up.
+    assert architecture_xml(a.least_energy, NANCY, Workload(100, 10, 3e8)) == (
+        '<architecture>\n  <domains count="1"/>\n  <dedicated cores="0" nodes="1"/>\n'
+        '  <buffer name="ecluse-buffer" size="573MiB"/>\n</architecture>')
 
 
 def test_high_frequency_dn_15_1_blocks_and_dn_7_1_wins():

@@ -1,0 +1,98 @@
+"""`ecluse advise --from-report run.json`: the model's inputs taken from one real run's report
+(docs/report.md), no extra runs. Each input says where it comes from (measured or assumed)."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Optional
+
+from .model import AppModel, Bandwidth, Platform, Scalability, Workload
+from .power import Power
+from .report import Report
+from .report import load as load_report
+from .validate import _approach, _workload
+
+
+@dataclass(frozen=True)
+class ReportInputs:
+    app: AppModel
+    platform: Platform
+    workload: Workload
+    sources: tuple          # (input, value text, "measured" | "assumed" | ...), in print order
+
+
+def _role_phase(report: Report, role: str, phase: str) -> Optional[float]:
+    r = report.roles.get(role)
+    return r.phase_wall_s(phase) if r else None
+
+
+def _io_time(report: Report) -> tuple:
+    """Seconds per output and the writers: TP's slowest client (write phase), DC/DN's slowest
+    server (store)."""
+    outs = report.outputs()
+    if report.approach == "tp":
+        times = [i.client_write_max_s for i in outs if i.client_write_max_s]
+        writers = report.roles["simulation"].ranks if "simulation" in report.roles else 1
+    else:
+        times = [i.server_store_max_s for i in outs if i.server_store_max_s]
+        server = report.server_role()
+        writers = server.ranks if server and server.ranks else 1
+    return (sum(times) / len(times) if times else None), int(writers or 1)
+
+
+def _copy(report: Report, outputs: int, per_output: float) -> Optional[Bandwidth]:
+    """DC/DN: the clients' write phase is their hand-over into Ecluse's buffer."""
+    sim = report.roles.get("simulation")
+    write = _role_phase(report, "simulation", "write")
+    if report.approach == "tp" or not sim or not sim.ranks or not write or outputs <= 0:
+        return None
+    per_client = per_output / sim.ranks / (write / sim.ranks / outputs)
+    return Bandwidth((int(sim.ranks),), (per_client,))
+
+
+def _io_busy(report: Report) -> Optional[float]:
+    """CPU share of whoever stores (TP: the clients; DC/DN: the servers): store cpu / wall."""
+    role = report.roles.get("simulation") if report.approach == "tp" else report.server_role()
+    phase = role.phases.get("store") if role else None
+    if not phase or not phase.wall_s or phase.cpu_s is None:
+        return None
+    return min(1.0, phase.cpu_s / phase.wall_s)
+
+
+def read(path: str, power: Power, host_cpus: Optional[int] = None) -> ReportInputs:
+    """The inputs of one run; ValueError naming what the report lacks."""
+    report = load_report(path)
+    workload = _workload(report, None, None)
+    sim = report.roles.get("simulation")
+    compute = _role_phase(report, "simulation", "compute")
+    if not sim or not sim.ranks or not compute:
+        raise ValueError(f"{path}: no compute phase of the simulation role: cannot measure "
+                         "the compute time per iteration")
+    per_iter = compute / sim.ranks / workload.iterations
+    io_s, writers = _io_time(report)
+    per_output = report.bytes_per_output()
+    if workload.outputs and (not per_output or not io_s):
+        raise ValueError(f"{path}: the report has no output iteration with bytes and write "
+                         "time: the I/O cannot be measured from it")
+    nodes = report.require("nodes")
+    per_node = report.ranks_per_node or max(1, report.require("ranks") // nodes)
+    hosts = report.hosts or nodes
+    cpus = (host_cpus or os.cpu_count() or 1) if hosts == 1 else None
+    t_base = per_iter * sim.ranks
+    bandwidth = Bandwidth((writers,), (per_output / io_s,)) if workload.outputs else None
+    setup = _role_phase(report, "simulation", "setup")
+    overhead = setup / sim.ranks if setup else 0.0
+    app = AppModel(t_base, Scalability(), Scalability(), bandwidth,
+                   _copy(report, workload.outputs, per_output or 0.0), overhead,
+                   io_busy=_io_busy(report))
+    platform = Platform(nodes, per_node, power.idle_watts, power.max_watts, power.id, cpus)
+    label = _approach(report).label(nodes)
+    sources = (
+        ("compute", f"{per_iter * 1e3:.3f} ms per iteration on {sim.ranks} clients", "measured"),
+        ("scalability", f"perfect from {sim.ranks} clients (one run: one point)", "assumed"),
+        ("output", f"every {workload.output_every}, {(per_output or 0) / 1e6:.3f} MB", "measured"),
+        ("write time", f"{(io_s or 0) * 1e3:.2f} ms per output by {writers} writers "
+                       f"({label}; other writer counts: same bandwidth)", "measured"),
+        ("fixed overhead", f"{overhead * 1e3:.1f} ms (clients' setup phase)", "measured"),
+        ("power", power.label(), power.source))
+    return ReportInputs(app, platform, workload, sources)
