@@ -9,6 +9,8 @@ import subprocess
 
 import pytest
 
+from mpirun import mpiexec
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("ECLUSE_BUILD", ROOT / "build"))
 
@@ -30,9 +32,6 @@ def load_checker(name, path):
 check_proxy = load_checker("check_proxy", ROOT / "apps" / "proxy" / "check_output.py")
 check_kernels = load_checker("check_kernels", ROOT / "apps" / "kernels" / "check_output.py")
 
-
-def mpiexec():
-    return os.environ.get("ECLUSE_MPIEXEC") or shutil.which("mpiexec.openmpi") or "mpiexec"
 
 
 def run_app(tmp_path, ranks, binary, config, *args):

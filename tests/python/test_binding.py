@@ -3,12 +3,13 @@ script into its own temporary directory, runs it on 1 to 3 ranks, and checks wha
 import json
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
 import textwrap
 
 import pytest
+
+from mpirun import child_env, mpiexec
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("ECLUSE_BUILD", ROOT / "build"))
@@ -60,15 +61,6 @@ def error_of(call, *args):
 """
 
 
-def child_env():
-    """The source tree's package and this build's native module first, whatever the venv holds."""
-    path = [str(ROOT / "python"), str(BUILD / "python"), os.environ.get("PYTHONPATH", "")]
-    return dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-                OMPI_MCA_rmaps_base_oversubscribe="1", PYTHONPATH=os.pathsep.join(path))
-
-
-def mpiexec():
-    return os.environ.get("ECLUSE_MPIEXEC") or shutil.which("mpiexec.openmpi") or "mpiexec"
 
 
 def run_script(tmp_path, ranks, body, architecture=TP, domains=1):

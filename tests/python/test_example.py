@@ -11,10 +11,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("ECLUSE_BUILD", ROOT / "build"))
 sys.path.insert(0, str(ROOT / "examples"))
 import read_output  # noqa: E402
+from mpirun import h5_contents, mpiexec  # noqa: E402
 
-
-def mpiexec():
-    return os.environ.get("ECLUSE_MPIEXEC") or shutil.which("mpiexec.openmpi") or "mpiexec"
 
 
 def run_example(tmp_path, ranks, iterations, config=None):
@@ -74,20 +72,6 @@ def test_dedicated_nodes_store_every_value(tmp_path, ranks, nodes, per_node):
     assert read_output.check_per_process(out, 3, clients) == 3 * servers
     assert read_output.check_collective(out, 3, clients) == 3
 
-
-def h5_contents(root):
-    """Every file, group, dataset (bytes, dtype, shape) and attribute under root."""
-    import h5py
-    import numpy as np
-    contents = {}
-    for path in sorted(root.rglob("*.h5")):
-        with h5py.File(path, "r") as f:
-            def visit(name, obj):
-                attrs = {k: np.asarray(v).tobytes() for k, v in obj.attrs.items()}
-                data = (obj.dtype.str, obj.shape, obj[()].tobytes()) if isinstance(obj, h5py.Dataset) else None
-                contents[(str(path.relative_to(root)), name)] = (attrs, data)
-            f.visititems(visit)
-    return contents
 
 
 def test_dedicated_nodes_write_exactly_what_dedicated_cores_write(tmp_path):

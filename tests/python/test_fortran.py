@@ -2,7 +2,6 @@
 Fortran example writes exactly what the C example writes; the error paths and their messages."""
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
 
@@ -16,7 +15,7 @@ sys.path.insert(0, str(ROOT / "examples" / "fortran"))
 sys.path.insert(0, str(ROOT / "tests" / "python"))
 import read_output  # noqa: E402
 import read_stencil  # noqa: E402
-from test_example import h5_contents  # noqa: E402
+from mpirun import h5_contents, mpiexec  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not (FORTRAN_EXAMPLES / "ecluse_fortran_simulation").exists(),
                                 reason=f"the Fortran examples are not built in {BUILD}")
@@ -29,9 +28,6 @@ APPROACHES = {
     "DN": ('<dedicated cores="0" nodes="1"/><virtual-nodes ranks-per-node="1"/>', 3, 1),
 }
 
-
-def mpiexec():
-    return os.environ.get("ECLUSE_MPIEXEC") or shutil.which("mpiexec.openmpi") or "mpiexec"
 
 
 def run(directory, program, ranks, xml_source=None, architecture=TP, *args):

@@ -2,7 +2,6 @@
 and dedicated nodes: every value read back with h5py, and the same files as the C example."""
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
 
@@ -15,6 +14,7 @@ BUILD = pathlib.Path(os.environ.get("ECLUSE_BUILD", ROOT / "build"))
 EXAMPLES = ROOT / "examples" / "python"
 sys.path.insert(0, str(ROOT / "examples"))
 import read_output  # noqa: E402
+from mpirun import child_env, h5_contents, mpiexec  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     not list((BUILD / "python" / "ecluse").glob("_native*.so")),
@@ -28,15 +28,6 @@ APPROACHES = {
 }
 
 
-def child_env():
-    """The source tree's package and this build's native module first, whatever the venv holds."""
-    path = [str(ROOT / "python"), str(BUILD / "python"), os.environ.get("PYTHONPATH", "")]
-    return dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-                OMPI_MCA_rmaps_base_oversubscribe="1", PYTHONPATH=os.pathsep.join(path))
-
-
-def mpiexec():
-    return os.environ.get("ECLUSE_MPIEXEC") or shutil.which("mpiexec.openmpi") or "mpiexec"
 
 
 def run(directory, ranks, program, *args):
@@ -52,21 +43,6 @@ def configure(directory, source, approach):
     text = source.read_text().replace('<dedicated cores="0" nodes="0"/>', APPROACHES[approach])
     (directory / source.name).write_text(text)
 
-
-def h5_contents(root):
-    """Every file, group, dataset (dtype, shape, bytes) and attribute under root."""
-    contents = {}
-    for path in sorted(root.rglob("*.h5")):
-        with h5py.File(path, "r") as f:
-            def visit(name, obj):
-                attrs = {k: np.asarray(v).tobytes() for k, v in obj.attrs.items()}
-                data = ((obj.dtype.str, obj.shape, obj[()].tobytes())
-                        if isinstance(obj, h5py.Dataset) else None)
-                contents[(str(path.relative_to(root)), name)] = (attrs, data)
-            f.visititems(visit)
-            contents[(str(path.relative_to(root)), "/")] = (
-                {k: np.asarray(v).tobytes() for k, v in f.attrs.items()}, None)
-    return contents
 
 
 def run_simulation(directory, ranks, approach, iterations=3):
