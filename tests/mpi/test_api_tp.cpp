@@ -275,6 +275,29 @@ TEST(ApiTp, NonTimeVaryingVariablesAreWrittenOnce) {
   EXPECT_TRUE(ecluse::test::dataset_exists(file_per_process(dir, 1, rank), "t" + p));
 }
 
+TEST(ApiTp, TheSameBlockTwiceInOneIterationIsRefusedAndTheFirstIsKept) {
+  const std::string dir = ecluse::test::fresh_dir("twice");
+  Init init(config(dir, R"(<layout name="l" type="int" dimensions="3"/>
+      <variable name="t" layout="l"/>)",
+                   "FilePerCore"));
+  expect_ok(init.status);
+  const std::vector<int> first{1, 2, 3}, second{4, 5, 6};
+  expect_ok(ecluse_write("t", first.data()));
+  EXPECT_EQ(ecluse_write("t", second.data()), ECLUSE_ALREADY_WRITTEN);
+  EXPECT_STREQ(ecluse_error_message(),
+               "block 0 of variable 't' was already written in iteration 0; call "
+               "ecluse_end_iteration between two writes of the same block.");
+  void* room = nullptr;
+  EXPECT_EQ(ecluse_alloc("t", &room), ECLUSE_ALREADY_WRITTEN);
+  expect_ok(ecluse_end_iteration());
+  expect_ok(ecluse_write("t", second.data()));
+  expect_ok(ecluse_end_iteration());
+  MPI_Barrier(MPI_COMM_WORLD);
+  const std::string p = "t/P" + std::to_string(world_rank());
+  EXPECT_EQ(read_dataset(file_per_process(dir, 0, world_rank()), p).bytes, as_bytes(first));
+  EXPECT_EQ(read_dataset(file_per_process(dir, 1, world_rank()), p).bytes, as_bytes(second));
+}
+
 TEST(ApiTp, FullDiskFailsTheIterationKeepsEarlierFilesAndTheRunGoesOn) {
   const std::string dir = ecluse::test::fresh_dir("full");
   Init init(config(dir, R"(<layout name="l" type="double" dimensions="100000"/>
