@@ -280,6 +280,34 @@ void run_rows(const std::string& dir, const std::string& dedicated, int rpn) {
   expect_ok(ecluse_finalize());
 }
 
+// A second write of the same block in one iteration is refused on the client; the dedicated
+// node stores the first one.
+TEST(ApiDn, TheSameBlockTwiceInOneIterationIsRefused) {
+  if (world_size() != 2) GTEST_SKIP() << "runs with 2 ranks";
+  const std::string dir = ecluse::test::fresh_dir("dn-twice");
+  expect_ok(ecluse_initialize_string(
+      rows_config(dir, R"(<dedicated cores="0" nodes="1"/>)", 1).c_str(), MPI_COMM_WORLD));
+  int is_client = 0;
+  expect_ok(ecluse_start(&is_client));
+  const std::vector<double> first(5, 1.5), second(5, 2.5);
+  if (is_client) {
+    expect_ok(ecluse_write("rows", first.data()));
+    EXPECT_EQ(ecluse_write("rows", second.data()), ECLUSE_ALREADY_WRITTEN);
+    EXPECT_STREQ(ecluse_error_message(),
+                 "block 0 of variable 'rows' was already written in iteration 0; call "
+                 "ecluse_end_iteration between two writes of the same block.");
+    expect_ok(ecluse_end_iteration());
+    expect_ok(ecluse_stop());
+  }
+  expect_ok(ecluse_finalize());
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() != 0) return;
+  const auto stored = read_dataset(dir + "/same_It0.h5", "rows");
+  EXPECT_EQ(stored.dims, (std::vector<std::uint64_t>{24, 5}));
+  EXPECT_EQ(std::vector<unsigned char>(stored.bytes.begin(), stored.bytes.begin() + 40),
+            as_bytes(first));
+}
+
 TEST(ApiDn, SameDataUnderTimePartitioningDedicatedCoresAndDedicatedNodes) {
   if (world_size() != 4 && world_size() != 8) GTEST_SKIP() << "runs with 4 or 8 ranks";
   // 8 ranks: TP 8 clients; DC nodes of 4 with 1 core (6 clients); DN nodes of 2, one dedicated
