@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -104,9 +105,21 @@ void require(const void* pointer, const char* what) {
   if (!pointer) throw ecluse::Error(ECLUSE_ARGUMENT_ERROR, std::string(what) + " is NULL.");
 }
 
+// A program that ignores the return code must still learn why nothing will be written: the
+// reason goes to stderr once, from the first rank (every rank has the same error).
+void tell_failed_initialize(int status, MPI_Comm comm) {
+  int initialized = 0, rank = 0;
+  MPI_Initialized(&initialized);
+  if (initialized && comm != MPI_COMM_NULL) MPI_Comm_rank(comm, &rank);
+  if (rank != 0) return;
+  std::fprintf(stderr, "ecluse: initialize failed (%s): %s\n", ecluse_status_name(status),
+               last_error.c_str());
+  std::fflush(stderr);
+}
+
 template <class Make>
 int initialize(const char* text, MPI_Comm comm, Make make) {
-  return guard([&] {
+  const int status = guard([&] {
     if (session) {
       throw ecluse::Error(ECLUSE_ALREADY_INITIALIZED,
                           "Ecluse is already initialized; call ecluse_finalize first.");
@@ -114,6 +127,10 @@ int initialize(const char* text, MPI_Comm comm, Make make) {
     require(text, "the configuration");
     session = std::make_unique<ecluse::Session>(make(text, comm));
   });
+  if (status != ECLUSE_OK && status != ECLUSE_ALREADY_INITIALIZED) {
+    tell_failed_initialize(status, comm);
+  }
+  return status;
 }
 
 }  // namespace

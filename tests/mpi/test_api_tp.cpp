@@ -244,7 +244,15 @@ TEST(ApiTp, BoundActionRunsOnSignal) {
 }
 
 TEST(ApiTp, EveryRankGetsTheSameConfigError) {
+  testing::internal::CaptureStderr();
   const int status = ecluse_initialize("/nonexistent/ecluse.xml", MPI_COMM_WORLD);
+  const std::string told = testing::internal::GetCapturedStderr();
+  // Said once, by the first rank, even to a program that ignores the status.
+  EXPECT_EQ(told, world_rank() == 0
+                      ? "ecluse: initialize failed (ECLUSE_CONFIG_ERROR): cannot read "
+                        "configuration file '/nonexistent/ecluse.xml': No such file or "
+                        "directory; check the path given to ecluse_initialize.\n"
+                      : "");
   int low = 0, high = 0;
   MPI_Allreduce(&status, &low, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   MPI_Allreduce(&status, &high, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
