@@ -25,9 +25,7 @@ void Client::check_capacity() const {
   for (const Variable& v : config_.variables) {
     if (!v.enabled) continue;
     const Layout& layout = *config_.find_layout(v.layout);
-    std::size_t elements = 1;
-    for (std::uint64_t n : shapes_.at(&layout).dims) elements *= n;
-    transport_.check_capacity(v, elements * data_type_size(layout.type));
+    transport_.check_capacity(v, shapes_.at(&layout).elements * data_type_size(layout.type));
   }
 }
 
@@ -107,11 +105,16 @@ std::size_t Client::bytes_of(const BlockData& block) const {
 // A second block for the same (variable, block) in one iteration has no place in the files:
 // it is refused rather than left to a store to overwrite or reject.
 void Client::check_not_written(const Variable& v, int block) const {
-  if (!handed_over_.count({&v, block})) return;
+  const auto it = handed_over_.find({&v, block});
+  if (it == handed_over_.end() || it->second != iteration_) return;
   throw Error(ECLUSE_ALREADY_WRITTEN,
               "block " + std::to_string(block) + " of variable '" + v.name +
                   "' was already written in iteration " + std::to_string(iteration_) +
                   "; call ecluse_end_iteration between two writes of the same block.");
+}
+
+void Client::mark_handed_over(const Variable& v, int block) {
+  handed_over_[{&v, block}] = iteration_;
 }
 
 void Client::write(std::string_view name, int block, const void* data) {
@@ -122,10 +125,10 @@ void Client::write(std::string_view name, int block, const void* data) {
     throw Error(ECLUSE_ARGUMENT_ERROR, "write of variable '" + v.name + "': data is NULL.");
   }
   check_not_written(v, block);
-  if (!v.enabled || written_once_.count(&v)) return void(handed_over_.insert({&v, block}));
+  if (!v.enabled || written_once_.count(&v)) return mark_handed_over(v, block);
   const BlockData& b = describe(v, block, data);
   transport_.put(b, bytes_of(b));
-  handed_over_.insert({&v, block});
+  mark_handed_over(v, block);
   accounting_.add_bytes(bytes_of(b));
   if (!v.time_varying) written_now_.insert(&v);
 }
@@ -147,11 +150,11 @@ void Client::commit(std::string_view name, int block) {
   // second block of the iteration.
   if (!v.enabled || written_once_.count(&v)) {
     transport_.clear(v, block);
-    handed_over_.insert({&v, block});
+    mark_handed_over(v, block);
     return;
   }
   transport_.commit(v, block);
-  handed_over_.insert({&v, block});
+  mark_handed_over(v, block);
   if (auto it = blocks_.find({&v, block}); it != blocks_.end()) {
     accounting_.add_bytes(bytes_of(it->second));
   }
@@ -192,7 +195,6 @@ void Client::end_iteration() {
   const int ended = iteration_++;
   written_once_.insert(written_now_.begin(), written_now_.end());
   written_now_.clear();
-  handed_over_.clear();
   transport_.end_iteration(ended);
   accounting_.end_iteration(ended);
   transport_.raise_store_failures();

@@ -48,6 +48,7 @@ class Client {
   BlockData& describe(const Variable& variable, int block, const void* data);
   [[nodiscard]] std::size_t bytes_of(const BlockData& block) const;
   void check_not_written(const Variable& variable, int block) const;
+  void mark_handed_over(const Variable& variable, int block);
 
   const Config& config_;
   Parameters& parameters_;
@@ -60,7 +61,9 @@ class Client {
   std::map<std::pair<const Variable*, int>, BlockData> blocks_;
   std::set<const Variable*> written_once_;  // non-time-varying variables already handed over
   std::set<const Variable*> written_now_;
-  std::set<std::pair<const Variable*, int>> handed_over_;  // (variable, block) this iteration
+  // (variable, block) -> the last iteration it was handed over in: an entry is made once, then
+  // only updated, so a steady-state write allocates nothing.
+  std::map<std::pair<const Variable*, int>, int> handed_over_;
 };
 
 }  // namespace ecluse
