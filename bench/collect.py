@@ -29,10 +29,10 @@ def run_report(directory, name):
 
 
 def store_ms(report):
-    """Median over iterations of the time to store one iteration (the server's in DC and DN,
-    the client's own store in TP), in ms."""
-    return median([1e3 * i.server_store_mean_s for i in (report.iterations if report else ())
-                   if i.server_store_mean_s is not None])
+    """Median over the iterations that stored blocks of the time to store one (the server's in
+    DC and DN, the client's own store in TP), in ms: the report's p50, within 4.4%."""
+    p50 = report.iterations.server_store_s.p50 if report else None
+    return 1e3 * p50 if p50 is not None else None
 
 
 def server_phases(report):

@@ -1,6 +1,7 @@
 # What `cmake --install` puts under a prefix beside the library and headers: the CMake package
 # (find_package(Ecluse): Ecluse::ecluse, Ecluse::ecluse_fortran), pkg-config files (ecluse.pc,
-# ecluse-fortran.pc), the pure-Python package and the `ecluse` command.
+# ecluse-fortran.pc), the pure-Python package and the `ecluse` command; the Damaris drop-in's
+# package (find_package(Damaris): damaris, Damaris::damaris) and damaris.pc.
 include(CMakePackageConfigHelpers)
 set(ECLUSE_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/Ecluse)
 
@@ -43,6 +44,19 @@ if(ECLUSE_BUILD_FORTRAN)
   install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ecluse-fortran.pc
     DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endif()
+
+# Damaris's names: target `damaris` (Damaris::damaris too), Damaris_LIBRARIES, damaris.pc.
+set(ECLUSE_DAMARIS_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/Damaris)
+install(EXPORT DamarisTargets DESTINATION ${ECLUSE_DAMARIS_CMAKE_INSTALL_DIR})
+configure_package_config_file(cmake/DamarisConfig.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/DamarisConfig.cmake INSTALL_DESTINATION ${ECLUSE_DAMARIS_CMAKE_INSTALL_DIR}
+  PATH_VARS CMAKE_INSTALL_INCLUDEDIR)
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/DamarisConfigVersion.cmake
+  VERSION 1.7.0 COMPATIBILITY SameMajorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/DamarisConfig.cmake
+  ${CMAKE_CURRENT_BINARY_DIR}/DamarisConfigVersion.cmake DESTINATION ${ECLUSE_DAMARIS_CMAKE_INSTALL_DIR})
+configure_file(cmake/damaris.pc.in ${CMAKE_CURRENT_BINARY_DIR}/damaris.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/damaris.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
 # The pure-Python package (energy model, advisor, CLI) and the `ecluse` command, which runs it
 # with the Python it was configured with (the venv that has NumPy).

@@ -19,10 +19,17 @@ def expected_field(iteration):
     return iteration * 1e6 + i * 1e3 + j
 
 
-def check_block(f, rank, it, nx):
+def slab_of(rank, clients):
+    """First row and row count of a rank's slab: the first NX % clients ranks hold one more."""
+    base, extra = divmod(NX, clients)
+    return rank * base + min(rank, extra), base + (rank < extra)
+
+
+def check_block(f, rank, it, clients):
+    x0, nx = slab_of(rank, clients)
     t = f[f"temperature/P{rank}"]
-    np.testing.assert_array_equal(t[...], expected_field(it)[rank * nx:(rank + 1) * nx])
-    assert list(t.attrs["global_offset"]) == [rank * nx, 0]
+    np.testing.assert_array_equal(t[...], expected_field(it)[x0:x0 + nx])
+    assert list(t.attrs["global_offset"]) == [x0, 0]
     assert t.attrs["iteration"] == it and t.attrs["source"] == rank
     assert t.attrs["units"] in ("K", b"K")
     np.testing.assert_array_equal(f[f"diagnostics/stats/P{rank}"][...], [it, rank, nx, NY])
@@ -31,7 +38,6 @@ def check_block(f, rank, it, nx):
 
 def check_per_process(out, iterations, clients):
     """Every client's block of every iteration, exactly once; returns the number of files."""
-    nx = NX // clients
     files = sorted((out / "per-process").glob("*.h5"))
     for it in range(iterations):
         seen = []
@@ -39,19 +45,19 @@ def check_per_process(out, iterations, clients):
             with h5py.File(path, "r") as f:
                 for name in f["temperature"]:
                     rank = int(name[1:])
-                    check_block(f, rank, it, nx)
+                    check_block(f, rank, it, clients)
                     seen.append(rank)
         assert sorted(seen) == list(range(clients)), f"iteration {it}: blocks of {sorted(seen)}"
     return len(files)
 
 
 def check_collective(out, iterations, clients):
-    nx = NX // clients
+    """The shared file holds the whole field: the slabs tile every row."""
     for it in range(iterations):
         with h5py.File(out / "collective" / f"heat_It{it}.h5", "r") as f:
             t = f["temperature"][...]
             assert t.shape == (NX, NY) and t.dtype == np.float64
-            np.testing.assert_array_equal(t[: nx * clients], expected_field(it)[: nx * clients])
+            np.testing.assert_array_equal(t, expected_field(it))
     return iterations
 
 

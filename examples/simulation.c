@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+
 #define CHECK(call)                                                           \
   do {                                                                        \
     int err_ = (call);                                                        \
@@ -47,19 +49,21 @@ int main(int argc, char** argv) {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    CHECK(ecluse_parameter_set("RANKS", &size, sizeof size));
     int nx_global, ny;
     CHECK(ecluse_parameter_get("NX", &nx_global, sizeof nx_global));
     CHECK(ecluse_parameter_get("NY", &ny, sizeof ny));
-    const int nx = nx_global / size;
-    const int64_t position[2] = {(int64_t)rank * nx, 0};
+    /* The first nx_global % size ranks take one row more, so the slabs tile all the rows. */
+    const int nx = nx_global / size + (rank < nx_global % size);
+    const int64_t x0 = (int64_t)rank * (nx_global / size) + MIN(rank, nx_global % size);
+    CHECK(ecluse_parameter_set("ROWS", &nx, sizeof nx));
+    const int64_t position[2] = {x0, 0};
     CHECK(ecluse_set_position("temperature", position));
     double* slab = malloc(sizeof(double) * (size_t)(nx + 2) * (size_t)(ny + 2));
     float* y = malloc(sizeof(float) * (size_t)ny);
     for (int j = 0; j < ny; j++) y[j] = 0.5f * (float)j;
     CHECK(ecluse_write("y", y));
     for (int it = 0; it < iterations; it++) {
-      compute(slab, nx, ny, (int64_t)rank * nx, it);
+      compute(slab, nx, ny, x0, it);
       int stats[4] = {it, rank, nx, ny};
       CHECK(ecluse_write("temperature", slab));
       CHECK(ecluse_write("diagnostics/stats", stats));

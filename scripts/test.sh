@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite: set-up, formatting gate, C++ unit and MPI tests (with the installed-
 # package and set-up script tests), Python tests, then the C++ suite under ASan/UBSan (skip that
-# stage with ECLUSE_SKIP_SANITIZERS=1), then a 60 s libFuzzer run per target of the configuration
-# reader and the expression parser (scripts/fuzz.sh; ECLUSE_SKIP_FUZZ=1 skips it).
+# stage with ECLUSE_SKIP_SANITIZERS=1), the DC, DN and shared-memory tests under
+# ThreadSanitizer (scripts/tsan.sh; ECLUSE_SKIP_TSAN=1 skips it), then a 30 s libFuzzer run per
+# target of the configuration reader and the expression parser (scripts/fuzz.sh;
+# ECLUSE_SKIP_FUZZ=1 skips it).
 #   --reduced   the MPICH job of CI: unit tests, MPI tests up to 4 ranks, the install test and
 #               the examples of every language (no format gate, no sanitizers, no benchmarks).
 # ECLUSE_MPI=mpich picks MPICH instead of Open MPI (scripts/env.sh).
@@ -31,6 +33,9 @@ ctest --test-dir "$ECLUSE_BUILD" --output-on-failure -j 2
 if [ "${ECLUSE_SKIP_SANITIZERS:-0}" != 1 ]; then
   "$ECLUSE_ROOT/scripts/sanitize.sh"
 fi
+if [ "${ECLUSE_SKIP_TSAN:-0}" != 1 ]; then
+  "$ECLUSE_ROOT/scripts/tsan.sh"
+fi
 if [ "${ECLUSE_SKIP_FUZZ:-0}" != 1 ]; then
-  ECLUSE_FUZZ_SECONDS=${ECLUSE_FUZZ_SECONDS:-60} "$ECLUSE_ROOT/scripts/fuzz.sh"
+  ECLUSE_FUZZ_SECONDS=${ECLUSE_FUZZ_SECONDS:-30} "$ECLUSE_ROOT/scripts/fuzz.sh"
 fi

@@ -69,7 +69,7 @@ program simulation
   use heat
   implicit none
   character(len=256) :: config, argument
-  integer :: iterations, ierr, mpi_err, is_client, comm, rank, size, nx_global, nx, ny, it, j
+  integer :: iterations, ierr, mpi_err, is_client, comm, rank, size, nx_global, nx, ny, it, j, x0
   real(8), allocatable :: slab(:, :)
   real(4), allocatable :: y(:)
 
@@ -90,22 +90,25 @@ program simulation
     call check(ierr, 'ecluse_client_comm_get')
     call MPI_Comm_rank(comm, rank, mpi_err)
     call MPI_Comm_size(comm, size, mpi_err)
-    call ecluse_parameter_set('RANKS', size, ierr)
-    call check(ierr, 'ecluse_parameter_set')
     call ecluse_parameter_get('NX', nx_global, ierr)
     call check(ierr, 'ecluse_parameter_get')
     call ecluse_parameter_get('NY', ny, ierr)
     call check(ierr, 'ecluse_parameter_get')
+    ! The first mod(nx_global, size) ranks take one row more, so the slabs tile all the rows.
     nx = nx_global / size
+    x0 = rank * nx + min(rank, mod(nx_global, size))
+    if (rank < mod(nx_global, size)) nx = nx + 1
+    call ecluse_parameter_set('ROWS', nx, ierr)
+    call check(ierr, 'ecluse_parameter_set')
     ! Positions in the layout's order (Fortran): y first, then x.
-    call ecluse_set_position('temperature', [0, rank * nx], ierr)
+    call ecluse_set_position('temperature', [0, x0], ierr)
     call check(ierr, 'ecluse_set_position')
     allocate (slab(0:ny + 1, 0:nx + 1), y(ny))
     y = [(0.5 * j, j = 0, ny - 1)]
     call ecluse_write('y', y, ierr)
     call check(ierr, 'ecluse_write')
     do it = 0, iterations - 1
-      call compute(slab, rank * nx, it)
+      call compute(slab, x0, it)
       call ecluse_write('temperature', slab, ierr)
       call check(ierr, 'ecluse_write')
       call ecluse_write('diagnostics/stats', [it, rank, nx, ny], ierr)

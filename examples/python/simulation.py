@@ -30,14 +30,16 @@ def compute(slab, x0, iteration):
 def run_client(session, iterations):
     comm = session.client_comm
     rank, size = comm.Get_rank(), comm.Get_size()
-    session.parameter_set("RANKS", size)
     nx_global, ny = session.parameter_get("NX"), session.parameter_get("NY")
-    nx = nx_global // size
-    session.set_position("temperature", (rank * nx, 0))
+    # The first nx_global % size ranks take one row more, so the slabs tile all the rows.
+    nx = nx_global // size + (rank < nx_global % size)
+    x0 = rank * (nx_global // size) + min(rank, nx_global % size)
+    session.parameter_set("ROWS", nx)
+    session.set_position("temperature", (x0, 0))
     slab = np.empty((nx + 2, ny + 2), dtype=np.float64)
     session.write("y", 0.5 * np.arange(ny, dtype=np.float32))
     for it in range(iterations):
-        compute(slab, rank * nx, it)
+        compute(slab, x0, it)
         session.write("temperature", slab)
         session.write("diagnostics/stats", np.array([it, rank, nx, ny], dtype=np.int32))
         if it == iterations - 1:

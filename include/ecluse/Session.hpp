@@ -37,6 +37,8 @@ class Session {
   /** True on simulation ranks; on server ranks runs the server loop, then returns false. */
   bool start();
   [[nodiscard]] MPI_Comm client_comm() const;
+  /** True when the run has server ranks (dedicated cores or nodes). */
+  [[nodiscard]] bool has_servers() const;
   /** Counters of this rank's transport or server, e.g. "dn.credit_waits" (empty in TP). */
   [[nodiscard]] std::map<std::string, double> statistics() const;
   void write(std::string_view variable, const void* data, int block = 0);

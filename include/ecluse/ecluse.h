@@ -83,7 +83,11 @@ int ecluse_initialize(const char* config_file, MPI_Comm comm);
 int ecluse_initialize_string(const char* config_xml, MPI_Comm comm);
 /** Sets *is_client to 1 on simulation ranks (returns at once), 0 on server ranks (returns
  * when all their clients stopped). Errors on a server: those of its stores (ECLUSE_IO_ERROR,
- * ECLUSE_DATASPACE_ERROR, ECLUSE_MPI_ERROR) and ECLUSE_CHANNEL_ERROR when a client died. */
+ * ECLUSE_DATASPACE_ERROR, ECLUSE_MPI_ERROR) and ECLUSE_CHANNEL_ERROR when a client died.
+ * After ecluse_stop, start again opens a new phase (Damaris's restart): it is then collective
+ * over the initialize communicator (every rank calls it, servers once they returned from the
+ * previous start); clients write again, continuing the iteration count, and servers serve
+ * until their clients stop again. */
 int ecluse_start(int* is_client);
 /** The communicator of the simulation ranks only (MPI_COMM_NULL on servers). */
 int ecluse_client_comm_get(MPI_Comm* comm);
@@ -111,8 +115,23 @@ int ecluse_commit_block(const char* variable, int32_t block);
 /** Gives up the block of the last ecluse_alloc without writing it. Errors:
  * ECLUSE_UNDEFINED_VARIABLE; ECLUSE_BLOCK_NOT_FOUND (nothing allocated). */
 int ecluse_clear(const char* variable);
-/** ecluse_clear for one block; ECLUSE_INVALID_BLOCK for a block out of range. */
+/** ecluse_clear for one block; ECLUSE_INVALID_BLOCK for a block out of range. A block already
+ * written or committed in this iteration belongs to Ecluse: clearing it does nothing (OK). */
 int ecluse_clear_block(const char* variable, int32_t block);
+/** ecluse_commit_block for the block allocated in a given iteration. Ecluse allocates blocks
+ * for the current iteration only (ecluse_get_iteration), so that iteration is the only one
+ * accepted: any other returns ECLUSE_BLOCK_NOT_FOUND, naming the current one. */
+int ecluse_commit_block_iteration(const char* variable, int32_t block, int32_t iteration);
+/** ecluse_commit_block_iteration for block 0. */
+int ecluse_commit_iteration(const char* variable, int32_t iteration);
+/** ecluse_clear_block for a given iteration: the current one clears as ecluse_clear_block; an
+ * earlier one has nothing left to give up (its blocks were handed over or dropped when it
+ * ended) and returns ECLUSE_OK; a later one returns ECLUSE_BLOCK_NOT_FOUND. */
+int ecluse_clear_block_iteration(const char* variable, int32_t block, int32_t iteration);
+/** ecluse_clear_block_iteration for block 0. */
+int ecluse_clear_iteration(const char* variable, int32_t iteration);
+/** 1 when this run has server ranks (dedicated cores or nodes), 0 in time partitioning. */
+int ecluse_has_servers(int* has_servers);
 /** Copies a parameter's value (size bytes of its declared type) into buffer. Errors:
  * ECLUSE_UNDEFINED_PARAMETER; ECLUSE_ARGUMENT_ERROR (size is not the size of its type). */
 int ecluse_parameter_get(const char* name, void* buffer, unsigned int size);

@@ -1,4 +1,5 @@
-"""The `ecluse` command: profile, predict, advise, validate (docs/model.md)."""
+"""The `ecluse` command: profile, predict, advise, validate (docs/model.md), and run (a command
+whose summary then ends with the model's least-cost line, docs/report.md)."""
 from __future__ import annotations
 
 import argparse
@@ -11,6 +12,7 @@ from typing import Optional, Sequence
 
 from . import advise as adv
 from . import from_report
+from . import least_cost
 from . import profile as prof
 from . import validate as val
 from .model import AppModel, Bandwidth, ModelOptions, Platform, Scalability, Workload
@@ -378,16 +380,44 @@ def cmd_validate(args) -> int:
 
 def _validate_parser(sub) -> None:
     p = sub.add_parser("validate", help="compare run reports with their predictions")
-    p.add_argument("reports", nargs="+", help="run reports (ecluse-report/1)")
+    p.add_argument("reports", nargs="+", help="run reports (ecluse-report/2, or /1)")
     p.add_argument("--profile", required=True)
-    p.add_argument("--iterations", type=int, help="iterations of the runs (default: the last "
-                   "output iteration + 1)")
+    p.add_argument("--iterations", type=int, help="iterations of the runs (default: the "
+                   "iterations the report counts)")
     p.add_argument("--output-every", type=int, help="default: the gap between outputs")
     p.add_argument("--host-cpus", type=int, help="CPUs of the host of virtual nodes "
                    "(default: the profile's)")
     p.add_argument("--plots", metavar="DIR", help="write PNG plots into DIR")
     _add_power(p)
     _add_model(p)
+
+
+# ---------------------------------------------------------------------------------------------
+# run
+
+
+def cmd_run(args) -> int:
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        raise ValueError("give the command to run after --, e.g. ecluse run -- mpiexec -n 4 "
+                         "./app config.xml")
+    calibration = args.calibration or os.environ.get("ECLUSE_CALIBRATION") or None
+    power = resolve_power(args.idle_watts, args.max_watts, calibration, args.power_id)
+    return least_cost.run(command, power, model_options(args), args.host_cpus,
+                          args.max_dedicated_cores)
+
+
+def _run_parser(sub) -> None:
+    p = sub.add_parser("run", help="run a command; its run summaries end with the approach the "
+                       "model predicts would have cost least, and by how much",
+                       description="ecluse run [options] -- command ...: the command's output "
+                       "passes through; once it ended, one line per run report it wrote")
+    p.add_argument("--host-cpus", type=int, help="CPUs of the host of virtual nodes "
+                   "(default: this machine's)")
+    p.add_argument("--max-dedicated-cores", type=int, default=2, help="DC(1..K) candidates (2)")
+    _add_power(p)
+    _add_model(p)
+    p.add_argument("command", nargs=argparse.REMAINDER, help="-- then the command")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -408,11 +438,12 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--xml", action="store_true",
                            help="print only the <architecture> fragment of the recommendation")
     _validate_parser(sub)
+    _run_parser(sub)
     return parser
 
 
 _COMMANDS = {"profile": cmd_profile, "predict": cmd_predict, "advise": cmd_advise,
-             "validate": cmd_validate}
+             "validate": cmd_validate, "run": cmd_run}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

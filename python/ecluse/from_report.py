@@ -27,17 +27,16 @@ def _role_phase(report: Report, role: str, phase: str) -> Optional[float]:
 
 
 def _io_time(report: Report) -> tuple:
-    """Seconds per output and the writers: TP's slowest client (write phase), DC/DN's slowest
-    server (store)."""
-    outs = report.outputs()
+    """Seconds per output and the writers: TP's slowest client (its visible write time, stores
+    included), DC/DN's slowest server (store), each its mean over its outputs."""
     if report.approach == "tp":
-        times = [i.client_write_max_s for i in outs if i.client_write_max_s]
+        seconds = report.write_time_per_output()
         writers = report.roles["simulation"].ranks if "simulation" in report.roles else 1
     else:
-        times = [i.server_store_max_s for i in outs if i.server_store_max_s]
+        seconds = report.store_time_per_output()
         server = report.server_role()
         writers = server.ranks if server and server.ranks else 1
-    return (sum(times) / len(times) if times else None), int(writers or 1)
+    return (seconds or None), int(writers or 1)
 
 
 def _copy(report: Report, outputs: int, per_output: float) -> Optional[Bandwidth]:

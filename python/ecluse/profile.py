@@ -184,11 +184,11 @@ def report_compute_per_iteration(report: ReportLike) -> Optional[float]:
     """Seconds per iteration of the clients' `compute` phase (mean client), for a program that
     writes whatever its {output_every} (an I/O kernel): its wall time would hold the I/O."""
     report = as_report(report)
-    if not report or not report.outputs():
+    if not report or not report.output_count():
         return None
     sim = report.roles.get("simulation")
     compute = sim.phase_wall_s("compute") if sim else None
-    iterations = max(i.iteration for i in report.iterations) + 1
+    iterations = report.iteration_count() or 0
     if not compute or not sim.ranks or iterations <= 0:
         return None
     return compute / sim.ranks / iterations
@@ -295,18 +295,16 @@ def measure_bandwidth(settings: ProfileSettings, progress: Callable[[str], None]
 
 
 def report_write_time(report: ReportLike) -> Optional[float]:
-    """Mean over the output iterations of the slowest client's write time (TP: its store)."""
+    """The slowest client's mean write time per output (TP: its store included)."""
     report = as_report(report)
-    outputs = report.outputs() if report else ()
-    times = [i.client_write_max_s for i in outputs if i.client_write_max_s]
-    return sum(times) / len(times) if times else None
+    return (report.write_time_per_output() or None) if report else None
 
 
 def _bandwidth_point(settings: ProfileSettings, w: int) -> dict:
     summary, _, report = run_once(fill(settings.bandwidth_command, settings, w, output=True), w,
                                   w, settings.timeout_s)
     rep = as_report(report)
-    outputs = int(summary.get("outputs", 0)) or (len(rep.outputs()) if rep else 0)
+    outputs = int(summary.get("outputs", 0)) or (rep.output_count() if rep else 0)
     write_s = float(summary.get("write_time_mean_s", 0.0)) or (report_write_time(report) or 0.0)
     if outputs == 0 or write_s <= 0:
         raise RuntimeError(f"bandwidth run on {w} writers measured no output time (neither its "

@@ -1,5 +1,6 @@
-"""The run report (schema ecluse-report/1, docs/report.md), read in one place: typed views of the
-fields that `ecluse validate`, `ecluse profile`, the benchmark scripts and the examples use.
+"""The run report (schema ecluse-report/2, docs/report.md), read in one place: typed views of the
+fields that `ecluse validate`, `ecluse profile`, the benchmark scripts and the examples use, and
+the opt-in per-iteration trace the report points to.
 
 Pure standard library, so that scripts run by a bare `python3` (bench/collect.py) can use it. A
 field that is missing or not of its JSON type reads as None (numbers) or empty (sections): each
@@ -11,7 +12,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Tuple, Union
 
-SCHEMA = "ecluse-report/1"
+SCHEMA = "ecluse-report/2"
+OLD_SCHEMAS = ("ecluse-report/1",)   # read too: their per-iteration list is summarised here
+TRACE_FORMAT = "ecluse-trace/1"
 SERVER_ROLES = ("dedicated-core", "dedicated-node")
 
 
@@ -86,24 +89,69 @@ class Role:
 
 
 @dataclass(frozen=True)
-class Iteration:
-    """One iteration: bytes handed over, client-visible write and server store times."""
+class Distribution:
+    """One series summarised over its samples (ranks x iterations): moments, quantiles within
+    4.4% (the histogram's bucket), and the largest of the ranks' means."""
 
-    iteration: int
-    bytes: float = 0.0
-    client_write_mean_s: Optional[float] = None
-    client_write_max_s: Optional[float] = None
-    server_store_mean_s: Optional[float] = None
-    server_store_max_s: Optional[float] = None
+    count: Optional[int] = None
+    sum: Optional[float] = None
+    mean: Optional[float] = None
+    stddev: Optional[float] = None
+    min: Optional[float] = None
+    max: Optional[float] = None
+    p50: Optional[float] = None
+    p90: Optional[float] = None
+    p99: Optional[float] = None
+    slowest_rank_mean: Optional[float] = None
 
     @classmethod
-    def from_dict(cls, data: dict) -> Optional["Iteration"]:
-        index = integer(data.get("iteration"))
-        if index is None:
-            return None
-        write, store = _section(data, "client_write_s"), _section(data, "server_store_s")
-        return cls(index, number(data.get("bytes")) or 0.0, number(write.get("mean")),
-                   number(write.get("max")), number(store.get("mean")), number(store.get("max")))
+    def from_dict(cls, data: dict) -> "Distribution":
+        return _typed(cls, (data,))
+
+
+@dataclass(frozen=True)
+class Span:
+    """How many iterations of a kind, the first and the last (None while there is none)."""
+
+    count: Optional[int] = None
+    first: Optional[int] = None
+    last: Optional[int] = None
+    every: Optional[int] = None       # outputs: the smallest gap between two of them
+    every_max: Optional[int] = None   # outputs: the largest gap
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Span":
+        return _typed(cls, (data,))
+
+
+_DISTRIBUTIONS = ("client_write_s", "client_quiet_s", "client_bytes", "server_store_s",
+                  "server_store_empty_s")
+
+
+@dataclass(frozen=True)
+class Iterations:
+    """The iterations the clients ended, summarised: outputs (iterations handing bytes over),
+    client-visible write time of outputs and of quiet iterations, bytes per client and output,
+    store time with and without blocks (TP: the clients'), failed stores."""
+
+    count: Optional[int] = None
+    first: Optional[int] = None
+    last: Optional[int] = None
+    outputs: Span = Span()
+    client_write_s: Distribution = Distribution()
+    client_quiet_s: Distribution = Distribution()
+    client_bytes: Distribution = Distribution()
+    server_store_s: Distribution = Distribution()
+    server_store_empty_s: Distribution = Distribution()
+    store_errors: Optional[float] = None
+    failed_iterations: Span = Span()
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Iterations":
+        series = {k: Distribution.from_dict(_section(data, k)) for k in _DISTRIBUTIONS}
+        return _typed(cls, (data,), outputs=Span.from_dict(_section(data, "outputs")),
+                      failed_iterations=Span.from_dict(_section(data, "failed_iterations")),
+                      **series)
 
 
 @dataclass(frozen=True)
@@ -144,18 +192,19 @@ class Report:
     hosts: Optional[int] = None
     completion_time_s: Optional[float] = None
     roles: Mapping[str, Role] = field(default_factory=dict)
-    iterations: Tuple[Iteration, ...] = ()
+    iterations: Iterations = Iterations()
     energy: Optional[Energy] = None  # None: the report has no energy section
     io_rate_mb_s_per_w: Optional[float] = None
 
     @classmethod
     def from_dict(cls, data: dict, path: str = "") -> "Report":
-        entries = data.get("iterations") if isinstance(data.get("iterations"), list) else []
-        iterations = (Iteration.from_dict(i) for i in entries if isinstance(i, dict))
         energy = data.get("energy")
+        listed = data.get("iterations")
+        iterations = (_summarise_v1(listed) if isinstance(listed, list)
+                      else Iterations.from_dict(_section(data, "iterations")))
         return _typed(cls, (data, _section(data, "architecture")), data=data, path=path,
                       roles=_entries(data, "roles", Role.from_dict),
-                      iterations=tuple(i for i in iterations if i is not None),
+                      iterations=iterations,
                       energy=Energy.from_dict(energy) if isinstance(energy, dict) else None,
                       io_rate_mb_s_per_w=number(_section(data, "io").get("rate_mb_s_per_w")))
 
@@ -163,14 +212,45 @@ class Report:
         """The dedicated resources' role (DC or DN); None in TP."""
         return next((self.roles[r] for r in SERVER_ROLES if r in self.roles), None)
 
-    def outputs(self) -> Tuple[Iteration, ...]:
-        """The iterations that handed bytes over."""
-        return tuple(i for i in self.iterations if i.bytes > 0)
+    def iteration_count(self) -> Optional[int]:
+        """Iterations the clients ended (with or without output); None when not reported."""
+        return self.iterations.count
+
+    def output_count(self) -> int:
+        """Iterations in which the clients handed bytes over."""
+        return self.iterations.outputs.count or 0
+
+    def output_every(self) -> Optional[int]:
+        """The interval between outputs: their gap when it is constant, else the mean gap (the
+        one that gives as many outputs); one output at iteration i: i + 1."""
+        o = self.iterations.outputs
+        if o.every and o.every == o.every_max:
+            return o.every
+        if o.count and o.count >= 2 and o.first is not None and o.last is not None:
+            return max(1, round((o.last - o.first) / (o.count - 1)))
+        return o.first + 1 if o.count == 1 and o.first is not None else None
 
     def bytes_per_output(self) -> Optional[float]:
-        """Mean bytes of the output iterations (ghost cells included); None without any."""
-        sizes = [i.bytes for i in self.outputs()]
-        return sum(sizes) / len(sizes) if sizes else None
+        """Mean bytes the clients hand over per output (ghost cells included); None without any."""
+        total, outputs = self.iterations.client_bytes.sum, self.output_count()
+        return total / outputs if total and outputs else None
+
+    def write_time_per_output(self) -> Optional[float]:
+        """Client-visible seconds per output of the slowest client (its mean over its outputs;
+        TP: including its stores): the time the clients wait for one another at an output."""
+        return self.iterations.client_write_s.slowest_rank_mean
+
+    def store_time_per_output(self) -> Optional[float]:
+        """Seconds per output of the slowest store rank (DC/DN: servers; TP: clients)."""
+        return self.iterations.server_store_s.slowest_rank_mean
+
+    def trace_files(self) -> Tuple[str, ...]:
+        """The per-rank trace files of the run (docs/report.md); empty when it wrote none."""
+        trace = _section(self.data, "trace")
+        files, ranks = _text(trace.get("files")), integer(trace.get("ranks"))
+        if not files or ranks is None:
+            return ()
+        return tuple(files.replace("{rank}", str(r)) for r in range(ranks))
 
     def require(self, name: str) -> Any:
         """A field `validate` cannot do without; ReportError naming the file when missing."""
@@ -178,6 +258,35 @@ class Report:
         if value is None:
             raise ReportError(f"{self.path}: no '{name}' in the report")
         return value
+
+
+def _summarise_v1(entries: list) -> Iterations:
+    """The summary of an ecluse-report/1 per-iteration list (one entry per iteration, figures
+    already combined over ranks): the slowest rank's mean is taken as the mean of each output's
+    maximum, which is what readers of /1 reports used."""
+    rows = [e for e in entries if isinstance(e, dict) and integer(e.get("iteration")) is not None]
+    index = [integer(e.get("iteration")) for e in rows]
+    outs = [e for e in rows if (number(e.get("bytes")) or 0) > 0]
+    at = [integer(e.get("iteration")) for e in outs]
+    gaps = [b - a for a, b in zip(at, at[1:])]
+
+    def series(key: str) -> Distribution:
+        means = [number(_section(e, key).get("mean")) or 0.0 for e in outs]
+        maxima = [number(_section(e, key).get("max")) or 0.0 for e in outs]
+        if not outs:
+            return Distribution(count=0, sum=0.0)
+        return Distribution(count=len(outs), sum=sum(means), mean=sum(means) / len(outs),
+                            min=min(means), max=max(maxima),
+                            slowest_rank_mean=sum(maxima) / len(outs))
+
+    total = sum(number(e.get("bytes")) or 0.0 for e in outs)
+    return Iterations(
+        count=max(index) + 1 if index else 0, first=min(index, default=None),
+        last=max(index, default=None),
+        outputs=Span(len(outs), at[0] if at else None, at[-1] if at else None,
+                     min(gaps) if gaps else None, max(gaps) if gaps else None),
+        client_write_s=series("client_write_s"), server_store_s=series("server_store_s"),
+        client_bytes=Distribution(count=len(outs), sum=total))
 
 
 ReportLike = Union[Report, Mapping[str, Any], None]
@@ -210,7 +319,37 @@ def load(path: str) -> Report:
     """A report a user names: ReportError naming the file unless it is one of this schema."""
     with open(path, encoding="utf-8") as f:
         data = json.load(f)
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+    if not isinstance(data, dict) or data.get("schema") not in (SCHEMA,) + OLD_SCHEMAS:
         found = data.get("schema") if isinstance(data, dict) else None
-        raise ReportError(f"{path}: schema is {found!r}, expected '{SCHEMA}'")
+        raise ReportError(f"{path}: schema is {found!r}, expected '{SCHEMA}' (or the older "
+                          f"{', '.join(repr(o) for o in OLD_SCHEMAS)})")
     return Report.from_dict(data, path)
+
+
+@dataclass(frozen=True)
+class TraceRow:
+    """One line of a rank's trace: one iteration as that rank saw it."""
+
+    iteration: int
+    ended: bool            # a client ended it: write_s and bytes are its figures
+    write_s: float
+    bytes: float
+    stored: bool           # the stores ran on it: store_s, stored_blocks and store_errors are
+    store_s: float
+    stored_blocks: float
+    store_errors: float
+
+
+def read_trace(path: str) -> Tuple[TraceRow, ...]:
+    """The rows of one rank's trace file (format ecluse-trace/1); ReportError naming the file
+    when it is not one."""
+    with open(path, encoding="utf-8") as f:
+        header, columns = f.readline(), f.readline().strip()
+        if not header.startswith("# " + TRACE_FORMAT) or not columns.startswith("iteration,"):
+            raise ReportError(f"{path}: not an {TRACE_FORMAT} file")
+        rows = []
+        for line in f:
+            v = line.split(",")
+            rows.append(TraceRow(int(v[0]), v[1] == "1", float(v[2]), float(v[3]), v[4] == "1",
+                                 float(v[5]), float(v[6]), float(v[7])))
+    return tuple(rows)

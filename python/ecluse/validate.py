@@ -1,4 +1,4 @@
-"""`ecluse validate`: run reports (schema ecluse-report/1, docs/report.md) against the model's
+"""`ecluse validate`: run reports (schema ecluse-report/2, docs/report.md) against the model's
 predictions from a profile: relative errors, whether the advisor picked the measured best, plots."""
 from __future__ import annotations
 
@@ -49,17 +49,11 @@ class Measured:
 
 def _workload(report: Report, iterations: Optional[int],
               output_every: Optional[int]) -> Workload:
-    """Output iterations are those that handed bytes over (bytes per output: their mean);
-    the interval is the (first) gap between outputs. The run's iterations are the last
-    iteration the report lists + 1: the runtime lists every iteration the clients ended,
-    with or without output, so iterations computed after the last output count too (a
-    report listing only output iterations ends on its last output)."""
-    outs = sorted(i.iteration for i in report.outputs())
-    every = output_every
-    if every is None:
-        every = outs[1] - outs[0] if len(outs) >= 2 else (outs[0] + 1 if outs else 0)
-    last = max((i.iteration for i in report.iterations), default=-1)
-    n_iter = iterations if iterations is not None else last + 1
+    """Output iterations are those that handed bytes over (bytes per output: their mean), at
+    the report's output interval. The run's iterations are those the clients ended, with or
+    without output, so iterations computed after the last output count too."""
+    every = output_every if output_every is not None else (report.output_every() or 0)
+    n_iter = iterations if iterations is not None else (report.iteration_count() or 0)
     if n_iter <= 0:
         raise ValueError("the report lists no iteration: give --iterations")
     return Workload(n_iter, every, report.bytes_per_output() or 0.0)

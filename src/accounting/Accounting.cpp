@@ -46,33 +46,47 @@ double Accounting::visible_write_seconds() const {
 
 void Accounting::end_iteration(int iteration) {
   close();
-  IterationRecord r;
-  r.iteration = iteration;
+  IterationRecord& r = record_of(iteration);  // TP: the stores of this iteration ran first
+  r.ended = true;
   r.write_seconds = visible_write_seconds() - write_at_end_;
   r.bytes = bytes_ - bytes_at_end_;
-  if (!iterations_.empty() && iterations_.back().iteration == iteration) {
-    r.store_seconds = iterations_.back().store_seconds;  // TP: the stores ran first
-    r.store_errors = iterations_.back().store_errors;
-    iterations_.back() = r;
-  } else {
-    iterations_.push_back(r);
-  }
   write_at_end_ = visible_write_seconds();
   bytes_at_end_ = bytes_;
+  complete();  // nothing of an iteration follows its end on a client
 }
 
-void Accounting::add_store(int iteration, double seconds) {
-  if (iterations_.empty() || iterations_.back().iteration != iteration) {
-    iterations_.push_back({iteration, 0, 0, 0});
-  }
-  iterations_.back().store_seconds += seconds;
+void Accounting::add_store(int iteration, double seconds, std::size_t blocks) {
+  IterationRecord& r = record_of(iteration);
+  r.stored = true;
+  r.store_seconds += seconds;
+  r.stored_blocks += static_cast<double>(blocks);
 }
 
 void Accounting::add_store_errors(int iteration, int stores) {
-  if (iterations_.empty() || iterations_.back().iteration != iteration) {
-    iterations_.push_back({iteration, 0, 0, 0});
+  record_of(iteration).store_errors += stores;
+}
+
+IterationRecord& Accounting::record_of(int iteration) {
+  if (has_pending_ && pending_.iteration != iteration) complete();
+  if (!has_pending_) {
+    pending_ = IterationRecord{};
+    pending_.iteration = iteration;
+    has_pending_ = true;
   }
-  iterations_.back().store_errors += stores;
+  return pending_;
+}
+
+void Accounting::complete() {
+  if (!has_pending_) return;
+  series_.add(pending_);
+  if (trace_) trace_->write(pending_);
+  has_pending_ = false;
+}
+
+const IterationSeries& Accounting::finish_series() {
+  complete();
+  if (trace_) trace_->close();
+  return series_;
 }
 
 double Accounting::wall_seconds() const {

@@ -1,28 +1,22 @@
-// Wall and CPU time of one rank per phase, bytes handed over, and a per-iteration series; a
-// phase switch is two clock reads and no allocation.
+// Wall and CPU time of one rank per phase, bytes handed over, and its iterations reduced to
+// streaming statistics as they end (optionally traced to a file); a phase switch is two clock
+// reads and no allocation.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <functional>
-#include <vector>
+#include <memory>
 
+#include "accounting/IterationSeries.hpp"
 #include "accounting/Phase.hpp"
+#include "accounting/TraceFile.hpp"
 
 namespace ecluse {
 
 struct PhaseTime {
   double wall = 0;  // seconds
   double cpu = 0;   // seconds of this thread's CPU time
-};
-
-/** One iteration seen by one rank: a client's visible write time, a server's store time. */
-struct IterationRecord {
-  std::int32_t iteration = 0;
-  double write_seconds = 0;  // clients: write + wait phases since the previous end_iteration
-  double store_seconds = 0;  // servers (and TP clients): time in the stores
-  double bytes = 0;          // clients: bytes handed over
-  double store_errors = 0;   // servers (and TP clients): stores that failed on this iteration
 };
 
 class Accounting {
@@ -37,8 +31,8 @@ class Accounting {
   void add_bytes(std::uint64_t bytes) { bytes_ += static_cast<double>(bytes); }
   /** A client ended `iteration`: records its write time and bytes since the last end. */
   void end_iteration(int iteration);
-  /** A store ran for `seconds` on `iteration`. */
-  void add_store(int iteration, double seconds);
+  /** The stores ran for `seconds` on `iteration`, with `blocks` blocks. */
+  void add_store(int iteration, double seconds, std::size_t blocks);
   /** `stores` stores failed on `iteration` (recorded after its add_store). */
   void add_store_errors(int iteration, int stores);
   /** Called at every change of phase (frequency control); must not throw. */
@@ -47,14 +41,23 @@ class Accounting {
   }
 
   [[nodiscard]] const std::array<PhaseTime, kPhaseCount>& totals() const { return totals_; }
-  [[nodiscard]] const std::vector<IterationRecord>& iterations() const { return iterations_; }
+  /** Also writes every iteration to `trace` from now on. */
+  void trace_to(std::unique_ptr<TraceFile> trace) { trace_ = std::move(trace); }
+  /** The iterations so far, the last one included; closes the trace (the run is ending). */
+  const IterationSeries& finish_series();
   [[nodiscard]] double bytes() const { return bytes_; }
   [[nodiscard]] double wall_seconds() const;
 
  private:
   [[nodiscard]] double visible_write_seconds() const;
+  /** The record of `iteration`, after completing the one of an earlier iteration. */
+  IterationRecord& record_of(int iteration);
+  void complete();
   std::array<PhaseTime, kPhaseCount> totals_{};
-  std::vector<IterationRecord> iterations_;
+  IterationSeries series_;
+  IterationRecord pending_;  // servers learn of an iteration's errors after its store time
+  bool has_pending_ = false;
+  std::unique_ptr<TraceFile> trace_;
   Phase current_ = Phase::Setup;
   double start_wall_, last_wall_, last_cpu_;
   double bytes_ = 0, bytes_at_end_ = 0, write_at_end_ = 0;

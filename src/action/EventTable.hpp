@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "config/Config.hpp"
 #include "ecluse/Session.hpp"
@@ -12,7 +13,9 @@ namespace ecluse {
 
 class EventTable {
  public:
-  explicit EventTable(const Config& config) : config_(config) {}
+  /** Checks every <event library=...> against ECLUSE_ACTION_LIBRARIES (see docs/reliability.md)
+   * and throws ECLUSE_CONFIG_ERROR, with the event's location, for one it does not allow. */
+  explicit EventTable(const Config& config);
   ~EventTable();
   EventTable(const EventTable&) = delete;
   EventTable& operator=(const EventTable&) = delete;
@@ -24,9 +27,11 @@ class EventTable {
  private:
   [[nodiscard]] const Event& declared(std::string_view name) const;
   Action resolve(const Event& event);
+  void allow(const Event& event, const std::vector<std::string>& directories);
   const Config& config_;
   std::map<std::string, Action, std::less<>> actions_;
   std::map<std::string, void*> libraries_;
+  std::map<std::string, std::string> allowed_paths_;  // library as written -> file to load
 };
 
 }  // namespace ecluse

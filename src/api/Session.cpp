@@ -1,6 +1,8 @@
 // The C++ API: a thin layer over Runtime that checks arguments.
 #include "ecluse/Session.hpp"
 
+#include <cstdio>
+
 #include "config/ConfigLoader.hpp"
 #include "core/Collective.hpp"
 #include "runtime/Runtime.hpp"
@@ -33,8 +35,15 @@ void check_comm(MPI_Comm comm) {
 Session::Session(std::unique_ptr<Runtime> runtime) : runtime_(std::move(runtime)) {}
 Session::Session(Session&&) noexcept = default;
 Session& Session::operator=(Session&&) noexcept = default;
+// As docs/report.md says: releases everything and writes no report. A destructor must not
+// throw (it may run while an exception unwinds), so a failure is printed, not raised.
 Session::~Session() {
-  if (runtime_) runtime_->finalize(false);
+  if (!runtime_) return;
+  try {
+    runtime_->finalize(false);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ecluse: Session destroyed without finalize(): %s\n", e.what());
+  }
 }
 
 Session Session::from_file(const std::string& path, MPI_Comm comm) {
@@ -57,6 +66,10 @@ bool Session::start() {
 }
 MPI_Comm Session::client_comm() const {
   return runtime().client_comm();
+}
+
+bool Session::has_servers() const {
+  return runtime().has_servers();
 }
 
 std::map<std::string, double> Session::statistics() const {

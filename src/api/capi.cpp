@@ -105,6 +105,16 @@ void require(const void* pointer, const char* what) {
   if (!pointer) throw ecluse::Error(ECLUSE_ARGUMENT_ERROR, std::string(what) + " is NULL.");
 }
 
+[[noreturn]] void not_this_iteration(const char* what, const char* variable, int block,
+                                     int iteration, const ecluse::Session& s) {
+  throw ecluse::Error(ECLUSE_BLOCK_NOT_FOUND,
+                      std::string(what) + " of block " + std::to_string(block) + " of variable '" +
+                          variable + "' for iteration " + std::to_string(iteration) +
+                          ": Ecluse holds allocated blocks for the current iteration only (" +
+                          std::to_string(s.iteration()) + "); " + what +
+                          " in the iteration of the alloc, before its end_iteration.");
+}
+
 // A program that ignores the return code must still learn why nothing will be written: the
 // reason goes to stderr once, from the first rank (every rank has the same error).
 void tell_failed_initialize(int status, MPI_Comm comm) {
@@ -219,6 +229,41 @@ int ecluse_clear_block(const char* variable, int32_t block) {
   return guard([&] {
     require(variable, "the variable name");
     current().clear(variable, block);
+  });
+}
+
+int ecluse_commit_iteration(const char* variable, int32_t iteration) {
+  return ecluse_commit_block_iteration(variable, 0, iteration);
+}
+
+int ecluse_commit_block_iteration(const char* variable, int32_t block, int32_t iteration) {
+  return guard([&] {
+    require(variable, "the variable name");
+    ecluse::Session& s = current();
+    if (iteration != s.iteration()) not_this_iteration("commit", variable, block, iteration, s);
+    s.commit(variable, block);
+  });
+}
+
+int ecluse_clear_iteration(const char* variable, int32_t iteration) {
+  return ecluse_clear_block_iteration(variable, 0, iteration);
+}
+
+// An ended iteration has nothing left to clear: its blocks were handed over when it ended.
+int ecluse_clear_block_iteration(const char* variable, int32_t block, int32_t iteration) {
+  return guard([&] {
+    require(variable, "the variable name");
+    ecluse::Session& s = current();
+    static_cast<void>(s.dimensions_of(variable));  // an unknown variable is still an error
+    if (iteration > s.iteration()) not_this_iteration("clear", variable, block, iteration, s);
+    if (iteration == s.iteration()) s.clear(variable, block);
+  });
+}
+
+int ecluse_has_servers(int* has_servers) {
+  return guard([&] {
+    require(has_servers, "has_servers");
+    *has_servers = current().has_servers() ? 1 : 0;
   });
 }
 

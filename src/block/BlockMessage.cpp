@@ -38,6 +38,7 @@ BlockMessage describe_block(const Config& config, const BlockData& block, std::s
   copy_dims(e.ghost_hi, block.ghost_hi);
   copy_dims(e.global, block.global);
   copy_dims(e.position, block.position);
+  e.positioned = block.position.empty() ? 0 : 1;
   return e;
 }
 
@@ -54,7 +55,7 @@ BlockData block_of(const Config& config, const BlockMessage& e, const void* data
   b.ghost_hi = dims_of(e.ghost_hi, e.ndims);
   b.global = dims_of(e.global, e.ndims);
   if (all_zero(b.global)) b.global.clear();
-  b.position = dims_of(e.position, e.ndims);
+  if (e.positioned) b.position = dims_of(e.position, e.ndims);
   b.data = data;
   return b;
 }

@@ -33,6 +33,7 @@ struct BlockMessage {
   std::int32_t variable = 0;  // index in Config::variables
   std::int32_t block = 0;
   std::int32_t ndims = 0;
+  std::int32_t positioned = 0;  // 1: the client gave the block a position (ecluse_set_position)
   // Where the server finds the data of a Write: its offset in the node buffer (DC), its key in
   // the server's table of received payloads (DN, set by the server).
   std::uint64_t handle = kNoBlock;

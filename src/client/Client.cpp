@@ -73,10 +73,12 @@ std::size_t Client::rank_of(std::string_view name) const {
   return config_.find_layout(variable(name).layout)->dimensions.size();
 }
 
+// Empty when ecluse_set_position was never called for the block: stores read it as the origin,
+// and a collective store refuses several such blocks (they would overwrite each other).
 std::vector<std::int64_t> Client::position(const Variable& v, int block) const {
   auto it = positions_.find({&v, block});
   if (it != positions_.end()) return it->second;
-  return std::vector<std::int64_t>(rank_of(v.name), 0);
+  return {};
 }
 
 // Descriptions are kept per (variable, block) so that a steady-state write allocates nothing;
@@ -165,6 +167,10 @@ void Client::clear(std::string_view name, int block) {
   PhaseScope scope(accounting_, Phase::Write);
   const Variable& v = variable(name);
   check_block(v, block);
+  // Damaris programs clear after commit (the client drops its reference): a block handed over
+  // in this iteration is Ecluse's, and time partitioning would otherwise drop it.
+  const auto it = handed_over_.find({&v, block});
+  if (it != handed_over_.end() && it->second == iteration_) return;
   transport_.clear(v, block);
 }
 

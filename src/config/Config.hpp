@@ -48,7 +48,8 @@ struct Variable {
   std::string layout;  // full name of its layout
   std::string unit;
   std::string mesh;                 // full name, may be empty
-  std::vector<std::string> stores;  // empty: every store
+  std::vector<std::string> stores;  // the stores that write it (every_store: all of them)
+  bool every_store = false;         // Ecluse's meaning of a variable without store=
   bool time_varying = true;
   bool enabled = true;
   Centering centering = Centering::Zonal;
@@ -61,10 +62,20 @@ struct Mesh {
     std::string name, unit, label;
     SourceLocation where;
   };
+  /** A child of an unstructured mesh naming the variable of one of its arrays, e.g.
+   * <section_connectivity name="..."/>; "#" (none) is not kept. */
+  struct Part {
+    std::string role;      // the element's name, e.g. "vertex_global_id"
+    std::string variable;  // full name once resolved
+    std::int64_t offset = 0;
+    SourceLocation where;
+  };
   std::string name;
   MeshType type = MeshType::Rectilinear;
-  int topology = 0;
+  int topology = 2;
+  bool time_varying = true;
   std::vector<Coord> coords;
+  std::vector<Part> parts;
   std::string group;
   SourceLocation where;
 };
@@ -74,6 +85,8 @@ struct Store {
   std::string type;                            // as written, for messages
   std::map<std::string, std::string> options;  // checked against the type's OptionSpecs
   SourceLocation where;
+  int frequency = 1;    // writes iterations that are multiples of it (and constant variables)
+  bool enabled = true;  // a disabled store is not created: it writes nothing
 };
 
 struct Event {
@@ -83,6 +96,18 @@ struct Event {
   EventExecution execution = EventExecution::Remote;
   EventScope scope = EventScope::Core;
   SourceLocation where;
+};
+
+/** Which node-local ranks become dedicated cores, from <placement mask start step blocksize>:
+ * a mask of 0/1 per local rank (repeated over the node), or blocks of `blocksize` ranks starting
+ * at `start`, `step` ranks apart. Neither given: the last (or first) ranks of the node. */
+struct CorePlacement {
+  std::string mask;  // digits 0/1 only, blanks removed; empty: no mask
+  int start = 0;
+  int step = 0;          // 0: blocksize
+  int blocksize = 0;     // 0: as many as dedicated cores
+  bool pattern = false;  // start, step or blocksize given with a non-zero value
+  [[nodiscard]] bool given() const { return !mask.empty() || pattern; }
 };
 
 struct Architecture {
@@ -96,6 +121,7 @@ struct Architecture {
   AllocatorKind allocator = AllocatorKind::General;
   FullPolicy full_policy = FullPolicy::Block;
   ServerPlacement placement = ServerPlacement::Last;
+  CorePlacement core_placement;  // <placement mask start step blocksize>
   std::string queue_name = "ecluse-queue";
   int queue_size = 1024;
   SourceLocation dedicated_where;
@@ -126,14 +152,20 @@ struct EnergyConfig {
   SourceLocation where;
 };
 
-/** <report>: the run report's file ({simulation} placeholder) and the stdout summary. */
+/** <report>: the run report's file ({simulation} placeholder), the stdout summary and the
+ * opt-in per-iteration trace ({simulation}, {rank}; "" for none). */
 struct ReportConfig {
   std::string file = "{simulation}-report.json";
   bool summary = true;
+  std::string trace;
 };
 
 struct Config {
   std::string source;  // file name or "<string>"
+  Dialect dialect = Dialect::Ecluse;
+  /** What the file says that Ecluse accepts but does not do as written, one line each
+   * ("file:line:col: ..."); printed once at initialize, by rank 0. */
+  std::vector<std::string> warnings;
   std::string simulation;
   Language language = Language::C;
   Architecture architecture;

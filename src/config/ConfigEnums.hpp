@@ -8,6 +8,10 @@
 
 namespace ecluse {
 
+/** Whose meaning a file follows where Ecluse and Damaris differ, from its namespace: Damaris's
+ * (http://damaris.gforge.inria.fr/damaris/model) or Ecluse's (its own, or none). */
+enum class Dialect { Ecluse, Damaris };
+
 /** Time partitioning, dedicated cores, dedicated nodes. */
 enum class Approach { TP, DC, DN };
 constexpr std::array<EnumName<Approach>, 3> enum_names(Approach) {
@@ -66,13 +70,16 @@ constexpr std::array<EnumName<Centering>, 2> enum_names(Centering) {
   return {{{Centering::Zonal, "zonal"}, {Centering::Nodal, "nodal"}}};
 }
 
-/** A <mesh type>, or a <curve>. */
-enum class MeshType { Rectilinear, Curvilinear, Unstructured, Point, Curve };
-constexpr std::array<EnumName<MeshType>, 5> enum_names(MeshType) {
+/** A <mesh type> (Damaris's list), or a <curve> (last: not a <mesh type>). */
+enum class MeshType { Rectilinear, Curvilinear, Unstructured, Point, Csg, Amr, Unknown, Curve };
+constexpr std::array<EnumName<MeshType>, 8> enum_names(MeshType) {
   return {{{MeshType::Rectilinear, "rectilinear"},
            {MeshType::Curvilinear, "curvilinear"},
            {MeshType::Unstructured, "unstructured"},
            {MeshType::Point, "point"},
+           {MeshType::Csg, "csg"},
+           {MeshType::Amr, "amr"},
+           {MeshType::Unknown, "unknown"},
            {MeshType::Curve, "curve"}}};
 }
 

@@ -160,6 +160,7 @@ Config parse_config(const std::string& source_name, const std::string& text) {
   Config config = read_config(document, source, diagnostics);
   validate_config(config, diagnostics);
   diagnostics.raise_if_any();
+  config.warnings = diagnostics.warnings();
   return config;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "config/AttributeReader.hpp"
+#include "config/DamarisCompat.hpp"
 #include "config/EnergySourceKinds.hpp"
 #include "config/Limits.hpp"
 #include "config/StoreKinds.hpp"
@@ -37,32 +38,59 @@ class Reader {
 
   Config read(const pugi::xml_node& root) {
     config_.source = source_.name();
+    config_.dialect = dialect_of(root);
     config_.simulation = simulation_name(root);
-    config_.language = attrs_.choice(root, "language", Language::C);
+    config_.language = simulation_language(root);
     read_architecture(root.child("architecture"));
-    read_data(root.child("data"), "");
+    read_data(root.child("data"), "", {});
     read_storage(root.child("storage"));
     read_actions(root.child("actions"));
     read_log(root.child("log"));
     read_energy(root.child("energy"));
     read_report(root.child("report"));
+    warn_without_backend(root, attrs_);
     return std::move(config_);
   }
 
  private:
+  [[nodiscard]] bool damaris() const { return config_.dialect == Dialect::Damaris; }
+
+  // Damaris's "unknown" (its default) lays arrays out in C order, as "c" does.
+  Language simulation_language(const pugi::xml_node& root) {
+    const std::string name =
+        attrs_.choice(root, "language", {"c", "cpp", "fortran", "python", "unknown"}, "c");
+    for (const auto& entry : enum_names(Language{})) {
+      if (entry.name == name) return entry.value;
+    }
+    return Language::C;
+  }
+
   void read_architecture(const pugi::xml_node& node) {
     Architecture& a = config_.architecture;
     a.domains = static_cast<int>(attrs_.integer(node.child("domains"), "count", 1, 1));
-    const pugi::xml_node dedicated = node.child("dedicated");
-    a.dedicated_cores = static_cast<int>(attrs_.integer(dedicated, "cores", 0, 0));
-    a.dedicated_nodes = static_cast<int>(attrs_.integer(dedicated, "nodes", 0, 0));
-    a.dedicated_where = dedicated ? source_.of(dedicated) : source_.of(node);
+    read_dedicated(node.child("dedicated"), node);
     read_buffer(node.child("buffer"));
     a.placement = attrs_.choice(node.child("placement"), "servers", ServerPlacement::Last);
+    a.core_placement = read_core_placement(node.child("placement"), a, attrs_);
     a.queue_name = attrs_.text(node.child("queue"), "name", a.queue_name);
     a.queue_size = static_cast<int>(attrs_.integer(node.child("queue"), "size", 1024, 1));
     a.ranks_per_node =
         static_cast<int>(attrs_.integer(node.child("virtual-nodes"), "ranks-per-node", 0, 1));
+  }
+
+  // Damaris runs dedicated nodes when both are given; Ecluse's own files must choose (validator).
+  void read_dedicated(const pugi::xml_node& dedicated, const pugi::xml_node& architecture) {
+    Architecture& a = config_.architecture;
+    a.dedicated_cores = static_cast<int>(attrs_.integer(dedicated, "cores", 0, 0));
+    a.dedicated_nodes = static_cast<int>(attrs_.integer(dedicated, "nodes", 0, 0));
+    a.dedicated_where = dedicated ? source_.of(dedicated) : source_.of(architecture);
+    if (!damaris() || a.dedicated_cores == 0 || a.dedicated_nodes == 0) return;
+    diagnostics_.warning(a.dedicated_where, "dedicated-both",
+                         "<dedicated> asks for cores=\"" + std::to_string(a.dedicated_cores) +
+                             "\" and nodes=\"" + std::to_string(a.dedicated_nodes) +
+                             "\"; as in Damaris, dedicated nodes are used and cores is ignored: "
+                             "write cores=\"0\".");
+    a.dedicated_cores = 0;
   }
 
   void read_energy(const pugi::xml_node& node) {
@@ -130,6 +158,7 @@ class Reader {
   void read_report(const pugi::xml_node& node) {
     config_.report.file = attrs_.text(node, "file", config_.report.file);
     config_.report.summary = attrs_.boolean(node, "summary", true);
+    config_.report.trace = attrs_.text(node, "trace", config_.report.trace);
   }
 
   void read_buffer(const pugi::xml_node& node) {
@@ -139,29 +168,52 @@ class Reader {
     a.buffer_type = attrs_.choice(node, "type", BufferType::Posix);
     a.allocator = attrs_.choice(node, "allocator", AllocatorKind::General);
     a.full_policy = attrs_.choice(node, "policy", FullPolicy::Block);
-    (void)attrs_.boolean(node, "enabled", true);
+    warn_buffer(node, attrs_);
   }
 
-  void read_data(const pugi::xml_node& node, const std::string& prefix) {
+  // `stores`: the store= of the enclosing groups, which Ecluse's variables inherit.
+  void read_data(const pugi::xml_node& node, const std::string& prefix,
+                 const std::vector<std::string>& stores) {
     for (const auto& child : node.children()) {
       const std::string kind = child.name();
       if (kind == "parameter") read_parameter(child, prefix);
       if (kind == "layout") read_layout(child, prefix);
-      if (kind == "variable") read_variable(child, prefix);
+      if (kind == "variable") read_variable(child, prefix, stores);
       if (kind == "mesh" || kind == "curve") read_mesh(child, prefix);
-      if (kind == "group") read_group(child, prefix);
+      if (kind == "group") read_group(child, prefix, stores);
     }
   }
 
-  void read_group(const pugi::xml_node& node, const std::string& prefix) {
-    const std::string name = checked_name(node);
+  void read_group(const pugi::xml_node& node, const std::string& prefix,
+                  std::vector<std::string> stores) {
+    const std::string name = checked_name(node, limits::kNameBytes, true);
     if (!attrs_.boolean(node, "enabled", true)) return;
-    read_data(node, prefix + name + "/");
+    if (node.attribute("store") && damaris()) {
+      diagnostics_.warning(attrs_.where(node, "store"), "group-store",
+                           "store= on <group> is not used in Damaris's namespace (Damaris "
+                           "ignores it): give store=\"...\" on each variable to store it.");
+    } else if (node.attribute("store")) {
+      stores = store_list(attrs_.text(node, "store"));
+    }
+    read_data(node, prefix + name + "/", stores);
   }
 
-  std::string checked_name(const pugi::xml_node& node, std::size_t longest = limits::kNameBytes) {
+  // A group's name may hold '/' ("a/b", as OPM Flow writes): nested groups in one element.
+  static bool valid_path(const std::string& name, bool nested) {
+    if (name.empty()) return false;
+    if (!nested) return name.find('/') == std::string::npos;
+    return name.front() != '/' && name.back() != '/' && name.find("//") == std::string::npos;
+  }
+
+  std::string checked_name(const pugi::xml_node& node, std::size_t longest = limits::kNameBytes,
+                           bool nested = false) {
     const std::string name = attrs_.text(node, "name");
-    if (name.empty() || name.find('/') != std::string::npos) {
+    if (!valid_path(name, nested) && nested) {
+      diagnostics_.error(attrs_.where(node, "name"),
+                         "invalid name '" + printable(name) +
+                             "' for <group>; a group name is "
+                             "non-empty parts separated by single '/', e.g. \"a/b\".");
+    } else if (!valid_path(name, nested)) {
       diagnostics_.error(attrs_.where(node, "name"),
                          std::string("invalid name '") + name + "' for <" + node.name() +
                              ">; a name must be non-empty and contain no '/' (to nest, use "
@@ -276,10 +328,22 @@ class Reader {
     }
   }
 
+  // Damaris names string and label element types that it cannot store; they are 1-byte
+  // characters here, said once. Ecluse's own files must write char.
+  DataType layout_type(const pugi::xml_node& node) {
+    const std::string name = attrs_.text(node, "type");
+    if (!damaris() || (name != "string" && name != "label")) return read_type(node, "double", true);
+    diagnostics_.warning(attrs_.where(node, "type"), "layout-string",
+                         "type=\"" + name +
+                             "\" on <layout>: elements are stored as 1-byte characters (HDF5 "
+                             "char); write type=\"char\" to silence this.");
+    return DataType::Int8;
+  }
+
   void read_layout(const pugi::xml_node& node, const std::string& prefix) {
     Layout layout;
     layout.name = prefix + checked_name(node);
-    layout.type = read_type(node, "double", true);
+    layout.type = layout_type(node);
     layout.dimensions = expressions(node, "dimensions", layout.broken);
     layout.global = expressions(node, "global", layout.broken);
     read_ghosts(node, layout);
@@ -292,7 +356,8 @@ class Reader {
     config_.layouts.push_back(std::move(layout));
   }
 
-  void read_variable(const pugi::xml_node& node, const std::string& prefix) {
+  void read_variable(const pugi::xml_node& node, const std::string& prefix,
+                     const std::vector<std::string>& inherited) {
     Variable v;
     v.name = prefix + checked_name(node);
     v.group = prefix;
@@ -303,14 +368,28 @@ class Reader {
     v.enabled = attrs_.boolean(node, "enabled", true);
     v.time_varying = attrs_.boolean(node, "time-varying", true);
     v.centering = attrs_.choice(node, "centering", Centering::Zonal);
-    (void)attrs_.choice(node, "type", {"scalar", "vector", "tensor"}, "scalar");
+    (void)attrs_.choice(node, "type",
+                        {"scalar", "vector", "tensor", "symmetric-tensor", "material", "matspecies",
+                         "label", "array", "mesh", "curve"},
+                        "scalar");
     (void)attrs_.boolean(node, "visualizable", true);
-    for (const ListItem& item : split_list(attrs_.text(node, "store"), ',')) {
-      const std::string store = trimmed(item).text;
-      if (!store.empty() && store != "#") v.stores.push_back(store);
-    }
+    read_variable_stores(node, inherited, v);
+    warn_variable(node, attrs_);
     v.where = source_.of(node);
     config_.variables.push_back(std::move(v));
+  }
+
+  // Without store=, Damaris writes a variable in no store and Ecluse in every store (or in its
+  // group's stores); "#" or an empty list names none in both.
+  void read_variable_stores(const pugi::xml_node& node, const std::vector<std::string>& inherited,
+                            Variable& v) const {
+    if (node.attribute("store")) {
+      v.stores = store_list(attrs_.text(node, "store"));
+      return;
+    }
+    if (damaris()) return;
+    v.stores = inherited;
+    v.every_store = inherited.empty();
   }
 
   void read_mesh(const pugi::xml_node& node, const std::string& prefix) {
@@ -318,13 +397,26 @@ class Reader {
     mesh.name = prefix + checked_name(node);
     mesh.type = std::string(node.name()) == "curve" ? MeshType::Curve : mesh_type(node);
     mesh.group = prefix;
-    mesh.topology = static_cast<int>(attrs_.integer(node, "topology", 0, 0));
+    mesh.topology = static_cast<int>(attrs_.integer(node, "topology", 2, 0));
+    mesh.time_varying = attrs_.boolean(node, "time-varying", true);
     for (const auto& coord : node.children("coord")) {
       mesh.coords.push_back({attrs_.text(coord, "name"), attrs_.text(coord, "unit"),
                              attrs_.text(coord, "label"), source_.of(coord)});
     }
+    read_mesh_parts(node, mesh);
     mesh.where = source_.of(node);
     config_.meshes.push_back(std::move(mesh));
+  }
+
+  void read_mesh_parts(const pugi::xml_node& node, Mesh& mesh) const {
+    for (const auto& child : node.children()) {
+      const std::string role = child.name();
+      if (child.type() != pugi::node_element || role == "coord") continue;
+      const std::string variable = attrs_.text(child, "name");
+      if (variable.empty() || variable == "#") continue;
+      const auto offset = attrs_.integer(child, "offset", 0, -2147483648LL);
+      mesh.parts.push_back({role, variable, offset, source_.of(child)});
+    }
   }
 
   // A <mesh type>: every MeshType but Curve, which is its own element.
@@ -347,6 +439,8 @@ class Reader {
     store.name = checked_name(node);
     store.type = attrs_.text(node, "type");
     store.where = source_.of(node);
+    store.frequency = static_cast<int>(attrs_.integer(node, "frequency", 1, 1));
+    store.enabled = attrs_.boolean(node, "enabled", true);
     const StoreKind* kind = find_store_kind(store.type);
     if (!kind) unknown_store_type(node, store.type);
     for (const auto& option : node.children("option")) read_option(option, store, kind);
@@ -368,8 +462,38 @@ class Reader {
       diagnostics_.error(source_.of(node), "option '" + key + "' is given twice in store '" +
                                                store.name + "'; keep one.");
     }
+    if (kind && damaris() && !kind->option(key)) return passed_through(node, key, *kind);
     store.options[key] = value;
     if (kind) check_option(node, key, value, *kind);
+    if (kind && kind->name == "HDF5") warn_hdf5_option(node, key, value);
+  }
+
+  // Damaris hands a store every option and lets it ignore those it does not know.
+  void passed_through(const pugi::xml_node& node, const std::string& key, const StoreKind& kind) {
+    std::vector<std::string> known;
+    for (const OptionSpec& option : kind.options) known.push_back(option.key);
+    diagnostics_.warning(
+        attrs_.where(node, "key"), "option-" + key,
+        "option '" + key + "' is not known to store type '" + kind.name +
+            "' and is ignored, as Damaris does" + did_you_mean_or_period(key, known) +
+            (known.empty() ? " Remove it." : " Known options: " + join(known) + "."));
+  }
+
+  void warn_hdf5_option(const pugi::xml_node& node, const std::string& key,
+                        const std::string& value) {
+    if (key == "XDMFMode" && value != "NoIteration") {
+      diagnostics_.warning(source_.of(node), "xdmf",
+                           "XDMFMode " + value +
+                               ": Ecluse writes no XDMF file yet, only the HDF5 files; write "
+                               "NoIteration to silence this.");
+    }
+    if (key == "FilesPath" && damaris() && !value.empty() && value.back() != '/') {
+      diagnostics_.warning(source_.of(node), "files-path",
+                           "FilesPath '" + value + "' is a directory for Ecluse: files go to '" +
+                               value + "/'; Damaris would prefix the file names with it ('" +
+                               value + "<simulation>_It...'). Write '" + value +
+                               "/' to silence this.");
+    }
   }
 
   void check_option(const pugi::xml_node& node, const std::string& key, const std::string& value,
@@ -414,6 +538,7 @@ class Reader {
     log.level = attrs_.choice(node, "LogLevel", LogLevel::Info);
     log.rotation_size = attrs_.bytes(node, "RotationSize", 0);
     log.flush = attrs_.boolean(node, "Flush", false);
+    warn_log(node, attrs_);
   }
 
   AttributeReader attrs_;

@@ -9,19 +9,41 @@
 namespace ecluse {
 namespace {
 
-const std::vector<ElementRule>& rules() {
-  static const std::vector<ElementRule> table = {
+const std::vector<std::string> kDataChildren = {"parameter", "layout", "variable",
+                                                "group",     "mesh",   "curve"};
+
+std::vector<std::string> mesh_children() {
+  std::vector<std::string> children{"coord"};
+  const auto& parts = unstructured_mesh_parts();
+  children.insert(children.end(), parts.begin(), parts.end());
+  return children;
+}
+
+std::vector<ElementRule> mesh_part_rules() {
+  std::vector<ElementRule> table;
+  for (const auto& part : unstructured_mesh_parts()) {
+    if (part == "vertex_global_id") {
+      table.push_back({part, {"name", "offset"}, {"name"}, {}});
+    } else {
+      table.push_back({part, {"name"}, {"name"}, {}});
+    }
+  }
+  return table;
+}
+
+std::vector<ElementRule> build_rules() {
+  std::vector<ElementRule> table = {
       {"simulation",
        {"name", "language", "xmlns"},
        {"name"},
-       {"architecture", "data", "storage", "actions", "scripts", "visit", "paraview", "log",
-        "energy", "report"}},
-      {"energy", {"source", "period", "calibration"}, {}, {"model", "frequency"}},
+       {"architecture", "data", "storage", "actions", "scripts", "visit", "paraview", "python",
+        "log", "energy", "report"}},
+      {"energy", {"source", "period", "calibration"}, {}, {"model", "frequency"}, {"frequency"}},
       {"model", {"idle-watts", "max-watts", "id"}, {"idle-watts", "max-watts"}, {}},
       {"frequency", {"role", "when", "target"}, {"role", "target"}, {}},
-      {"report", {"file", "summary"}, {}, {}},
+      {"report", {"file", "summary", "trace"}, {}, {}},
       {"architecture",
-       {},
+       {"name"},
        {},
        {"domains", "dedicated", "buffer", "placement", "queue", "virtual-nodes"}},
       {"domains", {"count"}, {"count"}, {}},
@@ -33,46 +55,62 @@ const std::vector<ElementRule>& rules() {
       {"placement", {"mask", "start", "step", "blocksize", "servers"}, {}, {}},
       {"queue", {"name", "size"}, {}, {}},
       {"virtual-nodes", {"ranks-per-node"}, {"ranks-per-node"}, {}},
-      {"data", {}, {}, {"parameter", "layout", "variable", "group", "mesh", "curve"}},
-      {"group",
-       {"name", "enabled", "store"},
-       {"name"},
-       {"parameter", "layout", "variable", "group", "mesh", "curve"}},
-      {"parameter", {"name", "type", "value", "comment"}, {"name", "value"}, {}},
+      {"data", {}, {}, kDataChildren, kDataChildren},
+      {"group", {"name", "enabled", "store"}, {"name"}, kDataChildren, kDataChildren},
+      {"parameter", {"name", "type", "value"}, {"name", "value"}, {}},
       {"layout",
-       {"name", "type", "dimensions", "global", "ghosts", "language", "visualizable", "comment"},
+       {"name", "type", "dimensions", "global", "ghosts", "language", "visualizable"},
        {"name", "type", "dimensions"},
        {}},
       {"variable",
        {"name", "layout", "unit", "enabled", "mesh", "type", "centering", "visualizable",
-        "time-varying", "store", "script", "comment", "select"},
+        "time-varying", "store", "script", "select", "select-file", "vectorlength"},
        {"name", "layout"},
        {}},
       {"mesh",
-       {"name", "type", "topology", "time-varying", "comment"},
+       {"name", "type", "topology", "time-varying"},
        {"name", "type"},
+       mesh_children(),
        {"coord"}},
-      {"curve", {"name", "comment"}, {"name"}, {"coord"}},
-      {"coord", {"name", "unit", "label", "comment"}, {"name"}, {}},
-      {"storage", {}, {}, {"store"}},
-      {"store", {"name", "type"}, {"name", "type"}, {"option"}},
+      {"curve", {"name"}, {"name"}, {"coord"}, {"coord"}},
+      {"coord", {"name", "unit", "label"}, {"name"}, {}},
+      {"storage", {}, {}, {"store"}, {"store"}},
+      {"store", {"name", "type", "frequency", "enabled"}, {"name", "type"}, {"option"}, {"option"}},
       {"option", {"key"}, {"key"}, {}},
-      {"actions", {}, {}, {"event", "error"}},
+      {"actions", {}, {}, {"event", "error", "script"}, {"event", "error", "script"}},
       {"event",
        {"name", "action", "library", "execution", "scope", "external"},
        {"name", "action"},
        {}},
       {"error", {"event", "script", "action", "library"}, {"event"}, {}},
-      {"scripts", {}, {}, {"pyscript"}},
+      {"script",
+       {"name", "file", "execution", "language", "scope", "external", "frequency"},
+       {},
+       {}},
+      {"scripts", {}, {}, {"pyscript"}, {"pyscript"}},
       {"pyscript",
        {"name", "file", "language", "frequency", "scheduler-file", "nthreads", "keep-workers",
-        "timeout", "execution", "scope", "comment"},
+        "timeout", "execution", "scope"},
        {"name", "file"},
        {}},
-      {"visit", {}, {}, {}, true},
-      {"paraview", {}, {}, {}, true},
+      {"visit", {"update-frequency"}, {}, {"path", "options"}},
+      {"paraview",
+       {"update-frequency", "write-vtk", "write-vtk-binary"},
+       {},
+       {"script"},
+       {"script"}},
+      {"python", {}, {}, {"path", "home"}},
+      {"path", {}, {}, {}},
+      {"options", {}, {}, {}},
+      {"home", {}, {}, {}},
       {"log", {"FileName", "RotationSize", "LogFormat", "LogLevel", "Flush"}, {}, {}},
   };
+  for (auto& rule : mesh_part_rules()) table.push_back(std::move(rule));
+  return table;
+}
+
+const std::vector<ElementRule>& rules() {
+  static const std::vector<ElementRule> table = build_rules();
   return table;
 }
 
@@ -102,12 +140,16 @@ void check_attributes(const pugi::xml_node& node, const ElementRule& rule, const
       continue;
     }
     seen.insert(name);
-    if (contains(rule.attributes, name) || name.rfind("xmlns:", 0) == 0) continue;
-    suggested.push_back(closest(name, rule.attributes));
+    if (contains(rule.attributes, name) || name == "comment" || name.rfind("xmlns:", 0) == 0) {
+      continue;
+    }
+    std::vector<std::string> allowed = rule.attributes;
+    allowed.emplace_back("comment");
+    suggested.push_back(closest(name, allowed));
     diagnostics.error(source.of(node, attribute.name()),
                       "unknown attribute '" + name + "' on <" + rule.name + ">" +
-                          did_you_mean_or_period(name, rule.attributes) +
-                          " Allowed attributes: " + join(rule.attributes) + ".");
+                          did_you_mean_or_period(name, allowed) +
+                          " Allowed attributes: " + join(allowed) + ".");
   }
   for (const auto& required : rule.required) {
     if (node.attribute(required.c_str()) || contains(suggested, required)) continue;
@@ -134,12 +176,30 @@ void check_child(const pugi::xml_node& child, const ElementRule& parent, const X
                                           hint + " Allowed here: " + allowed + ".");
 }
 
+// The reader takes the first of a child it reads once: a second one would be ignored.
+void check_single(const pugi::xml_node& child, const ElementRule& parent,
+                  std::vector<pugi::xml_node>& seen, const XmlSource& source,
+                  Diagnostics& diagnostics) {
+  const std::string name = child.name();
+  if (contains(parent.repeatable, name) || !contains(parent.children, name)) return;
+  for (const pugi::xml_node& first : seen) {
+    if (name != first.name()) continue;
+    if (!diagnostics.listing()) return diagnostics.count_unlisted();
+    diagnostics.error(source.of(child), "<" + name + "> given twice (first at line " +
+                                            std::to_string(source.of(first).line) + "); keep one.");
+    return;
+  }
+  seen.push_back(child);
+}
+
 void check_element(const pugi::xml_node& node, const ElementRule& rule, const XmlSource& source,
                    Diagnostics& diagnostics) {
   check_attributes(node, rule, source, diagnostics);
-  if (rule.opaque) return;
+  std::vector<pugi::xml_node> seen;
   for (const auto& child : node.children()) {
-    if (child.type() == pugi::node_element) check_child(child, rule, source, diagnostics);
+    if (child.type() != pugi::node_element) continue;
+    check_child(child, rule, source, diagnostics);
+    check_single(child, rule, seen, source, diagnostics);
   }
 }
 
@@ -155,6 +215,18 @@ void check_namespace(const pugi::xml_node& root, const XmlSource& source,
 }
 
 }  // namespace
+
+const std::vector<std::string>& unstructured_mesh_parts() {
+  static const std::vector<std::string> parts = {"vertex_global_id",
+                                                 "element_offsets",
+                                                 "section_types",
+                                                 "section_sizes",
+                                                 "section_connectivity",
+                                                 "polyhedral_cell_faces_connectivity",
+                                                 "polyhedral_cell_faces_offsets",
+                                                 "polyhedral_n_faces_per_cell"};
+  return parts;
+}
 
 const ElementRule* find_rule(const std::string& element) {
   for (const auto& rule : rules()) {

@@ -15,13 +15,19 @@ namespace ecluse {
 inline constexpr const char* kEcluseNamespace = "urn:ecluse:config:1";
 inline constexpr const char* kDamarisNamespace = "http://damaris.gforge.inria.fr/damaris/model";
 
+/** An element: its attributes (any element may also have a `comment`, as in Damaris's schema),
+ * the required ones, its children, and which of those may appear more than once (the others are
+ * single: a second one is refused with both lines). */
 struct ElementRule {
   std::string name;
   std::vector<std::string> attributes;
   std::vector<std::string> required;
   std::vector<std::string> children;
-  bool opaque = false;  // content not interpreted (visualization sections)
+  std::vector<std::string> repeatable = {};
 };
+
+/** The children of an unstructured <mesh> that name the variables of its arrays. */
+const std::vector<std::string>& unstructured_mesh_parts();
 
 /** Rule of an element by name, or nullptr. */
 const ElementRule* find_rule(const std::string& element);

@@ -87,14 +87,28 @@ bool resolve_reference(std::string& reference, const std::vector<T>& items,
 
 void check_variable_stores(const Variable& v, const Config& config, Diagnostics& d);
 
+// Damaris resolves a variable's mesh only when it visualizes it: its files may name meshes
+// they never declare. The variable is then kept without a mesh.
+void check_variable_mesh(Variable& v, const Config& config, Diagnostics& d) {
+  const std::string fix = "define it with <mesh name=\"" + v.mesh + "\" .../>";
+  if (config.dialect == Dialect::Ecluse || !resolve(config.meshes, v.group, v.mesh).empty()) {
+    resolve_reference(v.mesh, config.meshes, v.group, "variable '" + v.name + "' uses mesh", d,
+                      v.where, "Fix the name or " + fix + ".");
+    return;
+  }
+  d.warning(v.where, "undefined-mesh",
+            "variable '" + v.name + "' names mesh '" + v.mesh + "' " +
+                not_found(config.meshes, v.group, v.mesh, "defined") +
+                " It is written without a mesh: fix the name, " + fix + " or remove mesh=.");
+  v.mesh.clear();
+}
+
 void check_variable(Variable& v, const Config& config, Diagnostics& d) {
   const std::string who = "variable '" + v.name + "' uses";
   resolve_reference(v.layout, config.layouts, v.group, who + " layout", d, v.where,
                     "Fix the name or define it with <layout name=\"" + v.layout +
                         "\" type=\"...\" dimensions=\"...\"/>.");
-  if (v.mesh.empty()) return check_variable_stores(v, config, d);
-  resolve_reference(v.mesh, config.meshes, v.group, who + " mesh", d, v.where,
-                    "Fix the name or define it with <mesh name=\"" + v.mesh + "\" .../>.");
+  if (!v.mesh.empty()) check_variable_mesh(v, config, d);
   check_variable_stores(v, config, d);
 }
 
@@ -114,6 +128,33 @@ void check_mesh(Mesh& mesh, const Config& config, Diagnostics& d) {
                       "mesh '" + mesh.name + "' has a coordinate variable", d, coord.where,
                       "Fix the name or declare the variable.");
   }
+  for (auto& part : mesh.parts) {
+    resolve_reference(part.variable, config.variables, mesh.group,
+                      "mesh '" + mesh.name + "' has a <" + part.role + "> variable", d, part.where,
+                      "Fix the name, declare the variable, or write name=\"#\".");
+  }
+}
+
+// Damaris's meaning: a variable without store= is written by no store. Said once, since a
+// user who moves from Ecluse's files (every store) would otherwise lose data silently.
+void check_unstored(const Config& config, Diagnostics& d) {
+  if (config.dialect != Dialect::Damaris || config.stores.empty()) return;
+  std::vector<std::string> unstored;
+  const Variable* first = nullptr;
+  for (const Variable& v : config.variables) {
+    if (!v.enabled || v.every_store || !v.stores.empty()) continue;
+    if (first == nullptr) first = &v;
+    unstored.push_back(v.name);
+  }
+  if (first == nullptr) return;
+  const std::size_t shown = std::min<std::size_t>(unstored.size(), 5);
+  std::string names = join(std::vector<std::string>(unstored.begin(), unstored.begin() + shown));
+  if (shown < unstored.size()) names += " and " + std::to_string(unstored.size() - shown) + " more";
+  d.warning(first->where, "unstored",
+            std::to_string(unstored.size()) +
+                " variable(s) have no store= and, as in Damaris, "
+                "are written by no store: " +
+                names + ". Add store=\"" + config.stores.front().name + "\" to those to keep.");
 }
 
 bool check_layout_parameters(const Layout& layout, const Config& config,
@@ -204,6 +245,7 @@ void validate_config(Config& config, Diagnostics& d) {
   for (auto& v : config.variables) check_variable(v, config, d);
   for (auto& mesh : config.meshes) check_mesh(mesh, config, d);
   check_layouts(config, d);
+  check_unstored(config, d);
   check_architecture(config, d);
   check_events(config, d);
   check_energy(config, d);

@@ -47,6 +47,38 @@ std::string Diagnostics::text() const {
   return join(lines, "\n");
 }
 
+void Diagnostics::warning(const SourceLocation& where, const std::string& kind,
+                          const std::string& what) {
+  for (Warning& known : warnings_) {
+    if (known.kind == kind) {
+      ++known.more;
+      return;
+    }
+  }
+  if (warnings_.size() >= limits::kListedErrors) {  // bounded, as errors are
+    ++unlisted_warnings_;
+    return;
+  }
+  warnings_.push_back({where.line, where.column, kind, to_string(where) + ": " + what});
+}
+
+std::vector<std::string> Diagnostics::warnings() const {
+  std::vector<Warning> sorted = warnings_;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Warning& a, const Warning& b) {
+    return std::tie(a.line, a.column) < std::tie(b.line, b.column);
+  });
+  std::vector<std::string> lines;
+  for (const Warning& w : sorted) {
+    const std::string more =
+        w.more == 0 ? "" : " (and " + std::to_string(w.more) + " more like it)";
+    lines.push_back(w.text + more);
+  }
+  if (unlisted_warnings_ > 0) {
+    lines.push_back("... and " + std::to_string(unlisted_warnings_) + " more warning(s).");
+  }
+  return lines;
+}
+
 void Diagnostics::raise_if_any() const {
   if (!empty()) throw Error(ECLUSE_CONFIG_ERROR, text());
 }

@@ -23,6 +23,12 @@ class Diagnostics {
   [[nodiscard]] std::string text() const;
   /** Throws Error(ECLUSE_CONFIG_ERROR) with text(), if there is any message. */
   void raise_if_any() const;
+  /** Records "file:line:col: what" as a warning (the logger adds "warning:"): the file is accepted
+   * but something it says is not done (or not done as written); `what` says what to do. Warnings of
+   * the same `kind` are one line: the first place, then "(and N more like it)". */
+  void warning(const SourceLocation& where, const std::string& kind, const std::string& what);
+  /** Every warning, one line each, in the order of the file. */
+  [[nodiscard]] std::vector<std::string> warnings() const;
 
  private:
   struct Message {
@@ -30,8 +36,15 @@ class Diagnostics {
     std::string text;
   };
   void add(Message message);
+  struct Warning {
+    int line, column;
+    std::string kind, text;
+    std::size_t more = 0;
+  };
   std::vector<Message> messages_;
-  std::size_t unlisted_ = 0;  // errors beyond limits::kListedErrors, counted only
+  std::vector<Warning> warnings_;
+  std::size_t unlisted_warnings_ = 0;  // warnings beyond limits::kListedErrors kinds
+  std::size_t unlisted_ = 0;           // errors beyond limits::kListedErrors, counted only
 };
 
 }  // namespace ecluse

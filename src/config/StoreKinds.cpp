@@ -17,7 +17,7 @@ std::vector<OptionSpec> hdf5_option_specs() {
        "datasets of FilePerCore; a node whose writers have no block writes no file. "
        "Collective: all writers write one shared file per iteration through MPI-IO, one "
        "dataset per variable at its global extent, every block at its position. FilePerProcess "
-       "is another name for FilePerCore.",
+       "is another name for FilePerCore, CollectiveTest (Damaris's) for Collective.",
        "FilePerCore", names_of_enum<Hdf5FileMode>(), OptionType::Choice},
       {"FilesPath",
        "Directory of the output files, created if missing; a relative path is relative to the "
@@ -33,6 +33,12 @@ std::vector<OptionSpec> hdf5_option_specs() {
        "Collective, since their writers share a file. The default (empty) depends on FileMode: " +
            std::string(kHdf5PerCorePattern) + " for FilePerCore, " + kHdf5PerNodePattern +
            " for FilePerNode, " + kHdf5CollectivePattern + " for Collective.",
+       "",
+       {},
+       OptionType::Text},
+      {"Permissions",
+       "Mode of the output files in octal, e.g. 0640 (at most 0777). Empty: 0666 minus the "
+       "process's umask, as for any file the program creates.",
        "",
        {},
        OptionType::Text},

@@ -14,13 +14,15 @@ namespace ecluse {
 
 using StoreKind = PluginSpec;
 
-/** The HDF5 store's FileMode; FilePerProcess is another name for FilePerCore. */
+/** The HDF5 store's FileMode; FilePerProcess is another name for FilePerCore, CollectiveTest
+ * (Damaris's test variant of Collective, which writes the same file) for Collective. */
 enum class Hdf5FileMode { PerCore, PerNode, Collective };
-constexpr std::array<EnumName<Hdf5FileMode>, 4> enum_names(Hdf5FileMode) {
+constexpr std::array<EnumName<Hdf5FileMode>, 5> enum_names(Hdf5FileMode) {
   return {{{Hdf5FileMode::PerCore, "FilePerCore"},
            {Hdf5FileMode::PerCore, "FilePerProcess"},
            {Hdf5FileMode::PerNode, "FilePerNode"},
-           {Hdf5FileMode::Collective, "Collective"}}};
+           {Hdf5FileMode::Collective, "Collective"},
+           {Hdf5FileMode::Collective, "CollectiveTest"}}};
 }
 
 /** The HDF5 store's default file-name pattern of each FileMode. */

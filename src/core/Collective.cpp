@@ -1,18 +1,120 @@
-// Collective error agreement, variable-length exchange, group numbering.
+// Collective error agreement, variable-length exchange, group numbering, all bounded in time.
 #include "core/Collective.hpp"
 
+#include <sched.h>
+
+#include <algorithm>
 #include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+#include <utility>
 
 #include "ecluse/Error.hpp"
 
 namespace ecluse {
 
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+thread_local std::string current_wait = "in a collective of Ecluse";
+
+// Yields first (a collective usually completes within microseconds), then sleeps 50 us doubling
+// up to 1 ms: a blocking MPI call would busy-poll a core that an oversubscribed peer may need.
+class Pause {
+ public:
+  void next() {
+    if (++polls_ < kYields) {
+      sched_yield();
+      return;
+    }
+    std::this_thread::sleep_for(sleep_);
+    sleep_ = std::min(sleep_ * 2, std::chrono::microseconds(1000));
+  }
+
+ private:
+  static constexpr int kYields = 100;
+  int polls_ = 0;
+  std::chrono::microseconds sleep_{50};
+};
+
+int size_of(MPI_Comm comm) {
+  int size = 0;
+  MPI_Comm_size(comm, &size);
+  return size;
+}
+
+}  // namespace
+
+std::chrono::seconds wait_timeout() {
+  const char* env = std::getenv("ECLUSE_TIMEOUT");
+  const long seconds = env ? std::strtol(env, nullptr, 10) : 0;
+  // At most 30 days: deadlines are computed as now + timeout and must not overflow the clock.
+  constexpr long kLongest = 30L * 24 * 3600;
+  return std::chrono::seconds(seconds > 0 ? std::min(seconds, kLongest) : 600);
+}
+
+void abort_on_timeout(const std::string& what) {
+  int rank = -1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::fprintf(stderr, "ecluse: world rank %d: timeout (ECLUSE_TIMEOUT=%lld s) waiting %s\n", rank,
+               static_cast<long long>(wait_timeout().count()), what.c_str());
+  std::fflush(stderr);
+  // The launcher forwards our stderr through a pipe; an abort that kills its forwarder at once
+  // can lose the one line that says why (seen with MPICH's Hydra).
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  MPI_Abort(MPI_COMM_WORLD, kTimeoutExitCode);
+  std::_Exit(kTimeoutExitCode);  // MPI_Abort does not return; this is for the compiler
+}
+
+WaitScope::WaitScope(std::string what) : previous_(std::exchange(current_wait, std::move(what))) {}
+
+WaitScope::~WaitScope() {
+  current_wait = std::move(previous_);
+}
+
+void complete(MPI_Request& request, MPI_Comm comm, const char* operation) {
+  int done = 0;
+  MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+  if (done) return;
+  const auto deadline = Clock::now() + wait_timeout();
+  Pause pause;
+  while (!done) {
+    if (Clock::now() > deadline) {
+      abort_on_timeout(current_wait + " (" + operation + " among " + std::to_string(size_of(comm)) +
+                       " ranks): one of them died, or is blocked elsewhere (in a collective of the "
+                       "simulation, say), or is slower than the timeout; see the other ranks' "
+                       "output, or raise ECLUSE_TIMEOUT.");
+    }
+    pause.next();
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+  }
+}
+
+void barrier(MPI_Comm comm) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Ibarrier(comm, &request);
+  complete(request, comm, "MPI_Ibarrier");
+}
+
+MPI_Comm duplicate(MPI_Comm comm) {
+  MPI_Comm copy = MPI_COMM_NULL;
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Comm_idup(comm, &copy, &request);
+  complete(request, comm, "MPI_Comm_idup");
+  return copy;
+}
+
 std::string broadcast_string(MPI_Comm comm, const std::string& text, int root) {
   unsigned long long size = text.size();
-  MPI_Bcast(&size, 1, MPI_UNSIGNED_LONG_LONG, root, comm);
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Ibcast(&size, 1, MPI_UNSIGNED_LONG_LONG, root, comm, &request);
+  complete(request, comm, "MPI_Ibcast");
   std::string out = text;
   out.resize(size);
-  MPI_Bcast(out.data(), static_cast<int>(size), MPI_CHAR, root, comm);
+  MPI_Ibcast(out.data(), static_cast<int>(size), MPI_CHAR, root, comm, &request);
+  complete(request, comm, "MPI_Ibcast");
   return out;
 }
 
@@ -24,29 +126,37 @@ std::vector<int> offsets_of(const std::vector<int>& lengths) {
   return offsets;
 }
 
+std::vector<int> gather_lengths(MPI_Comm comm, int length, int root) {
+  std::vector<int> lengths(static_cast<std::size_t>(size_of(comm)), 0);
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (root == kEveryRank) {
+    MPI_Iallgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm, &request);
+  } else {
+    MPI_Igather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, root, comm, &request);
+  }
+  complete(request, comm, root == kEveryRank ? "MPI_Iallgather" : "MPI_Igather");
+  return lengths;
+}
+
 }  // namespace
 
 std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine, int root) {
   const bool everywhere = root == kEveryRank;
-  int rank = 0, size = 0;
+  int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  int length = static_cast<int>(mine.size());
-  std::vector<int> lengths(static_cast<std::size_t>(size), 0);
-  if (everywhere) {
-    MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm);
-  } else {
-    MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, root, comm);
-  }
+  const int length = static_cast<int>(mine.size());
+  const std::vector<int> lengths = gather_lengths(comm, length, root);
   const std::vector<int> offsets = offsets_of(lengths);
   std::string all(static_cast<std::size_t>(offsets.back() + lengths.back()), '\0');
+  MPI_Request request = MPI_REQUEST_NULL;
   if (everywhere) {
-    MPI_Allgatherv(mine.data(), length, MPI_BYTE, all.data(), lengths.data(), offsets.data(),
-                   MPI_BYTE, comm);
+    MPI_Iallgatherv(mine.data(), length, MPI_BYTE, all.data(), lengths.data(), offsets.data(),
+                    MPI_BYTE, comm, &request);
   } else {
-    MPI_Gatherv(mine.data(), length, MPI_BYTE, all.data(), lengths.data(), offsets.data(), MPI_BYTE,
-                root, comm);
+    MPI_Igatherv(mine.data(), length, MPI_BYTE, all.data(), lengths.data(), offsets.data(),
+                 MPI_BYTE, root, comm, &request);
   }
+  complete(request, comm, everywhere ? "MPI_Iallgatherv" : "MPI_Igatherv");
   std::vector<std::string> parts;
   if (!everywhere && rank != root) return parts;
   for (std::size_t i = 0; i < lengths.size(); ++i) {
@@ -63,11 +173,15 @@ GroupNumber number_groups(MPI_Comm comm, MPI_Comm group) {
   MPI_Comm_rank(group, &group_rank);
   int leader = group_rank == 0 ? 1 : 0;
   int before = 0;
-  MPI_Exscan(&leader, &before, 1, MPI_INT, MPI_SUM, comm);
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Iexscan(&leader, &before, 1, MPI_INT, MPI_SUM, comm, &request);
+  complete(request, comm, "MPI_Iexscan");
   GroupNumber number;
   number.index = rank == 0 ? 0 : before;  // MPI_Exscan leaves rank 0's result undefined
-  MPI_Bcast(&number.index, 1, MPI_INT, 0, group);
-  MPI_Allreduce(&leader, &number.count, 1, MPI_INT, MPI_SUM, comm);
+  MPI_Ibcast(&number.index, 1, MPI_INT, 0, group, &request);
+  complete(request, group, "MPI_Ibcast");
+  MPI_Iallreduce(&leader, &number.count, 1, MPI_INT, MPI_SUM, comm, &request);
+  complete(request, comm, "MPI_Iallreduce");
   return number;
 }
 
@@ -87,9 +201,12 @@ void run_collectively(MPI_Comm comm, const std::function<void()>& step) {
   MPI_Comm_rank(comm, &rank);
   int mine = status == ECLUSE_OK ? INT_MAX : rank;
   int first = INT_MAX;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm, &request);
+  complete(request, comm, "MPI_Iallreduce");
   if (first == INT_MAX) return;
-  MPI_Bcast(&status, 1, MPI_INT, first, comm);
+  MPI_Ibcast(&status, 1, MPI_INT, first, comm, &request);
+  complete(request, comm, "MPI_Ibcast");
   message = broadcast_string(comm, message, first);
   throw Error(static_cast<ecluse_status>(status), message);
 }

@@ -1,14 +1,51 @@
 // The MPI exchanges Ecluse makes in more than one place: failing together with the message of
 // the first failing rank, strings of any length, numbering the groups of a split communicator.
+// Every collective here is nonblocking underneath and completed within ECLUSE_TIMEOUT, else the
+// job is aborted with a message naming the wait: a dead or stuck peer never hangs a run.
 #pragma once
 
 #include <mpi.h>
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
 
 namespace ecluse {
+
+/** Seconds any wait of Ecluse lasts at most (ECLUSE_TIMEOUT, default 600, at most 30 days). */
+std::chrono::seconds wait_timeout();
+
+/** Exit status of a job aborted because a wait outlasted ECLUSE_TIMEOUT (as timeout(1)). */
+inline constexpr int kTimeoutExitCode = 124;
+
+/** Prints "ecluse: timeout (ECLUSE_TIMEOUT=N s) waiting <what>" on stderr and aborts the job
+ * (MPI_Abort on MPI_COMM_WORLD): a peer that never arrives cannot be waited out, and a rank
+ * that returned an error instead would hang in the next collective. */
+[[noreturn]] void abort_on_timeout(const std::string& what);
+
+/** Names, for timeout messages, what the collectives of a scope wait for ("in finalize for the
+ * report gather"); the innermost scope of the thread wins. */
+class WaitScope {
+ public:
+  explicit WaitScope(std::string what);
+  ~WaitScope();
+  WaitScope(const WaitScope&) = delete;
+  WaitScope& operator=(const WaitScope&) = delete;
+
+ private:
+  std::string previous_;
+};
+
+/** Completes `request` (a nonblocking collective named `operation` over comm) within
+ * wait_timeout(), polling with a growing pause; else abort_on_timeout. */
+void complete(MPI_Request& request, MPI_Comm comm, const char* operation);
+
+/** MPI_Barrier within the timeout. */
+void barrier(MPI_Comm comm);
+
+/** MPI_Comm_dup within the timeout. */
+MPI_Comm duplicate(MPI_Comm comm);
 
 /** Runs `step` on every rank; if it throws ecluse::Error on any rank, every rank throws the
  * error of the lowest failing rank (same code, same message). Collective over comm. */

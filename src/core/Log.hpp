@@ -1,8 +1,9 @@
 // A small leveled logger configured by <log>; one instance per runtime, no globals.
 #pragma once
 
-#include <fstream>
+#include <cstdio>
 #include <string>
+#include <vector>
 
 #include "core/LogConfig.hpp"
 
@@ -12,16 +13,22 @@ class Log {
  public:
   /** Writes to stderr, or to "<FileName>.<rank>.log" when <log FileName> is set. */
   Log(const LogConfig& config, int rank);
+  ~Log();
+  Log(const Log&) = delete;
+  Log& operator=(const Log&) = delete;
   void write(LogLevel level, const std::string& message);
   void info(const std::string& message) { write(LogLevel::Info, message); }
   void warning(const std::string& message) { write(LogLevel::Warning, message); }
   void error(const std::string& message) { write(LogLevel::Error, message); }
+  /** Each as a warning, also on stderr when the log goes to a file (the configuration's
+   * warnings: a user must see them even when the log's directory does not exist). */
+  void warnings_also_on_stderr(const std::vector<std::string>& messages);
 
  private:
   LogLevel threshold_ = LogLevel::Info;
   bool flush_ = false;
   int rank_ = 0;
-  std::ofstream file_;
+  std::FILE* file_ = nullptr;  // opened without following a symbolic link; null: stderr
 };
 
 }  // namespace ecluse

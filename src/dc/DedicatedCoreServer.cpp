@@ -19,7 +19,8 @@ DedicatedCoreServer::DedicatedCoreServer(const Config& config, const Topology& t
       log_(log),
       accounting_(accounting),
       index_(topology.plan().server_index[static_cast<std::size_t>(topology.local_rank())]),
-      last_check_(std::chrono::steady_clock::now()) {
+      last_check_(std::chrono::steady_clock::now()),
+      timeout_(peer_timeout()) {
   const NodePlan& plan = topology.plan();
   for (std::size_t local = 0; local < plan.roles.size(); ++local) {
     if (plan.roles[local] == Role::Client && plan.server_index[local] == index_) {
@@ -33,16 +34,21 @@ DedicatedCoreServer::DedicatedCoreServer(const Config& config, const Topology& t
 }
 
 void DedicatedCoreServer::run() {
+  stopped_ = 0;  // a restarted phase counts its clients' Stops again
+  last_message_ = std::chrono::steady_clock::now();
   while (stopped_ < static_cast<int>(my_clients_.size())) {
     accounting_.switch_to(Phase::Idle);
     if (auto event = buffer_.queue(index_).pop(kIdleSlice)) {
       accounting_.switch_to(Phase::Gather);
       handle(*event);
       publish_failures();
+      // After the handling: storing an iteration may take long, the clients are not silent.
+      last_message_ = std::chrono::steady_clock::now();
       continue;
     }
     collector_->receive_broadcasts();
     check_clients();
+    check_silence();
   }
   accounting_.switch_to(Phase::Gather);
   collector_->finish();
@@ -84,6 +90,13 @@ void DedicatedCoreServer::release(const BlockMessage& w) {
   buffer_.allocator().release(w.handle);
 }
 
+// Clients that send nothing for the timeout are blocked (or much slower than the user said).
+void DedicatedCoreServer::check_silence() const {
+  if (!silence_is_bounded()) return;
+  if (std::chrono::steady_clock::now() - last_message_ < timeout_) return;
+  abort_silent_clients("dedicated core", my_clients_.size() - static_cast<std::size_t>(stopped_));
+}
+
 void DedicatedCoreServer::check_clients() {
   const auto now = std::chrono::steady_clock::now();
   if (now - last_check_ < kLivenessPeriod) return;
@@ -91,9 +104,10 @@ void DedicatedCoreServer::check_clients() {
   for (int client : my_clients_) {
     const pid_t pid = buffer_.client_pid(client);
     if (process_gone(pid)) {
-      throw Error(ECLUSE_CHANNEL_ERROR,
-                  "client process " + std::to_string(pid) +
-                      " of this node died without calling stop; the dedicated core stops.");
+      throw Error(ECLUSE_CHANNEL_ERROR, "client process " + std::to_string(pid) +
+                                            " of this node died without calling stop; the "
+                                            "dedicated core stops" +
+                                            collector_->pending_description() + ".");
     }
   }
 }

@@ -21,7 +21,8 @@ class DedicatedCoreServer {
   DedicatedCoreServer(const Config& config, const Topology& topology, NodeBuffer& buffer,
                       Writer& writer, EventTable& events, Log& log, Accounting& accounting);
   /** Serves until every client of this server has stopped; throws ECLUSE_CHANNEL_ERROR if a
-   * client dies. */
+   * client dies, aborts the job if its clients send nothing for ECLUSE_TIMEOUT. Called again
+   * for a restarted phase. */
   void run();
   /** Why this server could not store, for its clients ("" when every iteration was stored). */
   [[nodiscard]] std::string store_failure() const;
@@ -30,6 +31,7 @@ class DedicatedCoreServer {
   void handle(const BlockMessage& event);
   void release(const BlockMessage& event);
   void check_clients();
+  void check_silence() const;
   void publish_failures();
 
   NodeBuffer& buffer_;
@@ -41,6 +43,8 @@ class DedicatedCoreServer {
   std::uint32_t published_ = 0;  // store failures published to the clients
   std::unique_ptr<BlockCollector> collector_;
   std::chrono::steady_clock::time_point last_check_;
+  std::chrono::steady_clock::time_point last_message_;  // from any client of this server
+  std::chrono::seconds timeout_;
 };
 
 }  // namespace ecluse

@@ -23,6 +23,16 @@ std::size_t round_up(std::size_t n, std::size_t to) {
   return (n + to - 1) / to * to;
 }
 
+// The node-local rank of the node's first server, which creates the segment.
+int creator_of(const NodePlan& plan) {
+  for (std::size_t local = 0; local < plan.roles.size(); ++local) {
+    if (plan.roles[local] != Role::Client && plan.server_index[local] == 0) {
+      return static_cast<int>(local);
+    }
+  }
+  return 0;
+}
+
 std::size_t queue_capacity(int requested) {
   std::size_t capacity = 2;
   while (capacity < static_cast<std::size_t>(requested)) capacity *= 2;
@@ -64,21 +74,27 @@ NodeBuffer::NodeBuffer(const Topology& topology, const Architecture& architectur
                                        " dedicated cores and " + std::to_string(kMaxClients) +
                                        " clients.");
   }
-  const std::string name = shm::segment_name(job, topology.node(), architecture.buffer_name);
+  const WaitScope scope("in initialize for the shared segment of node " +
+                        std::to_string(topology.node()));
+  // Unnamed (memfd): a kill at any point of the set-up cannot leave a file in /dev/shm.
+  const std::string label =
+      shm::segment_name(job, topology.node(), architecture.buffer_name).substr(1);
   const auto local = static_cast<std::size_t>(topology.local_rank());
-  const bool creator = !topology.is_client() && topology.plan().server_index[local] == 0;
+  const NodePlan& plan = topology.plan();
+  const bool creator = !topology.is_client() && plan.server_index[local] == 0;
   MPI_Comm node = topology.node_comm();
   run_collectively(node, [&] {
-    if (creator) create(architecture, name);
+    if (creator) create(architecture, label);
   });
+  const std::string path =
+      broadcast_string(node, creator ? segment_->path() : "", creator_of(plan));
   run_collectively(node, [&] {
-    if (!creator) attach(architecture, name);
+    if (!creator) attach(architecture, path);
   });
-  const int index = topology.plan().server_index[local];
-  const int client = topology.plan().client_index[local];
-  (topology.is_client() ? header().client_pid[client] : header().server_pid[index]) = getpid();
-  MPI_Barrier(node);
-  if (creator) segment_->unlink();
+  (topology.is_client() ? header().client_pid[plan.client_index[local]]
+                        : header().server_pid[plan.server_index[local]]) = getpid();
+  barrier(node);
+  if (creator) segment_->unlink();  // every process of the node has it mapped now
 }
 
 NodeBuffer::~NodeBuffer() = default;
@@ -87,7 +103,7 @@ NodeBuffer::Header& NodeBuffer::header() const {
   return *static_cast<Header*>(segment_->base());
 }
 
-void NodeBuffer::create(const Architecture& architecture, const std::string& name) {
+void NodeBuffer::create(const Architecture& architecture, const std::string& label) {
   const std::size_t capacity = queue_capacity(architecture.queue_size);
   const std::size_t queue_bytes = round_up(shm::EventQueue::footprint(capacity), kAlign);
   const std::size_t first_queue = round_up(sizeof(Header), kAlign);
@@ -95,7 +111,7 @@ void NodeBuffer::create(const Architecture& architecture, const std::string& nam
   const std::size_t allocator_size =
       shm::allocator_overhead(architecture.allocator, clients_) + architecture.buffer_size;
   segment_ = std::make_unique<shm::SharedSegment>(
-      shm::SharedSegment::create(name, allocator_offset + allocator_size));
+      shm::SharedSegment::create_unnamed(label, allocator_offset + allocator_size));
   Header& h = *new (segment_->base()) Header{};
   h.servers = servers_;
   h.clients = clients_;
@@ -111,13 +127,14 @@ void NodeBuffer::create(const Architecture& architecture, const std::string& nam
   h.magic = kMagic;
 }
 
-void NodeBuffer::attach(const Architecture& architecture, const std::string& name) {
-  segment_ = std::make_unique<shm::SharedSegment>(shm::SharedSegment::open(name));
+void NodeBuffer::attach(const Architecture& architecture, const std::string& path) {
+  segment_ = std::make_unique<shm::SharedSegment>(shm::SharedSegment::open_path(path));
   const Header& h = header();
   if (h.magic != kMagic || h.servers != servers_ || h.clients != clients_) {
-    throw Error(ECLUSE_CHANNEL_ERROR, "shared segment '" + name +
-                                          "' does not hold this job's buffer; another job may "
-                                          "use the same name.");
+    throw Error(ECLUSE_CHANNEL_ERROR, "shared segment '" + path +
+                                          "' does not hold this job's buffer: the dedicated "
+                                          "core of this node and its clients disagree on the "
+                                          "configuration.");
   }
   for (int s = 0; s < servers_; ++s) {
     queues_.push_back(shm::EventQueue::attach(address(h.queue_offset[s])));

@@ -17,9 +17,10 @@ namespace ecluse {
 
 class NodeBuffer {
  public:
-  /** Collective over the node: its first server creates the segment (job-unique name, mode
-   * 0600), every rank maps it, then the name is removed from /dev/shm so that nothing is left
-   * behind even if a process is killed. */
+  /** Collective over the node: its first server creates an unnamed segment (memfd, mode
+   * 0600, labelled with the job), every rank of the node maps it through /proc/<pid>/fd of the
+   * creator, then the creator closes that descriptor. Nothing ever appears in /dev/shm, so a
+   * kill at any moment leaves nothing behind. */
   NodeBuffer(const Topology& topology, const Architecture& architecture, const std::string& job);
   ~NodeBuffer();
   NodeBuffer(const NodeBuffer&) = delete;
@@ -45,8 +46,8 @@ class NodeBuffer {
 
  private:
   struct Header;
-  void create(const Architecture& architecture, const std::string& name);
-  void attach(const Architecture& architecture, const std::string& name);
+  void create(const Architecture& architecture, const std::string& label);
+  void attach(const Architecture& architecture, const std::string& path);
   [[nodiscard]] Header& header() const;
   std::unique_ptr<shm::SharedSegment> segment_;
   std::vector<shm::EventQueue> queues_;

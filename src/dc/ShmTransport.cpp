@@ -181,6 +181,14 @@ void ShmTransport::stop() {
   if (stopped_) return;
   stopped_ = true;
   push(event_of(MessageType::Stop, 0), server_);
+  // A client that never waited would not have noticed; it must not call this run a success.
+  const pid_t pid = buffer_.server_pid(server_);
+  if (process_gone(pid)) {
+    throw Error(ECLUSE_CHANNEL_ERROR, "the Ecluse server of this node (process " +
+                                          std::to_string(pid) +
+                                          ") is gone at stop: the iterations of this client it "
+                                          "had not stored yet are lost; see that server's output.");
+  }
 }
 
 Statistics ShmTransport::statistics() const {

@@ -33,6 +33,7 @@ class ShmTransport : public Transport {
   void end_iteration(int iteration) override;
   bool signal(const std::string& event, int iteration) override;
   void stop() override;
+  void restart() override { stopped_ = false; }
   std::size_t discard() override;
   [[nodiscard]] Statistics statistics() const override;
   /** Writes dropped by the "skip" policy so far. */

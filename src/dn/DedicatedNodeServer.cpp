@@ -1,6 +1,7 @@
 // The server loop of a dedicated node: poll with back-off, receive, store, return credit.
 #include "dn/DedicatedNodeServer.hpp"
 
+#include "core/Collective.hpp"
 #include "core/Process.hpp"
 #include "dn/Backoff.hpp"
 #include "ecluse/Error.hpp"
@@ -20,7 +21,8 @@ DedicatedNodeServer::DedicatedNodeServer(const Config& config, const Topology& t
       accounting_(accounting),
       memory_(memory),
       pool_(memory),
-      last_check_(std::chrono::steady_clock::now()) {
+      last_check_(std::chrono::steady_clock::now()),
+      timeout_(peer_timeout()) {
   const DedicatedNodePlan& plan = topology.node_plan();
   const int me = topology.world_rank();
   self_ = topology.processes()[static_cast<std::size_t>(me)];
@@ -54,14 +56,32 @@ DedicatedNodeServer::~DedicatedNodeServer() {
   }
 }
 
+// A restarted phase: listen to the clients again and return the credit of what was stored after
+// their Stop (they were not listening then).
+void DedicatedNodeServer::rearm() {
+  for (std::size_t c = 0; c < peers_.size(); ++c) {
+    Peer& p = peers_[c];
+    if (!p.stopped) continue;
+    p.stopped = false;
+    channel_.receive_header(p.slot, p.rank, &headers_[c]);
+    if (p.freed > 0) send_credit(c, p.freed);
+    p.freed = 0;
+  }
+  stopped_ = 0;
+}
+
 void DedicatedNodeServer::run() {
+  rearm();
   Backoff backoff;
+  last_message_ = std::chrono::steady_clock::now();
   while (stopped_ < peers_.size()) {
     // The poll itself is counted in the phase before it: switches happen only on a change.
     if (progress()) {
+      last_message_ = std::chrono::steady_clock::now();
       accounting_.switch_to(Phase::Gather);
       backoff.reset();
     } else {
+      check_silence();
       accounting_.switch_to(Phase::Idle);
       backoff.pause();
     }
@@ -70,9 +90,29 @@ void DedicatedNodeServer::run() {
   }
   accounting_.switch_to(Phase::Gather);
   collector_->finish();
-  Backoff drain;
-  for (complete_credits(); !credits_.empty(); complete_credits()) drain.pause();
+  drain_credits();
   log_statistics();
+}
+
+// The last credit messages (the kBye answers) are small: they complete unless a client died.
+void DedicatedNodeServer::drain_credits() {
+  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  Backoff drain;
+  for (complete_credits(); !credits_.empty(); complete_credits()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      abort_on_timeout("in stop for " + std::to_string(credits_.size()) +
+                       " credit message(s) of the dedicated node to reach its clients: a client "
+                       "died or is blocked; see the clients' output.");
+    }
+    drain.pause();
+  }
+}
+
+// Clients that send nothing for the timeout are blocked (or much slower than the user said).
+void DedicatedNodeServer::check_silence() const {
+  if (!silence_is_bounded()) return;
+  if (std::chrono::steady_clock::now() - last_message_ < timeout_) return;
+  abort_silent_clients("dedicated node", peers_.size() - stopped_);
 }
 
 bool DedicatedNodeServer::progress() {
@@ -185,7 +225,8 @@ void DedicatedNodeServer::check_clients() {
       throw Error(ECLUSE_CHANNEL_ERROR, "client process " + std::to_string(pid) + " (world rank " +
                                             std::to_string(p.rank) +
                                             ") died without calling stop; the dedicated node "
-                                            "server stops.");
+                                            "server stops" +
+                                            collector_->pending_description() + ".");
     }
   }
 }

@@ -26,7 +26,9 @@ class DedicatedNodeServer {
   DedicatedNodeServer(const Config& config, const Topology& topology, std::uint64_t memory,
                       Writer& writer, EventTable& events, Log& log, Accounting& accounting);
   ~DedicatedNodeServer();
-  /** Serves until every client has stopped; throws ECLUSE_CHANNEL_ERROR if a client dies. */
+  /** Serves until every client has stopped; throws ECLUSE_CHANNEL_ERROR if a client dies,
+   * aborts the job if its clients send nothing for ECLUSE_TIMEOUT. Called again for a
+   * restarted phase. */
   void run();
   [[nodiscard]] Statistics statistics() const;
   /** Why this server could not store, for its clients ("" when every iteration was stored). */
@@ -50,6 +52,7 @@ class DedicatedNodeServer {
     std::uint64_t bytes = 0;
     MPI_Request request = MPI_REQUEST_NULL;
   };
+  void rearm();
   bool progress();
   bool receive_headers();
   void on_header(std::size_t client);
@@ -60,6 +63,8 @@ class DedicatedNodeServer {
   void return_credits();
   void complete_credits();
   void check_clients();
+  void check_silence() const;
+  void drain_credits();
   void log_statistics() const;
 
   MessageChannel channel_;
@@ -77,6 +82,8 @@ class DedicatedNodeServer {
   std::unique_ptr<BlockCollector> collector_;
   std::size_t stopped_ = 0;
   std::chrono::steady_clock::time_point last_check_;
+  std::chrono::steady_clock::time_point last_message_;  // from any client of this server
+  std::chrono::seconds timeout_;
   // Statistics.
   std::uint64_t held_ = 0, peak_held_ = 0, received_bytes_ = 0, received_blocks_ = 0;
   std::uint64_t credit_messages_ = 0;

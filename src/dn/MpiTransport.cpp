@@ -230,6 +230,15 @@ void MpiTransport::stop() {
   }
 }
 
+// The server sent kBye and no more credit; it returns what it freed since then when it serves
+// again (DedicatedNodeServer::rearm), after the collective restart.
+void MpiTransport::restart() {
+  if (!stopped_) return;
+  stopped_ = false;
+  bye_ = false;
+  channel_.receive_credit(credit_message_, server_, &credit_request_);
+}
+
 std::size_t MpiTransport::discard() {
   const std::size_t dropped = allocated_.size();
   for (auto& [key, a] : allocated_) {

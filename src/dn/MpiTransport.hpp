@@ -32,6 +32,7 @@ class MpiTransport : public Transport {
   void end_iteration(int iteration) override;
   bool signal(const std::string& event, int iteration) override;
   void stop() override;
+  void restart() override;
   std::size_t discard() override;
   [[nodiscard]] Statistics statistics() const override;
 

@@ -1,6 +1,7 @@
 // Writing JSON values.
 #include "report/Json.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -45,12 +46,18 @@ std::string json_escape(const std::string& text) {
 }
 
 namespace {
+// The shortest text that reads back as the same double: a reader gets the very number (the
+// report's sums equal those of the trace, bit for bit).
 std::string number(double v) {
   if (!std::isfinite(v)) return "null";
   char text[32];
   const bool integral = v == std::floor(v) && std::fabs(v) < 9.0e15;
-  std::snprintf(text, sizeof text, integral ? "%.0f" : "%.9g", v);
-  return text;
+  if (integral) {
+    std::snprintf(text, sizeof text, "%.0f", v);
+    return text;
+  }
+  const auto end = std::to_chars(text, text + sizeof text, v).ptr;
+  return std::string(text, end);
 }
 
 void newline(std::string& out, int indent, int depth) {

@@ -38,8 +38,8 @@ class Json {
     items_.push_back(std::move(value));
     return *this;
   }
-  /** Indented text (0: one line). Integers below 2^53 print exactly, other numbers with 9
-   * significant digits, NaN and infinities as null. */
+  /** Indented text (0: one line). Integers below 2^53 print exactly, other numbers as the
+   * shortest text that reads back as the same double, NaN and infinities as null. */
   [[nodiscard]] std::string dump(int indent = 2) const;
 
  private:

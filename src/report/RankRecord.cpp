@@ -1,4 +1,5 @@
-// Gathering the ranks' records on rank 0: fixed numbers, series, counters and strings, as bytes.
+// Gathering the ranks' records on rank 0: fixed numbers, iteration summaries, counters and
+// strings, as bytes.
 #include "report/RankRecord.hpp"
 
 #include <sys/resource.h>
@@ -80,13 +81,51 @@ std::vector<T> from_bytes(const std::string& bytes) {
   return values;
 }
 
+template <class T>
+void put(std::string& out, const T& value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+template <class T>
+T take(const std::string& in, std::size_t& at) {
+  T value{};
+  std::copy_n(in.data() + at, sizeof value, reinterpret_cast<char*>(&value));
+  at += sizeof value;
+  return value;
+}
+
+// The counters, then each distribution's moments and its non-empty buckets.
+std::string series_bytes(const IterationSeries& series) {
+  std::string out;
+  put(out, series.counters);
+  for (const Distribution& d : series.series) {
+    put(out, d.moments());
+    put(out, static_cast<std::uint64_t>(d.buckets().size()));
+    for (const auto& bucket : d.buckets()) put(out, bucket);
+  }
+  return out;
+}
+
+IterationSeries series_of(const std::string& in) {
+  IterationSeries series;
+  std::size_t at = 0;
+  series.counters = take<SeriesCounters>(in, at);
+  for (Distribution& d : series.series) {
+    const auto moments = take<Distribution::Moments>(in, at);
+    Distribution::Buckets buckets(take<std::uint64_t>(in, at));
+    for (auto& bucket : buckets) bucket = take<Distribution::Buckets::value_type>(in, at);
+    d = Distribution::from(moments, std::move(buckets));
+  }
+  return series;
+}
+
 }  // namespace
 
 std::vector<RankRecord> gather_records(const RankRecord& mine, MPI_Comm comm) {
   FixedPart fixed{mine.totals, mine.energy.has_value(), 0, 0};
   if (mine.energy) fixed = {mine.totals, true, mine.energy->joules, mine.energy->seconds};
   const auto fixeds = gather_strings(comm, as_bytes(std::vector<FixedPart>{fixed}), 0);
-  const auto series = gather_strings(comm, as_bytes(mine.iterations), 0);
+  const auto series = gather_strings(comm, series_bytes(mine.series), 0);
   const auto statistics = gather_strings(comm, as_bytes(mine.statistics), 0);
   const auto texts = gather_strings(comm, texts_of(mine), 0);
   std::vector<RankRecord> records(fixeds.size());
@@ -94,7 +133,7 @@ std::vector<RankRecord> gather_records(const RankRecord& mine, MPI_Comm comm) {
     const FixedPart f = from_bytes<FixedPart>(fixeds[r]).at(0);
     records[r].totals = f.totals;
     if (f.has_energy) records[r].energy = HostEnergyFigure{{}, {}, {}, {}, {}, f.joules, f.seconds};
-    records[r].iterations = from_bytes<IterationRecord>(series[r]);
+    records[r].series = series_of(series[r]);
     records[r].statistics = from_bytes<StatisticValue>(statistics[r]);
     read_texts(texts[r], records[r]);
   }

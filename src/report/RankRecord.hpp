@@ -1,6 +1,7 @@
 // What one rank contributes to the run report, and how it travels to rank 0: its totals, its
-// iteration series, its counters, its host's energy (host leaders) and its frequency actions,
-// every number as a number until the JSON is written.
+// iterations' summary (fixed size, whatever the number of iterations), its counters, its host's
+// energy (host leaders) and its frequency actions, every number as a number until the JSON is
+// written.
 #pragma once
 
 #include <mpi.h>
@@ -30,7 +31,7 @@ struct RankTotals {
 
 struct RankRecord {
   RankTotals totals;
-  std::vector<IterationRecord> iterations;
+  IterationSeries series;
   Statistics statistics;
   std::optional<HostEnergyFigure> energy;  // a host's first rank: its host's energy
   FrequencyRecord frequency;

@@ -1,7 +1,6 @@
-// The report as a JSON document and as a short summary (schema in docs/report.md).
+// The report as a JSON document (schema in docs/report.md).
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
+#include <cmath>
 #include <map>
 
 #include "report/RunReport.hpp"
@@ -45,49 +44,53 @@ Json roles_json(const RunTotals& t) {
   return roles;
 }
 
-struct Series {
-  double bytes = 0, write_sum = 0, write_max = 0, store_sum = 0, store_max = 0, store_errors = 0;
-  int writers = 0, stores = 0;
-};
+Json or_null(std::int64_t value) {
+  return value < 0 ? Json() : Json(value);
+}
 
-Json iterations_json(const RunTotals& t, const std::vector<RankRecord>& records) {
-  std::map<int, Series> by_iteration;
-  const bool tp = t.approach == Approach::TP;
-  for (const RankRecord& r : records) {
-    const bool client = r.totals.role == Role::Client;
-    for (const IterationRecord& i : r.iterations) {
-      Series& s = by_iteration[i.iteration];
-      if (client) {
-        s.bytes += i.bytes;
-        s.write_sum += i.write_seconds;
-        s.write_max = std::max(s.write_max, i.write_seconds);
-        ++s.writers;
-      }
-      s.store_errors += i.store_errors;
-      if (client == tp) {
-        s.store_sum += i.store_seconds;
-        s.store_max = std::max(s.store_max, i.store_seconds);
-        ++s.stores;
-      }
-    }
-  }
-  Json out = Json::array();
-  for (const auto& [iteration, s] : by_iteration) {
-    Json i = Json::object();
-    i["iteration"] = iteration;
-    i["bytes"] = s.bytes;
-    Json w = Json::object();
-    w["mean"] = s.writers ? s.write_sum / s.writers : 0.0;
-    w["max"] = s.write_max;
-    i["client_write_s"] = std::move(w);
-    Json st = Json::object();
-    st["mean"] = s.stores ? s.store_sum / s.stores : 0.0;
-    st["max"] = s.store_max;
-    i["server_store_s"] = std::move(st);
-    i["store_errors"] = s.store_errors;
-    out.push_back(std::move(i));
-  }
-  return out;
+Json span_json(const IterationSpan& span) {
+  return Json::object()
+      .set("count", span.count)
+      .set("first", or_null(span.first))
+      .set("last", or_null(span.last));
+}
+
+// count and sum, then (with samples) the moments, the quantiles and the slowest rank's mean.
+Json distribution_json(const RoleSeries& role, Series which) {
+  const Distribution& d = role.merged.of(which);
+  Json j = Json::object().set("count", d.count()).set("sum", d.sum());
+  const bool any = d.count() > 0;
+  const auto figure = [any](double value) { return any ? Json(value) : Json(); };
+  j.set("mean", figure(d.mean())).set("stddev", figure(std::sqrt(d.variance())));
+  j.set("min", figure(d.min())).set("max", figure(d.max()));
+  j.set("p50", figure(d.quantile(0.5))).set("p90", figure(d.quantile(0.9)));
+  j.set("p99", figure(d.quantile(0.99)));
+  return j.set("slowest_rank_mean", figure(role.slowest_mean[static_cast<std::size_t>(which)]));
+}
+
+Json outputs_json(const SeriesCounters& c) {
+  Json j = span_json(c.outputs);
+  j.set("every", c.min_gap > 0 ? Json(c.min_gap) : Json());
+  return j.set("every_max", c.max_gap > 0 ? Json(c.max_gap) : Json());
+}
+
+Json iterations_json(const RunTotals& t) {
+  const RoleSeries& clients = t.series[index_of(Role::Client)];
+  const SeriesCounters& c = clients.merged.counters;
+  Json j = span_json(c.ended);
+  j.set("outputs", outputs_json(c));
+  j.set("client_write_s", distribution_json(clients, Series::Write));
+  j.set("client_quiet_s", distribution_json(clients, Series::Quiet));
+  j.set("client_bytes", distribution_json(clients, Series::Bytes));
+  j.set("server_store_s", distribution_json(t.storing, Series::Store));
+  j.set("server_store_empty_s", distribution_json(t.storing, Series::StoreEmpty));
+  j.set("store_errors", t.storing.merged.counters.store_errors);
+  return j.set("failed_iterations", span_json(t.storing.merged.counters.failed));
+}
+
+Json trace_json(const RunTotals& t) {
+  if (t.trace.empty()) return Json();
+  return Json::object().set("files", t.trace).set("ranks", t.ranks).set("format", "ecluse-trace/1");
 }
 
 Json hosts_json(const std::vector<HostEnergyFigure>& hosts) {
@@ -190,18 +193,12 @@ Json architecture_json(const Config& config) {
   return j;
 }
 
-std::string format(const char* pattern, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, pattern, value);
-  return text;
-}
-
 }  // namespace
 
 Json build_report(const Config& config, const RunTotals& t,
                   const std::vector<RankRecord>& records) {
   Json r = Json::object();
-  r["schema"] = "ecluse-report/1";
+  r["schema"] = "ecluse-report/2";
   r["simulation"] = config.simulation;
   r["config"] = config.source;
   r["approach"] = std::string(name_of(t.approach));
@@ -211,81 +208,13 @@ Json build_report(const Config& config, const RunTotals& t,
   r["hosts"] = t.hosts;
   r["roles"] = roles_json(t);
   r["completion_time_s"] = t.completion;
-  r["iterations"] = iterations_json(t, records);
+  r["iterations"] = iterations_json(t);
   r["energy"] = energy_json(t);
   r["io"] = io_json(t);
   r["frequency"] = frequency_json(records);
   r["statistics"] = statistics_json(records);
+  r["trace"] = trace_json(t);
   return r;
-}
-
-std::string report_summary(const RunTotals& t, const std::vector<RankRecord>& records,
-                           const std::string& file) {
-  std::string roles, cpu;
-  for (const Role role_key : kRoles) {
-    const RoleTotals& role = t.roles[index_of(role_key)];
-    if (role.ranks == 0) continue;
-    const std::string name(name_of(role_key));
-    roles += std::string(roles.empty() ? "" : ", ") + name + " " + std::to_string(role.ranks);
-    cpu += std::string(cpu.empty() ? "" : ", ") + name + " " +
-           format("%.1f%%", role.wall > 0 ? 100 * role.cpu / role.wall : 0);
-  }
-  const double rate = t.completion > 0 ? t.client_bytes / 1e6 / t.completion : 0;
-  std::string s = "ecluse report (" + file + "):\n";
-  s += "  approach " + std::string(name_of(t.approach)) + ", " + std::to_string(t.ranks) +
-       " ranks on " + std::to_string(t.nodes) + " node(s), " + std::to_string(t.hosts) +
-       " host(s): " + roles + "\n";
-  s += "  completion " + format("%.3f s", t.completion) + "; client write per iteration mean " +
-       format("%.3f ms", t.mean_write * 1e3) + ", max " + format("%.3f ms", t.max_write * 1e3) +
-       "\n";
-  s += "  CPU usage: " + cpu + "\n";
-  s += "  energy " + format("%.1f J", t.energy.joules) + " (" + t.energy.source + ", " +
-       t.energy.quality + (t.energy.calibration.empty() ? "" : ", " + t.energy.calibration) +
-       "), average power " + format("%.1f W", average_power(t)) + "; I/O " +
-       format("%.3f MB/s", rate) + ", " +
-       format("%.5f MB/s/W", average_power(t) > 0 ? rate / average_power(t) : 0) + "\n";
-  std::size_t actions = 0;
-  for (const RankRecord& r : records) actions += r.frequency.actions.size();
-  if (actions > 0) s += "  frequency: " + std::to_string(actions) + " action(s), see the report\n";
-  return s;
-}
-
-void publish_report(const Config& config, const std::vector<RankRecord>& records, int nodes,
-                    int hosts, Log& log) {
-  const RunTotals totals = aggregate(config, records, nodes, hosts);
-  const std::string path = report_path(config);
-  if (!path.empty()) {
-    const std::string part = path + ".part";
-    std::FILE* f = std::fopen(part.c_str(), "w");
-    const std::string text = build_report(config, totals, records).dump() + "\n";
-    const bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    if (f && std::fclose(f) != 0) f = nullptr;
-    if (!ok || !f || std::rename(part.c_str(), path.c_str()) != 0) {
-      log.warning("the run report could not be written to " + path +
-                  "; check the directory, or set ECLUSE_REPORT to another file.");
-      std::remove(part.c_str());
-    }
-  }
-  const char* env = std::getenv("ECLUSE_REPORT");
-  const bool silenced = env && std::string(env) == "none";
-  if (config.report.summary && !silenced) {
-    std::fputs(report_summary(totals, records, path.empty() ? "not written" : path).c_str(),
-               stdout);
-    std::fflush(stdout);
-  }
-}
-
-std::string report_path(const Config& config) {
-  const char* env = std::getenv("ECLUSE_REPORT");
-  std::string path = env && *env ? env : config.report.file;
-  if (path == "none" || path.empty()) return "";
-  const std::string key = "{simulation}";
-  // Search after each replacement: a name that contains the key must not loop.
-  for (auto at = path.find(key); at != std::string::npos;
-       at = path.find(key, at + config.simulation.size())) {
-    path.replace(at, key.size(), config.simulation);
-  }
-  return path;
 }
 
 }  // namespace ecluse

@@ -57,19 +57,16 @@ void add_rank(RoleTotals& role, const RankRecord& r, double joules) {
   }
 }
 
-void add_writes(RunTotals& t, const std::vector<RankRecord>& records) {
-  double sum = 0;
-  int count = 0;
-  for (const RankRecord& r : records) {
-    if (r.totals.role != Role::Client) continue;
-    for (const IterationRecord& i : r.iterations) {
-      sum += i.write_seconds;
-      ++count;
-      t.max_write = std::max(t.max_write, i.write_seconds);
+void add_series(RoleSeries& role, const IterationSeries& rank) {
+  role.merged.counters.merge(rank.counters);
+  for (std::size_t i = 0; i < kSeriesCount; ++i) {
+    role.merged.series[i].merge(rank.series[i]);
+    if (rank.series[i].count() > 0) {
+      role.slowest_mean[i] = std::max(role.slowest_mean[i], rank.series[i].mean());
     }
   }
-  t.mean_write = count > 0 ? sum / count : 0;
 }
+
 }  // namespace
 
 RunTotals aggregate(const Config& config, const std::vector<RankRecord>& records, int nodes,
@@ -87,8 +84,12 @@ RunTotals aggregate(const Config& config, const std::vector<RankRecord>& records
     add_rank(of(t, r.totals.role), r, host_joules * share);
     t.completion = std::max(t.completion, r.totals.wall);
     if (r.totals.role == Role::Client) t.client_bytes += r.totals.bytes;
+    add_series(t.series[index_of(r.totals.role)], r.series);
+    if ((r.totals.role == Role::Client) == (t.approach == Approach::TP)) {
+      add_series(t.storing, r.series);
+    }
   }
-  add_writes(t, records);
+  t.trace = trace_pattern(config);
   return t;
 }
 

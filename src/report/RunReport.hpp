@@ -28,6 +28,13 @@ struct EnergyTotals {
   std::vector<HostEnergyFigure> hosts;
 };
 
+/** A role's iterations: its ranks' series merged, and the largest of its ranks' means (the
+ * slowest rank, which the others wait for when they synchronize). */
+struct RoleSeries {
+  IterationSeries merged;
+  std::array<double, kSeriesCount> slowest_mean{};
+};
+
 /** The aggregated run, from which both the JSON and the summary are made. */
 struct RunTotals {
   Approach approach = Approach::TP;
@@ -35,21 +42,32 @@ struct RunTotals {
   double completion = 0, client_bytes = 0;
   std::array<RoleTotals, kRoleCount> roles{};  // by index_of(Role)
   EnergyTotals energy;
-  double mean_write = 0, max_write = 0;  // client-visible, per iteration
+  std::array<RoleSeries, kRoleCount> series{};  // by index_of(Role)
+  /** The role that stores: the clients in TP, else the servers (merged: one role per run). */
+  RoleSeries storing;
+  std::string trace;  // the trace files, {rank} standing for the rank; "" without a trace
 };
 
 /** Aggregates the records of all ranks (rank order). */
 RunTotals aggregate(const Config& config, const std::vector<RankRecord>& records, int nodes,
                     int hosts);
-/** The report document (schema ecluse-report/1). */
+/** The report document (schema ecluse-report/2). */
 Json build_report(const Config& config, const RunTotals& totals,
                   const std::vector<RankRecord>& records);
-/** A few lines for rank 0's stdout. */
+/** A few lines for rank 0's stdout (publish_report adds the least-cost line). */
 std::string report_summary(const RunTotals& totals, const std::vector<RankRecord>& records,
                            const std::string& file);
+/** The summary's last line when the run was not launched by `ecluse run`: how to get the
+ * model's least-cost approach for this run (`written`: the report's path, "" if none). */
+std::string least_cost_hint(const std::string& written);
 
 /** Where the report goes: ECLUSE_REPORT, else <report file>, with {simulation}; "" for none. */
 std::string report_path(const Config& config);
+/** The trace files: ECLUSE_TRACE, else <report trace>, with {simulation}, as an absolute path
+ * holding {rank} (appended as ".{rank}" when absent); "" for no trace (the default). */
+std::string trace_pattern(const Config& config);
+/** Starts this rank's trace when one is asked for; a file that cannot be opened is warned about. */
+void start_trace(Accounting& accounting, const Config& config, int rank, Role role, Log& log);
 
 /** Rank 0: aggregates, writes the report file (written whole, then renamed) and prints the
  * summary; a failure to write is logged, never thrown. */

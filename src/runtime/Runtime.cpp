@@ -20,6 +20,7 @@ Runtime::Runtime(const std::string& source_name, const std::string& xml, MPI_Com
       comm_(comm),
       cpu_start_(process_cpu_seconds_now()),
       config_(parse_config(source_name, xml)) {
+  const WaitScope scope("in initialize");
   Diagnostics ignored;  // values were validated by parse_config
   parameters_ = std::make_unique<Parameters>(config_, ignored);
   run_collectively(comm,
@@ -27,11 +28,13 @@ Runtime::Runtime(const std::string& source_name, const std::string& xml, MPI_Com
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   log_ = std::make_unique<Log>(config_.log, rank);
+  if (rank == 0) log_->warnings_also_on_stderr(config_.warnings);
   events_ = std::make_unique<EventTable>(config_);
   energy_ = std::make_unique<HostEnergy>(comm, config_.energy, *log_);
   governor_ =
       std::make_unique<FrequencyGovernor>(config_.energy, topology_->role(), *log_, system_root());
   accounting_->on_change([this](Phase from, Phase to) { governor_->on_phase(from, to); });
+  start_trace(*accounting_, config_, rank, topology_->role(), *log_);
   if (config_.architecture.dedicated_cores > 0) {
     build_dedicated_cores(comm);
   } else if (config_.architecture.dedicated_nodes > 0) {
@@ -124,13 +127,34 @@ void Runtime::build_dedicated_nodes(MPI_Comm comm) {
 
 bool Runtime::start() {
   if (client_) {
+    if (stopped_) restart_client();
     accounting_->switch_to(Phase::Compute);
     return true;
   }
+  // The barrier of a restarted phase (restart_client): this server counted every Stop of the
+  // previous phase before any client sends again.
+  if (served_) {
+    const WaitScope scope("in start for the clients of a restarted phase");
+    barrier(comm_);
+  }
+  served_ = true;
   if (node_server_) node_server_->run();
   if (server_) server_->run();
   accounting_->switch_to(Phase::Setup);
   return false;
+}
+
+// Collective, as Damaris's start: without it a client's next messages could reach a server still
+// counting the Stops of the previous phase.
+void Runtime::restart_client() {
+  const WaitScope scope("in start for the servers of a restarted phase");
+  barrier(comm_);
+  transport_->restart();
+  stopped_ = false;
+}
+
+bool Runtime::has_servers() const {
+  return config_.architecture.dedicated_cores > 0 || config_.architecture.dedicated_nodes > 0;
 }
 
 Statistics Runtime::statistics() const {
@@ -145,7 +169,8 @@ Client& Runtime::client() {
                 "call this.");
   }
   if (stopped_) {
-    throw Error(ECLUSE_ARGUMENT_ERROR, "this client already called stop; no more writes.");
+    throw Error(ECLUSE_ARGUMENT_ERROR,
+                "this client already called stop; no more writes until start opens a new phase.");
   }
   return *client_;
 }
@@ -168,21 +193,29 @@ void Runtime::stop() {
 void Runtime::finalize(bool report) {
   if (finalized_) return;
   finalized_ = true;
+  std::string lost;  // blocks of an iteration never ended: an error of finalize, in every mode
   if (transport_) {
     const std::size_t dropped = transport_->discard();
     if (dropped > 0) {
-      log_->warning(std::to_string(dropped) +
-                    " block(s) written after the last end_iteration "
-                    "were not stored; call end_iteration before finalize.");
+      lost = std::to_string(dropped) +
+             " block(s) written after the last end_iteration were not stored; call "
+             "end_iteration before finalize.";
+      log_->warning(lost);
     }
     stop();
   }
   accounting_->switch_to(Phase::Setup);
   governor_->finish();
   if (!report) return;
-  const std::string failure = store_failure_of_run();
+  std::string failure;
+  {
+    const WaitScope scope("in finalize for the store failures of the servers");
+    failure = store_failure_of_run();
+  }
+  const WaitScope scope("in finalize for the report gather");
   write_report();
   if (!failure.empty()) throw Error(ECLUSE_IO_ERROR, failure);
+  if (!lost.empty()) throw Error(ECLUSE_ARGUMENT_ERROR, lost);
 }
 
 // Collective: every server has stored all it will. A server returns its own failure; a client
@@ -211,7 +244,7 @@ void Runtime::write_report() {
   mine.totals.cpu = process_cpu_seconds_now() - cpu_start_;
   mine.totals.bytes = accounting_->bytes();
   mine.totals.phases = accounting_->totals();
-  mine.iterations = accounting_->iterations();
+  mine.series = accounting_->finish_series();
   mine.statistics = statistics();
   mine.frequency = governor_->record();
   if (energy_->leader()) mine.energy = energy_->finish();

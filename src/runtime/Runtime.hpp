@@ -29,8 +29,12 @@ class Runtime {
   Runtime(const std::string& source_name, const std::string& xml, MPI_Comm comm);
   ~Runtime();
 
-  /** Clients: returns true at once. Servers: serve until their clients stop, return false. */
+  /** Clients: returns true at once. Servers: serve until their clients stop, return false.
+   * After a stop (clients) or a served phase (servers), start again is a restarted phase and
+   * collective over the runtime's communicator, as Damaris's start is. */
   bool start();
+  /** True when this run has server ranks (dedicated cores or nodes). */
+  [[nodiscard]] bool has_servers() const;
   [[nodiscard]] MPI_Comm client_comm() const { return topology_->clients(); }
   Client& client();
   const Parameters& parameters() const { return *parameters_; }
@@ -52,6 +56,7 @@ class Runtime {
   std::unique_ptr<Writer> make_writer(MPI_Comm writers);
   void write_report();
   [[nodiscard]] std::string store_failure_of_run() const;
+  void restart_client();
 
   std::unique_ptr<Accounting> accounting_;  // first: the run's time starts at initialize
   MPI_Comm comm_;
@@ -72,6 +77,7 @@ class Runtime {
   std::unique_ptr<FrequencyGovernor> governor_;
   MPI_Comm node_writers_ = MPI_COMM_NULL;
   bool stopped_ = false;
+  bool served_ = false;  // a server returned from a phase: its next start is a restart
   bool finalized_ = false;
 };
 

@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "core/Collective.hpp"
 #include "ecluse/Error.hpp"
 
 namespace ecluse {
@@ -61,10 +62,23 @@ void BlockCollector::finish() {
   // Servers learn how many broadcast signals each peer sent them and receive every one before
   // leaving, so a signal sent just before a peer's clients stopped is not lost.
   std::vector<int> expected(sent_to_.size());
-  MPI_Alltoall(sent_to_.data(), 1, MPI_INT, expected.data(), 1, MPI_INT, servers_);
+  const WaitScope scope("in stop for the other servers' counts of broadcast signals");
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Ialltoall(sent_to_.data(), 1, MPI_INT, expected.data(), 1, MPI_INT, servers_, &request);
+  complete(request, servers_, "MPI_Ialltoall");
   for (std::size_t from = 0; from < expected.size(); ++from) {
     while (received_from_[from] < expected[from]) receive_broadcast(static_cast<int>(from));
   }
+}
+
+std::string BlockCollector::pending_description() const {
+  if (iterations_.empty()) return {};
+  const int first = iterations_.begin()->first, last = iterations_.rbegin()->first;
+  return "; " +
+         (first == last
+              ? "iteration " + std::to_string(first) + " was"
+              : "iterations " + std::to_string(first) + " to " + std::to_string(last) + " were") +
+         " received in part and " + (first == last ? "is" : "are") + " not stored";
 }
 
 void BlockCollector::fire(const std::string& name, int source, int iteration) {

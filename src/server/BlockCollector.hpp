@@ -41,6 +41,9 @@ class BlockCollector {
   [[nodiscard]] const std::string& first_failure() const { return first_failure_; }
   /** Blocks received and not yet stored. */
   [[nodiscard]] std::size_t pending_iterations() const { return iterations_.size(); }
+  /** What a server that stops now loses: "" or "; iterations 3 to 5 were received in part and
+   * are not stored". */
+  [[nodiscard]] std::string pending_description() const;
 
  private:
   struct Iteration {

@@ -1,9 +1,10 @@
-// POSIX shared-memory segments of the dedicated-core approach. The memory is reserved up front
-// (posix_fallocate) so that a full /dev/shm is an error at start-up, not a SIGBUS mid-run.
+// Shared-memory segments of the dedicated-core approach (named: POSIX shm; unnamed: memfd). The
+// memory is reserved up front (posix_fallocate) so that a full /dev/shm is an error at start-up,
+// not a SIGBUS mid-run.
 #include "shm/SharedSegment.hpp"
 
 #include <fcntl.h>
-#include <sys/mman.h>
+#include <sys/mman.h>  // memfd_create (glibc >= 2.27)
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -29,11 +30,16 @@ std::string dev_shm_path(const std::string& name) {
   return "/dev/shm" + name;
 }
 
+// Named segments start with '/', unnamed ones never do (their label only shows in /proc).
+bool named(const std::string& name) {
+  return !name.empty() && name[0] == '/';
+}
+
 // Closes the descriptor and removes the half-made segment before an error is thrown.
 [[noreturn]] void abandon(int fd, const std::string& name, ecluse_status status,
                           const std::string& message) {
   ::close(fd);
-  ::shm_unlink(name.c_str());
+  if (named(name)) ::shm_unlink(name.c_str());
   throw Error(status, message);
 }
 
@@ -48,7 +54,11 @@ void check_name(const std::string& name) {
   }
 }
 
-std::string space_hint() {
+std::string space_hint(const std::string& name) {
+  if (!named(name)) {
+    return "this host lacks the memory (or the memory cgroup limit is reached): lower the "
+           "buffer size in the configuration";
+  }
   struct statvfs fs {};
   if (::statvfs("/dev/shm", &fs) != 0) return "check the size of /dev/shm (df -h /dev/shm)";
   const auto unit = static_cast<unsigned long long>(fs.f_frsize);
@@ -96,12 +106,12 @@ void reserve(int fd, const std::string& name, std::size_t size) {
   if (::ftruncate(fd, length) != 0) {
     abandon(fd, name, ECLUSE_ALLOCATION_ERROR,
             "cannot size shared-memory segment " + name + " to " + std::to_string(size) +
-                " bytes: " + errno_text(errno) + "; " + space_hint());
+                " bytes: " + errno_text(errno) + "; " + space_hint(name));
   }
   if (const int code = ::posix_fallocate(fd, 0, length); code != 0) {
     abandon(fd, name, ECLUSE_ALLOCATION_ERROR,
             "cannot reserve " + std::to_string(size) + " bytes for shared-memory segment " + name +
-                ": " + errno_text(code) + "; " + space_hint());
+                ": " + errno_text(code) + "; " + space_hint(name));
   }
 }
 
@@ -132,6 +142,33 @@ SharedSegment SharedSegment::create(const std::string& name, std::size_t size) {
   return SharedSegment(name, base, size, true);
 }
 
+SharedSegment SharedSegment::create_unnamed(const std::string& label, std::size_t size) {
+  if (size == 0 || size > static_cast<std::size_t>(std::numeric_limits<off_t>::max())) {
+    throw Error(ECLUSE_ARGUMENT_ERROR, "cannot create shared-memory segment " + label + " of " +
+                                           std::to_string(size) +
+                                           " bytes: the size must be positive and fit in off_t");
+  }
+  if (named(label)) {
+    throw Error(ECLUSE_ARGUMENT_ERROR,
+                "the label of an unnamed segment may not start with '/' ('" + label + "')");
+  }
+  const int fd = ::memfd_create(label.c_str(), MFD_CLOEXEC);
+  if (fd < 0) {
+    throw Error(ECLUSE_ALLOCATION_ERROR, "cannot create shared-memory segment " + label +
+                                             " (memfd_create): " + errno_text(errno) +
+                                             "; Linux 3.17 or later is needed");
+  }
+  enforce_mode(fd, label);
+  reserve(fd, label, size);
+  void* base = map(fd, size);
+  if (base == nullptr) {
+    abandon(fd, label, ECLUSE_ALLOCATION_ERROR,
+            "cannot map shared-memory segment " + label + " (" + std::to_string(size) +
+                " bytes): " + errno_text(errno) + "; check the address-space limit (ulimit -v)");
+  }
+  return SharedSegment(label, base, size, true, fd);
+}
+
 SharedSegment SharedSegment::open(const std::string& name) {
   check_name(name);
   const int fd = ::shm_open(name.c_str(), O_RDWR, 0);
@@ -141,6 +178,23 @@ SharedSegment SharedSegment::open(const std::string& name) {
                     "; the dedicated core of this node has not created it yet, or has already "
                     "removed it (did it fail to start?)");
   }
+  return map_opened(fd, name);
+}
+
+SharedSegment SharedSegment::open_path(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) {
+    throw Error(ECLUSE_CHANNEL_ERROR,
+                "cannot open the dedicated core's shared-memory segment " + path + ": " +
+                    errno_text(errno) +
+                    "; the dedicated core of this node died or closed it, or this process may "
+                    "not read /proc of that process (same user, and not in another PID "
+                    "namespace, are needed)");
+  }
+  return map_opened(fd, path);
+}
+
+SharedSegment SharedSegment::map_opened(int fd, const std::string& name) {
   struct stat st {};
   const bool sized = ::fstat(fd, &st) == 0 && st.st_size > 0;
   void* base = sized ? map(fd, static_cast<std::size_t>(st.st_size)) : nullptr;
@@ -155,15 +209,16 @@ SharedSegment SharedSegment::open(const std::string& name) {
   return SharedSegment(name, base, static_cast<std::size_t>(st.st_size), false);
 }
 
-SharedSegment::SharedSegment(std::string name, void* base, std::size_t size, bool owner)
-    : name_(std::move(name)), base_(base), size_(size), owner_(owner), linked_(true) {}
+SharedSegment::SharedSegment(std::string name, void* base, std::size_t size, bool owner, int fd)
+    : name_(std::move(name)), base_(base), size_(size), owner_(owner), linked_(true), fd_(fd) {}
 
 SharedSegment::SharedSegment(SharedSegment&& other) noexcept
     : name_(std::move(other.name_)),
       base_(std::exchange(other.base_, nullptr)),
       size_(std::exchange(other.size_, 0)),
       owner_(std::exchange(other.owner_, false)),
-      linked_(std::exchange(other.linked_, false)) {}
+      linked_(std::exchange(other.linked_, false)),
+      fd_(std::exchange(other.fd_, -1)) {}
 
 SharedSegment& SharedSegment::operator=(SharedSegment&& other) noexcept {
   if (this != &other) {
@@ -173,18 +228,32 @@ SharedSegment& SharedSegment::operator=(SharedSegment&& other) noexcept {
     size_ = std::exchange(other.size_, 0);
     owner_ = std::exchange(other.owner_, false);
     linked_ = std::exchange(other.linked_, false);
+    fd_ = std::exchange(other.fd_, -1);
   }
   return *this;
 }
 
 SharedSegment::~SharedSegment() {
   if (base_ != nullptr) ::munmap(base_, size_);
-  if (owner_ && linked_) ::shm_unlink(name_.c_str());
+  if (fd_ >= 0) {
+    ::close(fd_);
+  } else if (owner_ && linked_) {
+    ::shm_unlink(name_.c_str());
+  }
+}
+
+std::string SharedSegment::path() const {
+  if (fd_ < 0) return {};
+  return "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(fd_);
 }
 
 void SharedSegment::unlink() {
   if (!linked_) return;
   linked_ = false;
+  if (fd_ >= 0) {
+    ::close(std::exchange(fd_, -1));
+    return;
+  }
   // ENOENT: another process (server or client) removed the name first, which is the goal.
   if (::shm_unlink(name_.c_str()) != 0 && errno != ENOENT) {
     throw Error(ECLUSE_CHANNEL_ERROR, "cannot remove shared-memory segment " + name_ + ": " +

@@ -1,4 +1,5 @@
-// A POSIX shared-memory segment: created by a node's first server, opened by its clients.
+// A shared-memory segment: named (POSIX shm, /dev/shm) or unnamed (memfd, opened by the other
+// processes of the host through /proc/<pid>/fd/<fd> of its creator: nothing to leave behind).
 #pragma once
 
 #include <cstddef>
@@ -13,26 +14,38 @@ class SharedSegment {
   static SharedSegment create(const std::string& name, std::size_t size);
   /** Opens and maps an existing segment; throws Error(ECLUSE_CHANNEL_ERROR). */
   static SharedSegment open(const std::string& name);
+  /** memfd_create + mode 0600 + reserved + mapped: the segment never has a name in /dev/shm,
+   * so no kill at any point can leave it behind. Processes of this host open it by path()
+   * (/proc/<pid>/fd/<fd>) until unlink() closes that descriptor. `label` (not starting with
+   * '/') shows in /proc/<pid>/maps. Throws like create. */
+  static SharedSegment create_unnamed(const std::string& label, std::size_t size);
+  /** Opens and maps the unnamed segment at `path` (another process's path()); throws
+   * Error(ECLUSE_CHANNEL_ERROR). */
+  static SharedSegment open_path(const std::string& path);
   SharedSegment(SharedSegment&&) noexcept;
   SharedSegment& operator=(SharedSegment&&) noexcept;
   SharedSegment(const SharedSegment&) = delete;
   SharedSegment& operator=(const SharedSegment&) = delete;
   ~SharedSegment();  // munmap (and unlink if still linked and we created it)
 
-  /** Removes the name from /dev/shm; mappings stay valid until every process unmaps or dies,
-   * so a crashed job leaves nothing behind once every process has opened the segment. */
+  /** Removes the name from /dev/shm (named) or closes the descriptor behind path() (unnamed);
+   * mappings stay valid until every process unmaps or dies. */
   void unlink();
+  /** Where other processes of the host open an unnamed segment ("" for a named one). */
+  [[nodiscard]] std::string path() const;
   [[nodiscard]] void* base() const { return base_; }
   [[nodiscard]] std::size_t size() const { return size_; }
   [[nodiscard]] const std::string& name() const { return name_; }
 
  private:
-  SharedSegment(std::string name, void* base, std::size_t size, bool owner);
+  SharedSegment(std::string name, void* base, std::size_t size, bool owner, int fd = -1);
+  static SharedSegment map_opened(int fd, const std::string& name);
   std::string name_;
   void* base_ = nullptr;
   std::size_t size_ = 0;
   bool owner_ = false;
   bool linked_ = false;
+  int fd_ = -1;  // an unnamed segment's descriptor, open until unlink()
 };
 
 /** A name unique to this job and node: "/ecluse-<job>-<node>-<tag>". `job` must be the same on

@@ -21,6 +21,9 @@ struct CollectiveVariable {
   std::vector<std::uint64_t> declared;  // declared global extent, empty when computed
   std::vector<std::uint64_t> reach;     // max of position + interior over the blocks seen
   std::int64_t blocks = 0;              // most blocks any one writer holds
+  std::int64_t total = 0;               // blocks over all writers
+  std::int64_t unpositioned = 0;        // blocks whose client never called set_position
+  std::uint64_t covered = 0;            // sum of the blocks' interior cells (saturating)
   [[nodiscard]] DataType data_type() const { return static_cast<DataType>(type); }
   [[nodiscard]] const std::vector<std::uint64_t>& extent() const {
     return declared.empty() ? reach : declared;
@@ -47,6 +50,9 @@ std::string pack(const WriterSummary& summary) {
     out.put(v.declared);
     out.put(v.reach);
     out.put(v.blocks);
+    out.put(v.total);
+    out.put(v.unpositioned);
+    out.put(static_cast<std::int64_t>(v.covered));
   }
   return out.bytes();
 }
@@ -64,6 +70,9 @@ WriterSummary unpack(std::string_view bytes) {
     v.declared = in.extent();
     v.reach = in.extent();
     v.blocks = in.integer();
+    v.total = in.integer();
+    v.unpositioned = in.integer();
+    v.covered = static_cast<std::uint64_t>(in.integer());
     summary.variables.push_back(std::move(v));
   }
   return summary;
@@ -100,6 +109,21 @@ void check_position(const BlockData& block, const std::vector<std::int64_t>& pos
               "store '" + store + "': block " + std::to_string(block.block) + " of variable '" +
                   block.variable->name + "' from source " + std::to_string(block.source) +
                   " has a negative position " + format_extent(position));
+}
+
+constexpr std::uint64_t kSaturated = ~std::uint64_t{0} >> 1;  // fits the packer's int64
+
+std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
+  return a > kSaturated - std::min(b, kSaturated) ? kSaturated : a + b;
+}
+
+std::uint64_t saturating_cells(const std::vector<std::uint64_t>& extent) {
+  std::uint64_t cells = 1;
+  for (std::uint64_t n : extent) {
+    if (n != 0 && cells > kSaturated / n) return kSaturated;
+    cells *= n;
+  }
+  return cells;
 }
 
 void start_variable(CollectiveVariable& v, const BlockData& block) {
@@ -139,6 +163,9 @@ void add_block(CollectiveVariable& v, const BlockData& block, const std::string&
     v.reach[d] = std::max(v.reach[d], static_cast<std::uint64_t>(position[d]) + interior[d]);
   }
   ++v.blocks;
+  ++v.total;
+  if (block.position.empty()) ++v.unpositioned;
+  v.covered = saturating_add(v.covered, saturating_cells(interior));
 }
 
 WriterSummary summarize(const std::vector<BlockData>& blocks, const std::string& store) {
@@ -156,6 +183,29 @@ WriterSummary summarize(const std::vector<BlockData>& blocks, const std::string&
   return summary;
 }
 
+// Blocks without a position all land at the origin: with more than one block they overwrite
+// each other, which is refused rather than stored as silently wrong output.
+void check_positions(const CollectiveVariable& v, const std::string& store) {
+  if (v.total <= 1 || v.unpositioned == 0) return;
+  throw Error(ECLUSE_DATASPACE_ERROR,
+              variable_error_prefix(store, v.name) + ": " + std::to_string(v.unpositioned) +
+                  " of its " + std::to_string(v.total) +
+                  " blocks have no position and would overwrite each other at the origin. Fix: "
+                  "call ecluse_set_position (or ecluse_set_block_position) for every block "
+                  "before writing it");
+}
+
+void check_overlap(const CollectiveVariable& v, const std::string& store) {
+  const std::uint64_t cells = saturating_cells(v.extent());
+  if (v.covered <= cells) return;
+  throw Error(ECLUSE_DATASPACE_ERROR,
+              variable_error_prefix(store, v.name) + ": its " + std::to_string(v.total) +
+                  " blocks hold " + std::to_string(v.covered) +
+                  " interior cells for a dataset of " + std::to_string(cells) + " " +
+                  format_extent(v.extent()) +
+                  ", so some overlap. Fix: check the positions given to ecluse_set_position");
+}
+
 void merge_variable(std::map<std::string, CollectiveVariable>& plan, const CollectiveVariable& v,
                     const std::string& store) {
   auto [it, inserted] = plan.emplace(v.name, v);
@@ -166,6 +216,9 @@ void merge_variable(std::map<std::string, CollectiveVariable>& plan, const Colle
     known.reach[d] = std::max(known.reach[d], v.reach[d]);
   }
   known.blocks = std::max(known.blocks, v.blocks);
+  known.total += v.total;
+  known.unpositioned += v.unpositioned;
+  known.covered = saturating_add(known.covered, v.covered);
 }
 
 // Runs on every writer with the same input, so it succeeds or throws the same error everywhere.
@@ -181,7 +234,11 @@ std::vector<CollectiveVariable> merge(const std::vector<std::string>& packed,
     for (const CollectiveVariable& v : s.variables) merge_variable(plan, v, store);
   }
   std::vector<CollectiveVariable> sorted;
-  for (auto& entry : plan) sorted.push_back(std::move(entry.second));
+  for (auto& entry : plan) {
+    check_positions(entry.second, store);
+    check_overlap(entry.second, store);
+    sorted.push_back(std::move(entry.second));
+  }
   return sorted;
 }
 
@@ -277,10 +334,12 @@ void Hdf5CollectiveStore::write_iteration(int iteration, const std::vector<Block
   const auto packed = gather_strings(env_.comm, pack(summarize(blocks, options_.store_name)));
   const std::vector<CollectiveVariable> plan = merge(packed, options_.store_name);
   if (plan.empty()) return;
+  warn_uncovered(iteration, plan);
   const std::string path = output_file_path(options_, env_.simulation, iteration, 0, 0);
   const std::string directory = std::filesystem::path(path).parent_path().string();
   run_collectively(env_.comm, [&] {
     if (is_root()) ensure_output_directory(directory, options_.store_name);
+    if (is_root()) check_part_absent(path);  // before the try: that part is not ours
   });
   try {
     write_file(path, iteration, plan, blocks);
@@ -289,7 +348,7 @@ void Hdf5CollectiveStore::write_iteration(int iteration, const std::vector<Block
     throw;
   }
   run_collectively(env_.comm, [&] {
-    if (is_root()) publish_part(path);
+    if (is_root()) publish_part(path, options_.permissions);
   });
 }
 
@@ -330,12 +389,30 @@ void Hdf5CollectiveStore::write_variable(hid_t file, const CollectiveVariable& v
   }
 }
 
+// Once per variable: a gap is often a decomposition that drops a remainder (64 rows on 3
+// ranks), which the user wants to hear about, but not at every iteration.
+void Hdf5CollectiveStore::warn_uncovered(int iteration,
+                                         const std::vector<CollectiveVariable>& plan) {
+  if (!is_root() || env_.log == nullptr) return;
+  for (const CollectiveVariable& v : plan) {
+    const std::uint64_t cells = saturating_cells(v.extent());
+    if (v.covered >= cells || !warned_.insert(v.name).second) continue;
+    env_.log->warning(variable_error_prefix(options_.store_name, v.name) + ": at iteration " +
+                      std::to_string(iteration) + " its blocks cover " + std::to_string(v.covered) +
+                      " of the " + std::to_string(cells) + " cells of " +
+                      format_extent(v.extent()) + "; " + std::to_string(cells - v.covered) +
+                      " cells are left unwritten (read back as 0). Fix: make the blocks' "
+                      "positions and sizes tile the global dimensions (said once per variable)");
+  }
+}
+
 Hdf5Handle Hdf5CollectiveStore::create_file(const std::string& path) const {
   Hdf5Handle fapl = hdf5_own(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create a property list", path);
   hdf5_check(H5Pset_fapl_mpio(fapl.get(), env_.comm, MPI_INFO_NULL), "select MPI-IO", path);
   hdf5_check(H5Pset_all_coll_metadata_ops(fapl.get(), 1), "make metadata reads collective", path);
   hdf5_check(H5Pset_coll_metadata_write(fapl.get(), 1), "make metadata writes collective", path);
-  return hdf5_own(H5Fcreate(part_path(path).c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()),
+  check_part_absent(path);
+  return hdf5_own(H5Fcreate(part_path(path).c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()),
                   H5Fclose, "create the file", path);
 }
 

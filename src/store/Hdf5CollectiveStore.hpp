@@ -2,6 +2,7 @@
 // MPI-IO, one dataset per variable at its global extent, every block at its position.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,10 +28,12 @@ class Hdf5CollectiveStore final : public StoreBackend {
   void write_variable(hid_t file, const CollectiveVariable& variable,
                       const std::vector<const BlockData*>& mine, const std::string& path) const;
   Hdf5Handle create_file(const std::string& path) const;
+  void warn_uncovered(int iteration, const std::vector<CollectiveVariable>& plan);
   [[nodiscard]] bool is_root() const;
 
   Hdf5Options options_;
   StoreEnv env_;
+  std::set<std::string> warned_;  // variables already warned about cells left unwritten
 };
 
 }  // namespace ecluse

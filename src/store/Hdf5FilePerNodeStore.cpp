@@ -340,24 +340,27 @@ void Hdf5FilePerNodeStore::write_as_leader(const std::string& path, int iteratio
                                            const std::vector<NodeWriterBlocks>& node,
                                            const std::vector<BlockData>& blocks) const {
   Hdf5Handle file;
+  bool created = false;  // a part that was there before is another run's: never removed
   try {
-    run_collectively(env_.node_comm, [&] { file = create_file(path, iteration, node); });
+    run_collectively(env_.node_comm, [&] { file = create_file(path, iteration, node, created); });
     run_collectively(env_.node_comm, [&] {
       write_blocks(file.get(), path, node, blocks);
       close_serial_part(file, path);
-      publish_part(path);
+      publish_part(path, options_.permissions);
     });
   } catch (...) {
     file.close();
-    discard_part(path);
+    if (created) discard_part(path);
     throw;
   }
 }
 
 Hdf5Handle Hdf5FilePerNodeStore::create_file(const std::string& path, int iteration,
-                                             const std::vector<NodeWriterBlocks>& node) const {
+                                             const std::vector<NodeWriterBlocks>& node,
+                                             bool& created) const {
   ensure_output_directory(std::filesystem::path(path).parent_path().string(), options_.store_name);
   Hdf5Handle file = create_serial_part(path);
+  created = true;
   write_file_attributes(file.get(), env_.simulation, iteration, -1, path);
   write_int_attribute(file.get(), "node", env_.node, path);
   // Flushed first, so that the small file left if the reservation fails closes cleanly.

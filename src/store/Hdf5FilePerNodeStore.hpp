@@ -27,7 +27,7 @@ class Hdf5FilePerNodeStore final : public StoreBackend {
                        const std::vector<BlockData>& blocks) const;
   void send_to_leader(const std::vector<BlockData>& blocks) const;
   Hdf5Handle create_file(const std::string& path, int iteration,
-                         const std::vector<NodeWriterBlocks>& node) const;
+                         const std::vector<NodeWriterBlocks>& node, bool& created) const;
   void write_blocks(hid_t file, const std::string& path, const std::vector<NodeWriterBlocks>& node,
                     const std::vector<BlockData>& blocks) const;
   [[nodiscard]] bool is_leader() const;

@@ -27,18 +27,19 @@ void Hdf5FilePerProcessStore::write_iteration(int iteration, const std::vector<B
   const std::string path =
       output_file_path(options_, env_.simulation, iteration, env_.writer, env_.node);
   ensure_output_directory(std::filesystem::path(path).parent_path().string(), options_.store_name);
+  Hdf5Handle file = create_serial_part(path);  // outside the try: an existing part is not ours
   try {
-    write_file(path, iteration, blocks);
+    write_file(file, path, iteration, blocks);
   } catch (...) {
+    file.close();
     discard_part(path);
     throw;
   }
-  publish_part(path);
+  publish_part(path, options_.permissions);
 }
 
-void Hdf5FilePerProcessStore::write_file(const std::string& path, int iteration,
+void Hdf5FilePerProcessStore::write_file(Hdf5Handle& file, const std::string& path, int iteration,
                                          const std::vector<BlockData>& blocks) const {
-  Hdf5Handle file = create_serial_part(path);
   write_file_attributes(file.get(), env_.simulation, iteration, env_.writer, path);
   // Flushed first, so that the small file left if the reservation fails closes cleanly.
   hdf5_check(H5Fflush(file.get(), H5F_SCOPE_LOCAL), "flush the file", path);

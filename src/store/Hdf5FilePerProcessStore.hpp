@@ -16,7 +16,7 @@ class Hdf5FilePerProcessStore final : public StoreBackend {
   void write_iteration(int iteration, const std::vector<BlockData>& blocks) override;
 
  private:
-  void write_file(const std::string& path, int iteration,
+  void write_file(Hdf5Handle& file, const std::string& path, int iteration,
                   const std::vector<BlockData>& blocks) const;
 
   Hdf5Options options_;

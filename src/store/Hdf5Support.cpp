@@ -247,8 +247,21 @@ void write_file_attributes(hid_t file, const std::string& simulation, int iterat
 
 Hdf5Handle create_serial_part(const std::string& final_path) {
   Hdf5Handle fapl = serial_file_access_list(final_path);
-  return hdf5_own(H5Fcreate(part_path(final_path).c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()),
+  check_part_absent(final_path);
+  return hdf5_own(H5Fcreate(part_path(final_path).c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()),
                   H5Fclose, "create the file", final_path);
+}
+
+// The part is created with O_EXCL (H5F_ACC_EXCL), which also refuses a symbolic link: this
+// check only gives the reason in words.
+void check_part_absent(const std::string& final_path) {
+  const std::string part = part_path(final_path);
+  struct stat info {};
+  if (::lstat(part.c_str(), &info) != 0) return;
+  throw Error(ECLUSE_IO_ERROR, "'" + part +
+                                   "' already exists: another run is writing the same file, or "
+                                   "it is not a file of this run. Fix: give each run its own "
+                                   "FilesPath or simulation name, or remove it");
 }
 
 // The serial driver keeps the file at its reserved size: cut the unused margin.
@@ -335,8 +348,14 @@ std::string part_path(const std::string& final_path) {
   return final_path + ".part";
 }
 
-void publish_part(const std::string& final_path) {
+void publish_part(const std::string& final_path, int permissions) {
   const std::string part = part_path(final_path);
+  if (permissions >= 0 && ::chmod(part.c_str(), static_cast<mode_t>(permissions)) != 0) {
+    const int error = errno;
+    discard_part(final_path);
+    throw Error(ECLUSE_IO_ERROR,
+                "cannot set the permissions of '" + part + "': " + std::strerror(error));
+  }
   if (std::rename(part.c_str(), final_path.c_str()) == 0) return;
   const int error = errno;
   discard_part(final_path);

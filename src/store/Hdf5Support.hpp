@@ -18,6 +18,7 @@ struct Hdf5Options {
   std::string store_name;
   std::string directory;  // absolute, no trailing separator
   std::string file_name;  // pattern with {simulation} {iteration} {writer} {node}
+  int permissions = -1;   // mode of the published files; -1: 0666 minus the umask
 };
 
 /** Owns one HDF5 identifier and closes it with the matching H5?close function. */
@@ -115,10 +116,12 @@ void reserve_space(const std::string& final_path, std::uint64_t bytes,
                    const std::string& store_name);
 /** Cuts "<final>.part" back to the size HDF5 used, when the reservation was larger. */
 void trim_part(const std::string& final_path, std::uint64_t size);
+/** Throws ECLUSE_IO_ERROR when "<final>.part" exists (another run writes the same file). */
+void check_part_absent(const std::string& final_path);
 /** The file is written under this name and renamed once complete. */
 std::string part_path(const std::string& final_path);
 /** Renames "<final>.part" to "<final>"; throws ECLUSE_IO_ERROR (and removes the .part). */
-void publish_part(const std::string& final_path);
+void publish_part(const std::string& final_path, int permissions = -1);
 /** Removes "<final>.part" if present; never throws, used on failure paths. */
 void discard_part(const std::string& final_path) noexcept;
 

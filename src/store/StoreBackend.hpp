@@ -12,6 +12,7 @@
 
 #include "block/BlockData.hpp"
 #include "config/Config.hpp"
+#include "core/Log.hpp"
 
 namespace ecluse {
 
@@ -23,6 +24,7 @@ struct StoreEnv {
   int node = 0;                        // this writer's node, numbered from 0
   int domains = 1;                     // blocks per client, decides the dataset naming scheme
   std::string simulation;              // <simulation name>
+  Log* log = nullptr;                  // for warnings that are not errors (set by the Writer)
 };
 
 /** A storage plugin instance, created once per <store> element. */

@@ -3,6 +3,7 @@
 #include "store/StoreRegistry.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <utility>
 
@@ -11,6 +12,7 @@
 #include "store/Hdf5FilePerNodeStore.hpp"
 #include "store/Hdf5FilePerProcessStore.hpp"
 #include "store/NullStore.hpp"
+#include "store/OutputLock.hpp"
 
 namespace ecluse {
 namespace {
@@ -52,6 +54,41 @@ void check_placeholders(const Store& store, const std::string& pattern, Hdf5Mode
   }
 }
 
+// File names stay inside the store's directory: the pattern is relative and has no "..".
+void check_confined(const Store& store, const std::string& pattern) {
+  const std::filesystem::path path(pattern);
+  const bool up =
+      std::any_of(path.begin(), path.end(), [](const auto& part) { return part == ".."; });
+  if (!path.is_absolute() && !up) return;
+  config_error(store, "FileName '" + pattern +
+                          "' would leave the store's directory (FilesPath); use a relative "
+                          "pattern without '..', and FilesPath to choose the directory");
+}
+
+// ECLUSE_OUTPUT_ROOT (a trusted setting of the job, not of the configuration) confines every
+// store's directory, symbolic links resolved.
+void check_output_root(const Store& store, const std::string& directory) {
+  const char* root = std::getenv("ECLUSE_OUTPUT_ROOT");
+  if (root == nullptr || *root == '\0') return;
+  std::error_code error;
+  const std::string r = std::filesystem::weakly_canonical(root, error).string();
+  const std::string d = std::filesystem::weakly_canonical(directory, error).string();
+  if (d == r || d.rfind(r + (r.ends_with('/') ? "" : "/"), 0) == 0) return;
+  config_error(store, "FilesPath '" + directory + "' is outside ECLUSE_OUTPUT_ROOT='" + root +
+                          "' (resolved '" + d + "'); choose a directory under it");
+}
+
+int parse_permissions(const Store& store, const std::string& text) {
+  if (text.empty()) return -1;
+  const bool octal = text.size() <= 4 && text.find_first_not_of("01234567") == std::string::npos;
+  const int mode = octal ? std::stoi(text, nullptr, 8) : -1;
+  if (mode < 0 || mode > 0777) {
+    config_error(store, "option Permissions is '" + text +
+                            "'; give an octal mode from 0 to 0777, e.g. 0640");
+  }
+  return mode;
+}
+
 int size_of(MPI_Comm comm) {
   int size = 1;
   if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &size);
@@ -86,6 +123,7 @@ std::string file_name_pattern(const Store& store, const Hdf5StoreOptions& typed,
   const Hdf5Mode mode = typed.mode;
   std::string pattern = typed.file_name.empty() ? default_pattern(mode) : typed.file_name;
   check_placeholders(store, pattern, mode);
+  check_confined(store, pattern);
   if (mode == Hdf5Mode::PerCore) check_writer_placeholder(store, pattern, env);
   if (mode == Hdf5Mode::PerNode) check_node_placeholder(store, pattern, env);
   return pattern;
@@ -98,17 +136,47 @@ std::string absolute_directory(std::string path) {
   return absolute;
 }
 
-std::unique_ptr<StoreBackend> make_hdf5(const Store& store, const StoreEnv& env) {
-  const Hdf5StoreOptions typed = hdf5_options(store);
-  const Hdf5Mode mode = typed.mode;
-  Hdf5Options options{store.name, absolute_directory(typed.files_path),
-                      file_name_pattern(store, typed, env)};
+/** A store and the output lock its first writer holds for the run's lifetime. */
+class LockedStore final : public StoreBackend {
+ public:
+  LockedStore(std::unique_ptr<OutputLock> lock, std::unique_ptr<StoreBackend> store)
+      : lock_(std::move(lock)), store_(std::move(store)) {}
+  void write_iteration(int iteration, const std::vector<BlockData>& blocks) override {
+    store_->write_iteration(iteration, blocks);
+  }
+
+ private:
+  std::unique_ptr<OutputLock> lock_;  // null on the other writers
+  std::unique_ptr<StoreBackend> store_;
+};
+
+std::unique_ptr<StoreBackend> make_hdf5_backend(Hdf5Mode mode, Hdf5Options options,
+                                                const StoreEnv& env) {
   if (mode == Hdf5Mode::Collective) {
     return std::make_unique<Hdf5CollectiveStore>(std::move(options), env);
   }
   if (mode == Hdf5Mode::PerNode)
     return std::make_unique<Hdf5FilePerNodeStore>(std::move(options), env);
   return std::make_unique<Hdf5FilePerProcessStore>(std::move(options), env);
+}
+
+std::unique_ptr<OutputLock> lock_on_first_writer(const Hdf5Options& options, const StoreEnv& env) {
+  int rank = 0;
+  if (env.comm != MPI_COMM_NULL) MPI_Comm_rank(env.comm, &rank);
+  if (rank != 0) return nullptr;
+  return std::make_unique<OutputLock>(options.directory, env.simulation, options.file_name,
+                                      options.store_name, env.log);
+}
+
+std::unique_ptr<StoreBackend> make_hdf5(const Store& store, const StoreEnv& env) {
+  const Hdf5StoreOptions typed = hdf5_options(store);
+  Hdf5Options options{
+      store.name, absolute_directory(typed.files_path), file_name_pattern(store, typed, env),
+      parse_permissions(store, option_or_default(store, *find_store_kind("HDF5"), "Permissions"))};
+  check_output_root(store, options.directory);
+  std::unique_ptr<OutputLock> lock = lock_on_first_writer(options, env);
+  return std::make_unique<LockedStore>(std::move(lock),
+                                       make_hdf5_backend(typed.mode, std::move(options), env));
 }
 
 std::unique_ptr<StoreBackend> make_null(const Store& store, const StoreEnv& /*env*/) {

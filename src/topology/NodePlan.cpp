@@ -1,13 +1,14 @@
 // Role assignment inside a node for dedicated cores.
 #include "topology/NodePlan.hpp"
 
+#include <algorithm>
+
 #include "ecluse/Error.hpp"
 
 namespace ecluse {
+namespace {
 
-NodePlan plan_dedicated_cores(int node, int local_size, int dedicated_cores,
-                              ServerPlacement placement) {
-  const int k = dedicated_cores;
+void check_room(int node, int local_size, int k) {
   if (local_size <= k) {
     throw Error(ECLUSE_INIT_ERROR,
                 "node " + std::to_string(node) + " has " + std::to_string(local_size) +
@@ -25,17 +26,79 @@ NodePlan plan_dedicated_cores(int node, int local_size, int dedicated_cores,
                     " ranks per node or lower the number of "
                     "dedicated cores.");
   }
+}
+
+// The mask is repeated over the node; its first k ones are the dedicated cores.
+std::vector<int> masked_ranks(int node, int local_size, int k, const std::string& mask) {
+  std::vector<int> ranks;
+  for (int local = 0; local < local_size && static_cast<int>(ranks.size()) < k; ++local) {
+    if (mask[static_cast<std::size_t>(local) % mask.size()] == '1') ranks.push_back(local);
+  }
+  if (static_cast<int>(ranks.size()) == k) return ranks;
+  throw Error(ECLUSE_INIT_ERROR,
+              "node " + std::to_string(node) + ": <placement mask=\"" + mask + "\"> marks " +
+                  std::to_string(ranks.size()) + " of its " + std::to_string(local_size) +
+                  " ranks as dedicated cores, but <dedicated cores=\"" + std::to_string(k) +
+                  "\"/> needs " + std::to_string(k) + "; put a 1 for each dedicated core.");
+}
+
+std::string pattern_text(const CorePlacement& p) {
+  return "<placement start=\"" + std::to_string(p.start) + "\" step=\"" + std::to_string(p.step) +
+         "\" blocksize=\"" + std::to_string(p.blocksize) + "\">";
+}
+
+// Blocks of `blocksize` ranks, the first at `start`, each `step` ranks after the previous.
+std::vector<int> pattern_ranks(int node, int local_size, int k, const CorePlacement& p) {
+  const int blocksize = p.blocksize > 0 ? p.blocksize : k;
+  const int step = p.step > 0 ? p.step : blocksize;
+  if (step < blocksize && k > blocksize) {
+    throw Error(ECLUSE_INIT_ERROR, pattern_text(p) + " makes blocks of dedicated cores overlap; " +
+                                       "give a step of at least the blocksize.");
+  }
+  std::vector<int> ranks;
+  for (int i = 0; i < k; ++i) {
+    const long long local = p.start + static_cast<long long>(i / blocksize) * step + i % blocksize;
+    if (local >= local_size) {
+      throw Error(ECLUSE_INIT_ERROR,
+                  "node " + std::to_string(node) + " has " + std::to_string(local_size) +
+                      " ranks but " + pattern_text(p) + " puts dedicated core " +
+                      std::to_string(i + 1) + " of " + std::to_string(k) + " at local rank " +
+                      std::to_string(local) + "; run more ranks per node or change the placement.");
+    }
+    ranks.push_back(static_cast<int>(local));
+  }
+  return ranks;
+}
+
+}  // namespace
+
+std::vector<int> dedicated_core_ranks(int node, int local_size, int k, ServerPlacement placement,
+                                      const CorePlacement& cores) {
+  check_room(node, local_size, k);
+  if (!cores.mask.empty()) return masked_ranks(node, local_size, k, cores.mask);
+  if (cores.pattern) return pattern_ranks(node, local_size, k, cores);
+  const int first = placement == ServerPlacement::First ? 0 : local_size - k;
+  std::vector<int> ranks;
+  for (int i = 0; i < k; ++i) ranks.push_back(first + i);
+  return ranks;
+}
+
+NodePlan plan_dedicated_cores(int node, int local_size, int dedicated_cores,
+                              ServerPlacement placement, const CorePlacement& cores) {
+  const int k = dedicated_cores;
+  const std::vector<int> servers = dedicated_core_ranks(node, local_size, k, placement, cores);
   NodePlan plan;
   plan.servers = k;
   plan.clients = local_size - k;
-  const int first_server = placement == ServerPlacement::First ? 0 : local_size - k;
   int next_client = 0;
   for (int local = 0; local < local_size; ++local) {
-    const bool server = local >= first_server && local < first_server + k;
+    const auto found = std::find(servers.begin(), servers.end(), local);
+    const bool server = found != servers.end();
     plan.roles.push_back(server ? Role::DedicatedCore : Role::Client);
     plan.client_index.push_back(server ? -1 : next_client);
     // Contiguous groups: client c goes to server floor(c * k / clients).
-    plan.server_index.push_back(server ? local - first_server : next_client * k / plan.clients);
+    plan.server_index.push_back(server ? static_cast<int>(found - servers.begin())
+                                       : next_client * k / plan.clients);
     if (!server) ++next_client;
   }
   return plan;

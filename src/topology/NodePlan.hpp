@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "config/Config.hpp"
 #include "config/ConfigEnums.hpp"
 #include "core/Role.hpp"
 
@@ -17,10 +18,16 @@ struct NodePlan {
   int servers = 0;
 };
 
-/** k dedicated cores among local_size ranks, placed last (default) or first; clients are
- * spread over the servers in contiguous groups whose sizes differ by at most one. Throws
- * Error(ECLUSE_INIT_ERROR) when the node has no rank left for the simulation. */
+/** k dedicated cores among local_size ranks, placed last (default) or first, or where
+ * <placement mask start step blocksize> says (`cores`); clients, in local-rank order, are spread
+ * over the servers in contiguous groups whose sizes differ by at most one. Throws
+ * Error(ECLUSE_INIT_ERROR) when the node has no rank left for the simulation or the placement
+ * does not fit the node. */
 NodePlan plan_dedicated_cores(int node, int local_size, int dedicated_cores,
-                              ServerPlacement placement);
+                              ServerPlacement placement, const CorePlacement& cores = {});
+
+/** The local ranks of the node's dedicated cores, in increasing order (see above). */
+std::vector<int> dedicated_core_ranks(int node, int local_size, int dedicated_cores,
+                                      ServerPlacement placement, const CorePlacement& cores);
 
 }  // namespace ecluse

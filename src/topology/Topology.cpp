@@ -27,6 +27,7 @@ int effective_ranks_per_node(const Architecture& architecture) {
 }
 
 Topology::Topology(MPI_Comm world, const Architecture& architecture) {
+  const WaitScope scope("in initialize for the topology (nodes and roles)");
   MPI_Comm_rank(world, &world_rank_);
   find_node(world, effective_ranks_per_node(architecture));
   try {
@@ -42,7 +43,7 @@ Topology::Topology(MPI_Comm world, const Architecture& architecture) {
 void Topology::plan_cores(MPI_Comm world, const Architecture& architecture) {
   run_collectively(world, [&] {
     plan_ = plan_dedicated_cores(node_, local_size_, architecture.dedicated_cores,
-                                 architecture.placement);
+                                 architecture.placement, architecture.core_placement);
   });
   role_ = plan_.roles[static_cast<std::size_t>(local_rank_)];
 }
@@ -51,14 +52,16 @@ void Topology::plan_nodes(MPI_Comm world, const Architecture& architecture) {
   int size = 0;
   MPI_Comm_size(world, &size);
   std::vector<int> node_of(static_cast<std::size_t>(size));
-  MPI_Allgather(&node_, 1, MPI_INT, node_of.data(), 1, MPI_INT, world);
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Iallgather(&node_, 1, MPI_INT, node_of.data(), 1, MPI_INT, world, &request);
+  complete(request, world, "MPI_Iallgather");
   run_collectively(world, [&] {
     node_plan_ =
         plan_dedicated_nodes(node_of, architecture.dedicated_nodes, architecture.placement);
   });
   if (node_plan_.dedicated[static_cast<std::size_t>(node_)]) role_ = Role::DedicatedNode;
   gather_processes(world);
-  MPI_Comm_dup(world, &channel_);
+  channel_ = duplicate(world);
 }
 
 void Topology::gather_processes(MPI_Comm world) {
@@ -70,7 +73,9 @@ void Topology::gather_processes(MPI_Comm world) {
   int size = 0;
   MPI_Comm_size(world, &size);
   processes_.resize(static_cast<std::size_t>(size));
-  MPI_Allgather(&me, sizeof me, MPI_BYTE, processes_.data(), sizeof me, MPI_BYTE, world);
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Iallgather(&me, sizeof me, MPI_BYTE, processes_.data(), sizeof me, MPI_BYTE, world, &request);
+  complete(request, world, "MPI_Iallgather");
 }
 
 Topology::~Topology() {
@@ -82,19 +87,23 @@ Topology::~Topology() {
 
 void Topology::split_roles(MPI_Comm world) {
   MPI_Comm mine = MPI_COMM_NULL;
+  barrier(world);  // MPI_Comm_split has no nonblocking form: every rank must be there first
   MPI_Comm_split(world, is_client() ? 0 : 1, world_rank_, &mine);
   (is_client() ? clients_ : servers_) = mine;
   // Every rank of the node learns the clients-communicator rank of the node's clients.
   int client_rank = -1;
   if (is_client()) MPI_Comm_rank(clients_, &client_rank);
   std::vector<int> by_local(static_cast<std::size_t>(local_size_));
-  MPI_Allgather(&client_rank, 1, MPI_INT, by_local.data(), 1, MPI_INT, node_comm_);
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Iallgather(&client_rank, 1, MPI_INT, by_local.data(), 1, MPI_INT, node_comm_, &request);
+  complete(request, node_comm_, "MPI_Iallgather");
   for (int r : by_local) {
     if (r >= 0) node_client_ranks_.push_back(r);
   }
 }
 
 void Topology::find_node(MPI_Comm world, int ranks_per_node) {
+  barrier(world);  // the splits below have no nonblocking form: every rank must be there first
   if (ranks_per_node > 0) {
     node_ = world_rank_ / ranks_per_node;
     MPI_Comm_split(world, node_, world_rank_, &node_comm_);

@@ -35,6 +35,8 @@ class Transport {
   virtual bool signal(const std::string& event, int iteration) = 0;
   /** This client sends nothing more. */
   virtual void stop() = 0;
+  /** After stop: this client sends again (a restarted phase; its server serves again). */
+  virtual void restart() {}
   /** Drops blocks put but never ended (finalize without end_iteration); returns how many. */
   virtual std::size_t discard() = 0;
   [[nodiscard]] virtual Statistics statistics() const { return {}; }

@@ -5,16 +5,30 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/Collective.hpp"
 #include "ecluse/Error.hpp"
 
 namespace ecluse {
 
 std::chrono::seconds peer_timeout() {
-  const char* env = std::getenv("ECLUSE_TIMEOUT");
-  const long seconds = env ? std::strtol(env, nullptr, 10) : 0;
-  // At most 30 days: deadlines are computed as now + timeout and must not overflow the clock.
-  constexpr long kLongest = 30L * 24 * 3600;
-  return std::chrono::seconds(seconds > 0 ? std::min(seconds, kLongest) : 600);
+  return wait_timeout();
+}
+
+bool silence_is_bounded() {
+  static const bool bounded = std::getenv("ECLUSE_TIMEOUT") != nullptr;
+  return bounded;
+}
+
+void abort_silent_clients(const std::string& server, std::size_t clients) {
+  const std::string seconds = std::to_string(peer_timeout().count());
+  abort_on_timeout(
+      "in the " + server + " for its " + std::to_string(clients) +
+      " client(s), which sent nothing for " + seconds +
+      " s: a simulation that calls a collective on MPI_COMM_WORLD (or on any communicator that "
+      "holds the Ecluse servers) instead of the communicator from ecluse_client_comm_get "
+      "blocks there forever, since servers never join it: use that communicator. If the "
+      "clients only compute longer than " +
+      seconds + " s between two Ecluse calls, raise ECLUSE_TIMEOUT.");
 }
 
 void copy_block(void* to, const void* from, std::size_t bytes) {

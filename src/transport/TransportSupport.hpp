@@ -14,6 +14,14 @@ namespace ecluse {
 /** Seconds a client or server waits for its peer before failing (ECLUSE_TIMEOUT, default 600,
  * at most 30 days). */
 std::chrono::seconds peer_timeout();
+/** True when ECLUSE_TIMEOUT is set: only then do servers abort on clients silent that long
+ * (by default a client may compute for hours between two writes). */
+bool silence_is_bounded();
+
+/** A server (`server`: "dedicated core", "dedicated node") whose `clients` sent nothing for
+ * peer_timeout(): aborts the job, naming the likely cause (a collective of the simulation on a
+ * communicator that holds the servers, such as MPI_COMM_WORLD) and the fix. */
+[[noreturn]] void abort_silent_clients(const std::string& server, std::size_t clients);
 
 /** memcpy in 64 MiB pieces: glibc's memcpy slows down ~3x on copies of hundreds of MiB whose
  * source and destination sit at different page offsets; 64 MiB pieces do not. */

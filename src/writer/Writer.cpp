@@ -11,13 +11,20 @@
 namespace ecluse {
 Writer::Writer(const Config& config, const StoreEnv& env, Log& log, Accounting& accounting)
     : log_(log), accounting_(accounting) {
+  StoreEnv logged = env;
+  logged.log = &log;
   run_collectively(env.comm, [&] {
-    for (const Store& store : config.stores) stores_.push_back({&store, make_store(store, env)});
+    for (const Store& store : config.stores) {
+      if (store.enabled) stores_.push_back({&store, make_store(store, logged)});
+    }
   });
 }
 
-bool Writer::serves(const BoundStore& store, const Variable& variable) {
-  if (variable.stores.empty()) return true;
+// A store with frequency f writes the iterations that are multiples of f; a variable that is
+// not time-varying is written once, at whichever iteration it comes, so it is never skipped.
+bool Writer::serves(const BoundStore& store, const Variable& variable, int iteration) {
+  if (iteration % store.config->frequency != 0 && variable.time_varying) return false;
+  if (variable.every_store) return true;
   return std::find(variable.stores.begin(), variable.stores.end(), store.config->name) !=
          variable.stores.end();
 }
@@ -30,7 +37,7 @@ void Writer::write_iteration(int iteration, const std::vector<BlockData>& blocks
   for (BoundStore& store : stores_) {
     std::vector<BlockData> mine;
     for (const BlockData& block : blocks) {
-      if (serves(store, *block.variable)) mine.push_back(block);
+      if (serves(store, *block.variable, iteration)) mine.push_back(block);
     }
     try {
       store.backend->write_iteration(iteration, mine);
@@ -48,7 +55,7 @@ void Writer::write_iteration(int iteration, const std::vector<BlockData>& blocks
       ++failed;
     }
   }
-  accounting_.add_store(iteration, wall_clock() - start);
+  accounting_.add_store(iteration, wall_clock() - start, blocks.size());
   if (failed > 0) accounting_.add_store_errors(iteration, failed);
   if (first) throw *first;
 }

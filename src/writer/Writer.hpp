@@ -28,7 +28,8 @@ class Writer {
     const Store* config;
     std::unique_ptr<StoreBackend> backend;
   };
-  [[nodiscard]] static bool serves(const BoundStore& store, const Variable& variable);
+  [[nodiscard]] static bool serves(const BoundStore& store, const Variable& variable,
+                                   int iteration);
   std::vector<BoundStore> stores_;
   std::set<const Store*> failed_once_;  // a store's failure is logged once, then counted
   std::string last_failure_;

@@ -85,6 +85,8 @@ std::pair<bool, int> run(const std::string& dir, const RunSetup& s, int iteratio
         const std::int64_t pos[2] = {source * 6, b * 5};
         expect_ok(ecluse_set_block_position("field", b, pos));
         expect_ok(ecluse_write_block("field", b, field_values(it, source, b).data()));
+        const std::int64_t fort_pos[2] = {b * 3, source * 6};  // Fortran order
+        expect_ok(ecluse_set_block_position("grp/fort", b, fort_pos));
         void* room = nullptr;  // zero copy for the Fortran variable
         expect_ok(ecluse_alloc_block("grp/fort", b, &room));
         auto f = fort_values(it, source, b);

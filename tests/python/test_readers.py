@@ -31,10 +31,14 @@ def test_a_real_report_reads_typed(tmp_path):
     assert (r.approach, r.ranks, r.nodes) == ("tp", 2, 1)
     assert set(r.roles) == {"simulation"} and r.server_role() is None
     assert r.completion_time_s > 0 and r.roles["simulation"].ranks == 2
-    assert len(r.iterations) == 3 and len(r.outputs()) == 3
-    # Every iteration hands over 2 slabs (34 x 50 doubles) and 2 x 4 ints; y once, 2 x 48 floats.
-    assert [i.bytes for i in r.iterations] == [2 * (34 * 50 * 8 + 16) + 2 * 48 * 4] + \
-        [2 * (34 * 50 * 8 + 16)] * 2
+    assert r.iteration_count() == 3 and r.output_count() == 3 and r.output_every() == 1
+    # Each client hands over a slab (34 x 50 doubles) and 4 ints every iteration, and its half
+    # of y (48 floats) once.
+    b = r.iterations.client_bytes
+    slab = 34 * 50 * 8 + 16
+    assert (b.count, b.sum, b.min, b.max) == (6, 6 * slab + 2 * 48 * 4, slab, slab + 48 * 4)
+    assert r.bytes_per_output() == (6 * slab + 2 * 48 * 4) / 3
+    assert r.iterations.client_write_s.count == 6 and r.write_time_per_output() > 0
     assert (r.energy.source, r.energy.quality) == ("model", "modelled")
 
 
@@ -42,7 +46,8 @@ def test_reports_that_are_not_reports_are_refused_by_name(tmp_path):
     path = tmp_path / "other.json"
     path.write_text(json.dumps({"schema": "something-else/1"}))
     with pytest.raises(report.ReportError, match=r"other.json: schema is 'something-else/1', "
-                                                 r"expected 'ecluse-report/1'"):
+                                                 r"expected 'ecluse-report/2' \(or the older "
+                                                 r"'ecluse-report/1'\)"):
         report.load(str(path))
     assert report.read(str(tmp_path / "missing.json")) is None
     r = report.Report.from_dict({"schema": report.SCHEMA}, str(path))

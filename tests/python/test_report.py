@@ -46,7 +46,7 @@ def run(tmp_path, approach, extra="", env=None):
 @pytest.mark.parametrize("approach", ["tp", "dc", "dn"])
 def test_report_numbers_add_up(tmp_path, approach):
     result, report = run(tmp_path, approach)
-    assert report["schema"] == "ecluse-report/1"
+    assert report["schema"] == "ecluse-report/2"
     assert report["approach"] == approach
     assert report["ranks"] == 4
     server = {"tp": None, "dc": "dedicated-core", "dn": "dedicated-node"}[approach]
@@ -59,16 +59,26 @@ def test_report_numbers_add_up(tmp_path, approach):
         # Each rank's phases add up to its time from initialize to finalize.
         assert phases == pytest.approx(role["wall_s"], rel=0.01, abs=1e-4), name
         assert 0 <= role["cpu_usage_percent"] < 400
-    # 5 iterations, the same bytes in the series as in total.
-    assert [i["iteration"] for i in report["iterations"]] == [0, 1, 2, 3, 4]
-    assert sum(i["bytes"] for i in report["iterations"]) == report["io"]["bytes"]
+    # 5 iterations, each an output, the same bytes in the series as in total.
+    it = report["iterations"]
+    assert (it["count"], it["first"], it["last"]) == (5, 0, 4)
+    assert (it["outputs"]["count"], it["outputs"]["every"], it["outputs"]["every_max"]) == (5, 1, 1)
+    assert it["client_bytes"]["count"] == 5 * clients
+    assert it["client_bytes"]["sum"] == report["io"]["bytes"]
+    assert it["client_write_s"]["count"] == 5 * clients and it["client_quiet_s"]["count"] == 0
+    # Every rank that stores does so at every iteration: the servers, or the clients in TP.
+    stores = it["server_store_s"]["count"] + it["server_store_empty_s"]["count"]
+    assert stores == 5 * (report["roles"][server]["ranks"] if server else clients)
+    assert it["store_errors"] == 0 and report["trace"] is None
     assert report["io"]["bytes"] == report["roles"]["simulation"]["bytes"] > 0
     energy = report["energy"]
     assert (energy["source"], energy["quality"], energy["calibration"]) == (
         "model", "modelled", "default-uncalibrated")
     assert energy["joules"] > 0
     # The default calibration: P_idle 100 W, P_max 250 W per host, 1 host.
-    assert 100 * 0.999 <= energy["average_power_w"] <= 250 * 1.001
+    # Energy is integrated by the ticker and the wall time read at finalize: the two spans differ
+    # by a few milliseconds on a loaded machine (seen: 99.49 W), hence 2% below idle.
+    assert 100 * 0.98 <= energy["average_power_w"] <= 250 * 1.001
     host = energy["hosts"][0]
     assert host["joules"] / host["seconds"] == pytest.approx(energy["average_power_w"])
     by_role = sum(r["joules"] for r in energy["by_role"].values())

@@ -1,7 +1,10 @@
-// Phase accounting: phases add up to the wall time, scopes restore, iteration series, JSON.
+// Phase accounting: phases add up to the wall time, scopes restore, iteration series and their
+// trace, JSON.
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "accounting/Accounting.hpp"
@@ -54,30 +57,70 @@ TEST(Accounting, IterationSeriesHoldsVisibleWriteTimeAndBytes) {
     {
       PhaseScope write(a, Phase::Write);
       std::this_thread::sleep_for(std::chrono::milliseconds(5 * (it + 1)));
-      a.add_bytes(100 * static_cast<std::uint64_t>(it + 1));
+      a.add_bytes(it == 1 ? 0 : 100 * static_cast<std::uint64_t>(it + 1));
       a.end_iteration(it);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));  // compute: not counted
   }
-  ASSERT_EQ(a.iterations().size(), 3u);
-  for (int it = 0; it < 3; ++it) {
-    const auto& r = a.iterations()[static_cast<std::size_t>(it)];
-    EXPECT_EQ(r.iteration, it);
-    EXPECT_EQ(r.bytes, 100.0 * (it + 1));
-    EXPECT_GE(r.write_seconds, 0.005 * (it + 1) - 1e-4);
-    EXPECT_LT(r.write_seconds, 0.005 * (it + 1) + 0.009) << "compute leaked into write";
-  }
-  EXPECT_EQ(a.bytes(), 600.0);
+  const ecluse::IterationSeries& s = a.finish_series();
+  EXPECT_EQ(s.counters.ended.count, 3);
+  EXPECT_EQ(s.counters.outputs.count, 2);  // iteration 1 handed nothing over
+  const auto& write = s.of(ecluse::Series::Write);
+  EXPECT_EQ(write.count(), 2u);
+  EXPECT_GE(write.min(), 0.005 - 1e-4);
+  EXPECT_GE(write.max(), 0.015 - 1e-4);
+  EXPECT_LT(write.max(), 0.015 + 0.009) << "compute leaked into write";
+  EXPECT_EQ(s.of(ecluse::Series::Quiet).count(), 1u);
+  EXPECT_EQ(s.of(ecluse::Series::Bytes).sum(), 400.0);
+  EXPECT_EQ(a.bytes(), 400.0);
 }
 
 TEST(Accounting, StoreTimeOfTimePartitioningStaysWithItsIteration) {
   Accounting a;
-  a.add_store(0, 0.25);  // the stores run inside end_iteration, before it is recorded
+  a.add_store(0, 0.25, 1);  // the stores run inside end_iteration, before it is recorded
+  a.add_bytes(8);
   a.end_iteration(0);
-  a.add_store(1, 0.5);
-  ASSERT_EQ(a.iterations().size(), 2u);
-  EXPECT_EQ(a.iterations()[0].store_seconds, 0.25);
-  EXPECT_EQ(a.iterations()[1].store_seconds, 0.5);
+  a.add_store(1, 0.5, 0);
+  a.add_store_errors(1, 2);  // a server learns of failures after the store time
+  const ecluse::IterationSeries& s = a.finish_series();
+  EXPECT_EQ(s.of(ecluse::Series::Store).sum(), 0.25);
+  EXPECT_EQ(s.of(ecluse::Series::StoreEmpty).sum(), 0.5);
+  EXPECT_EQ(s.counters.store_errors, 2.0);
+  EXPECT_EQ(s.counters.failed.first, 1);
+  EXPECT_EQ(s.counters.ended.count, 1);
+  EXPECT_EQ(s.counters.stored.count, 2);
+}
+
+TEST(Accounting, TraceHasOneLinePerIterationAsItEnds) {
+  Accounting a;
+  std::vector<std::string> warnings;
+  a.trace_to(std::make_unique<ecluse::TraceFile>(
+      "trace.csv", "ecluse-trace/1 rank=0", [&](const std::string& w) { warnings.push_back(w); }));
+  a.add_store(0, 0.25, 3);
+  a.add_bytes(8);
+  a.end_iteration(0);
+  a.add_store(1, 0.5, 0);
+  a.add_store_errors(1, 1);
+  a.finish_series();
+  std::stringstream text;
+  text << std::ifstream("trace.csv").rdbuf();
+  const std::string head =
+      "# ecluse-trace/1 rank=0\n" + std::string(ecluse::TraceFile::kColumns) + "\n0,1,";
+  EXPECT_EQ(text.str().rfind(head, 0), 0u) << text.str();
+  EXPECT_NE(text.str().find(",8,1,0.25,3,0\n1,0,0,0,1,0.5,0,1\n"), std::string::npos) << text.str();
+  EXPECT_TRUE(warnings.empty());
+}
+
+TEST(Accounting, TraceThatCannotBeOpenedIsWarnedAbout) {
+  std::vector<std::string> warnings;
+  ecluse::TraceFile trace("no-such-directory/trace.csv", "h",
+                          [&](const std::string& w) { warnings.push_back(w); });
+  EXPECT_FALSE(trace.open());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0],
+            "the iteration trace no-such-directory/trace.csv could not be opened (No such file "
+            "or directory); the run goes on without it: check the directory of <report trace> "
+            "or ECLUSE_TRACE.");
 }
 
 TEST(Accounting, ObserverSeesEveryChangeOnly) {
@@ -99,6 +142,12 @@ TEST(Json, EscapesAndKeepsOrder) {
   EXPECT_EQ(j.dump(0),
             "{\"b\":\"quote \\\" backslash \\\\ newline \\u000a\",\"a\":1.5,"
             "\"list\":[true,null,3]}");
+}
+
+TEST(Json, NumbersReadBackAsTheSameDouble) {
+  ecluse::Json j = ecluse::Json::array();
+  j.push_back(0.1 + 0.2).push_back(3e-05).push_back(1.0 / 3).push_back(12345678901.0);
+  EXPECT_EQ(j.dump(0), "[0.30000000000000004,3e-05,0.3333333333333333,12345678901]");
 }
 
 }  // namespace

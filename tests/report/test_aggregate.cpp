@@ -1,6 +1,9 @@
 // Aggregation of ranks' records: sums by role, energy apportioned by CPU time, statistics.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
+#include "config/ConfigLoader.hpp"
 #include "report/RunReport.hpp"
 
 namespace {
@@ -18,6 +21,33 @@ RankRecord rank(int r, int role, double wall, double cpu, double compute_cpu, do
   return rec;
 }
 
+struct Sample {
+  int iteration;
+  double seconds, amount;  // bytes of a client, blocks of a store
+};
+
+void add_ended(RankRecord& rec, const std::vector<Sample>& samples) {
+  for (const Sample& x : samples) {
+    ecluse::IterationRecord r;
+    r.iteration = x.iteration;
+    r.ended = true;
+    r.write_seconds = x.seconds;
+    r.bytes = x.amount;
+    rec.series.add(r);
+  }
+}
+
+void add_stored(RankRecord& rec, const std::vector<Sample>& samples) {
+  for (const Sample& x : samples) {
+    ecluse::IterationRecord r;
+    r.iteration = x.iteration;
+    r.stored = true;
+    r.store_seconds = x.seconds;
+    r.stored_blocks = x.amount;
+    rec.series.add(r);
+  }
+}
+
 std::vector<RankRecord> run() {
   // One host: clients 0 and 1 used 3 s and 1 s of CPU, the dedicated core 0 s... almost.
   std::vector<RankRecord> records{rank(0, 0, 10, 3, 2.25, 0.75), rank(1, 0, 10, 1, 1, 0),
@@ -29,8 +59,10 @@ std::vector<RankRecord> run() {
                            {ecluse::Statistic::DnSentBytes, 7}};
   records[0].totals.bytes = 200;
   records[1].totals.bytes = 100;
-  records[0].iterations = {{0, 0.5, 0, 100}, {1, 1.5, 0, 100}};
-  records[1].iterations = {{0, 0.25, 0, 50}, {1, 0.75, 0, 50}};
+  // Clients write in iterations 0 and 1; iteration 2 hands nothing over.
+  add_ended(records[0], {{0, 0.5, 100}, {1, 1.5, 100}, {2, 0.001, 0}});
+  add_ended(records[1], {{0, 0.25, 50}, {1, 0.75, 50}, {2, 0.001, 0}});
+  add_stored(records[2], {{0, 0.25, 2}, {1, 0.5, 2}, {2, 0.125, 0}});
   return records;
 }
 
@@ -56,8 +88,12 @@ TEST(Aggregate, RolesAndEnergyApportionedByCpuTime) {
   EXPECT_EQ(t.energy.source, "model");
   EXPECT_EQ(t.energy.calibration, "cal-1");
   EXPECT_DOUBLE_EQ(t.completion, 10.0);
-  EXPECT_DOUBLE_EQ(t.mean_write, 0.75);  // (0.5 + 1.5 + 0.25 + 0.75) / 4
-  EXPECT_DOUBLE_EQ(t.max_write, 1.5);
+  // The write mean counts the iterations that wrote: (0.5 + 1.5 + 0.25 + 0.75) / 4.
+  const auto& write = t.series[0].merged.of(ecluse::Series::Write);
+  EXPECT_DOUBLE_EQ(write.mean(), 0.75);
+  EXPECT_DOUBLE_EQ(write.max(), 1.5);
+  EXPECT_DOUBLE_EQ(t.series[0].slowest_mean[0], 1.0);
+  EXPECT_EQ(t.storing.merged.of(ecluse::Series::Store).sum(), 0.75);
 }
 
 TEST(Aggregate, ReportDocument) {
@@ -65,16 +101,33 @@ TEST(Aggregate, ReportDocument) {
   const auto config = dc_config();
   const auto t = ecluse::aggregate(config, records, 1, 1);
   const std::string text = ecluse::build_report(config, t, records).dump(0);
-  EXPECT_NE(text.find("\"schema\":\"ecluse-report/1\""), std::string::npos);
+  EXPECT_NE(text.find("\"schema\":\"ecluse-report/2\""), std::string::npos);
   // Peaks are maxima, counters are sums.
   EXPECT_NE(text.find("\"statistics\":{\"dn.peak_held_bytes\":30,\"dn.sent_bytes\":12}"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("{\"iteration\":1,\"bytes\":150,\"client_write_s\":{\"mean\":1.125,"
-                      "\"max\":1.5}"),
+  EXPECT_NE(text.find("\"iterations\":{\"count\":3,\"first\":0,\"last\":2,\"outputs\":{"
+                      "\"count\":2,\"first\":0,\"last\":1,\"every\":1,\"every_max\":1},"
+                      "\"client_write_s\":{\"count\":4,\"sum\":3,\"mean\":0.75,\"stddev\":"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("\"io\":{\"bytes\":300,\"rate_mb_s\":3e-05,"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"min\":0.25,\"max\":1.5,\"p50\":"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"slowest_rank_mean\":1},\"client_quiet_s\":{\"count\":2,\"sum\":0.002,"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\"server_store_s\":{\"count\":2,\"sum\":0.75,\"mean\":0.375,"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\"server_store_empty_s\":{\"count\":1,\"sum\":0.125,"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\"store_errors\":0,\"failed_iterations\":{\"count\":0,\"first\":null,"
+                      "\"last\":null}}"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\"trace\":null}"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"io\":{\"bytes\":300,\"rate_mb_s\":2.9999999999999997e-05,"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("\"average_power_w\":100,"), std::string::npos) << text;
 }
 
@@ -85,11 +138,44 @@ TEST(Aggregate, SummaryNamesEverything) {
   EXPECT_EQ(s,
             "ecluse report (r.json):\n"
             "  approach dc, 3 ranks on 1 node(s), 1 host(s): simulation 2, dedicated-core 1\n"
-            "  completion 10.000 s; client write per iteration mean 750.000 ms, max 1500.000 "
-            "ms\n"
+            "  completion 10.000 s; client write per output iteration mean 750.000 ms, max "
+            "1500.000 ms (2 of 3 iteration(s) wrote)\n"
             "  CPU usage: simulation 20.0%, dedicated-core 0.0%\n"
             "  energy 1000.0 J (model, modelled, cal-1), average power 100.0 W; I/O 0.000 MB/s, "
             "0.00000 MB/s/W\n");
+}
+
+TEST(Aggregate, SummaryEndsWithHowToGetTheLeastCostApproach) {
+  EXPECT_EQ(ecluse::least_cost_hint("r.json"),
+            "  least cost: ecluse advise --from-report r.json (the energy model is the Python "
+            "package; launched as `ecluse run -- <command>`, this line gives its answer)\n");
+  EXPECT_EQ(ecluse::least_cost_hint(""),
+            "  least cost: not predicted: no report was written for the model to read (see "
+            "<report file> or ECLUSE_REPORT)\n");
+}
+
+TEST(Aggregate, TracePatternHoldsTheRank) {
+  auto config = dc_config();
+  unsetenv("ECLUSE_TRACE");
+  EXPECT_EQ(ecluse::trace_pattern(config), "");
+  config.report.trace = "/tmp/{simulation}-trace-{rank}.csv";
+  EXPECT_EQ(ecluse::trace_pattern(config), "/tmp/sim-trace-{rank}.csv");
+  setenv("ECLUSE_TRACE", "/tmp/t.csv", 1);
+  EXPECT_EQ(ecluse::trace_pattern(config), "/tmp/t.csv.{rank}");
+  setenv("ECLUSE_TRACE", "none", 1);
+  EXPECT_EQ(ecluse::trace_pattern(config), "");
+  unsetenv("ECLUSE_TRACE");
+}
+
+TEST(Aggregate, TraceIsReadFromTheReportElement) {
+  const auto config = ecluse::parse_config(
+      "<string>", R"(<simulation name="sim"><architecture><dedicated cores="0"/></architecture>
+      <data><layout name="l" type="double" dimensions="4"/><variable name="v" layout="l"/></data>
+      <report trace="t/{simulation}-{rank}.csv"/></simulation>)");
+  unsetenv("ECLUSE_TRACE");
+  EXPECT_EQ(config.report.trace, "t/{simulation}-{rank}.csv");
+  EXPECT_EQ(ecluse::trace_pattern(config),
+            (std::filesystem::current_path() / "t/sim-{rank}.csv").string());
 }
 
 TEST(Aggregate, ReportPathFollowsEnvironmentAndPlaceholder) {

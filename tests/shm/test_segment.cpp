@@ -173,6 +173,54 @@ TEST_F(SegmentTest, InvalidNamesAndSizesAreArgumentErrors) {
   }
 }
 
+// Unnamed segments (memfd): what dedicated cores use, so that no kill can leave a file behind.
+TEST_F(SegmentTest, UnnamedSegmentIsSharedThroughProcAndNeverInDevShm) {
+  const std::string prefix = "ecluse-" + test::job();
+  auto server = SharedSegment::create_unnamed(unique_name().substr(1), 1 << 16);
+  EXPECT_TRUE(dev_shm_entries(prefix).empty());
+  const std::string path = server.path();
+  EXPECT_EQ(path.rfind("/proc/" + std::to_string(::getpid()) + "/fd/", 0), 0u) << path;
+  const pid_t child = test::spawn([&path] {
+    auto mine = SharedSegment::open_path(path);
+    std::memcpy(mine.base(), "from child", 11);
+    return mine.size() == (1u << 16) ? 0 : 1;
+  });
+  ASSERT_EQ(test::wait_child(child), 0);
+  EXPECT_STREQ(static_cast<char*>(server.base()), "from child");
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+TEST_F(SegmentTest, UnlinkOfAnUnnamedSegmentClosesItsPathButKeepsTheMapping) {
+  auto server = SharedSegment::create_unnamed("ecluse-unnamed-test", 4096);
+  auto client = SharedSegment::open_path(server.path());
+  const std::string path = server.path();
+  server.unlink();
+  EXPECT_EQ(server.path(), "");
+  static_cast<char*>(client.base())[7] = 'k';
+  EXPECT_EQ(static_cast<char*>(server.base())[7], 'k');
+  try {
+    (void)SharedSegment::open_path(path);
+    FAIL() << "the path of a closed segment opened";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), ECLUSE_CHANNEL_ERROR);
+    EXPECT_NE(std::string(e.what()).find("cannot open the dedicated core's shared-memory segment " +
+                                         path + ": No such file or directory"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(SegmentTest, UnnamedLabelMayNotLookLikeAName) {
+  try {
+    (void)SharedSegment::create_unnamed("/ecluse-x", 4096);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), ECLUSE_ARGUMENT_ERROR);
+  }
+}
+
 TEST(SegmentName, IsSanitized) {
   EXPECT_EQ(segment_name("1234.5", 3, "buf"), "/ecluse-1234_5-3-buf");
   EXPECT_EQ(segment_name("a/b c", 0, "x:y_z-1"), "/ecluse-a_b_c-0-x_y_z-1");

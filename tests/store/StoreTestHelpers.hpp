@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "TestSupport.hpp"
+#include "core/Collective.hpp"
 #include "ecluse/Error.hpp"
 #include "store/StoreRegistry.hpp"
 
@@ -31,7 +32,10 @@ inline int world_size() {
 
 inline Store hdf5_store(const std::string& dir, const std::string& mode,
                         std::map<std::string, std::string> extra = {}) {
-  Store store{"h5", "HDF5", std::move(extra), {}};
+  Store store;
+  store.name = "h5";
+  store.type = "HDF5";
+  store.options = std::move(extra);
   store.options["FilesPath"] = dir;
   store.options["FileMode"] = mode;
   return store;
@@ -145,9 +149,27 @@ inline std::vector<std::string> files_ending_with(const std::string& dir,
   std::vector<std::string> found;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
     const std::string name = entry.path().string();
+    if (name.ends_with(".ecluse-lock")) continue;  // the run's lock, not an output
     if (name.size() >= suffix.size() && name.ends_with(suffix)) found.push_back(name);
   }
   return found;
+}
+
+/** make_store on every writer of env.comm together, as the Writer does at initialize: the
+ * first writer's output lock and clean-up are done before any writer writes. */
+inline std::unique_ptr<StoreBackend> make_store_collectively(const Store& config,
+                                                             const StoreEnv& env) {
+  std::unique_ptr<StoreBackend> store;
+  run_collectively(env.comm, [&] { store = make_store(config, env); });
+  return store;
+}
+
+/** No output file under dir: only the run's lock (".<simulation>.ecluse-lock") may be there. */
+inline bool no_output(const std::string& dir) {
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (!entry.path().filename().string().ends_with(".ecluse-lock")) return false;
+  }
+  return true;
 }
 
 /** Lowers the file-size limit of this process for its lifetime, as a full disk would. */

@@ -6,6 +6,8 @@
 #include <fstream>
 
 #include "StoreTestHelpers.hpp"
+#include "core/Collective.hpp"
+#include "store/OutputLock.hpp"
 
 namespace ecluse::test {
 namespace {
@@ -36,7 +38,7 @@ TEST(StoreFailures, ImpossibleDirectoryKeepsEarlierIterations) {
   const std::string dir = fresh_dir("fail_directory");
   Store config =
       hdf5_store(dir, "FilePerCore", {{"FileName", "It{iteration}/{simulation}_Pr{writer}.h5"}});
-  auto store = make_store(config, world_env());
+  auto store = make_store_collectively(config, world_env());
   Variable v = variable("x");
   const int w = world_rank();
   const std::vector<std::int32_t> data = {w, w + 1, w + 2};
@@ -57,11 +59,11 @@ TEST(StoreFailures, FilesPathBelowAFile) {
   const std::string dir = fresh_dir("fail_files_path");
   make_blocker_file(dir + "/blocker");
   for (const std::string mode : {"FilePerCore", "Collective"}) {
-    auto store = make_store(hdf5_store(dir + "/blocker/out", mode), world_env());
-    Variable v = variable("x");
-    const std::vector<double> data = {1.0};
-    const std::int64_t w = world_rank();
-    Error e = error_of([&] { store->write_iteration(0, {block_of(v, data, {{1}, {}, {}, {w}})}); });
+    // Refused when the store is made (at initialize), where the run's lock is taken.
+    Error e = error_of([&] {
+      run_collectively(MPI_COMM_WORLD,
+                       [&] { make_store(hdf5_store(dir + "/blocker/out", mode), world_env()); });
+    });
     EXPECT_EQ(e.status(), ECLUSE_IO_ERROR) << mode;
     EXPECT_EQ(std::string(e.what()), "cannot create output directory '" + dir +
                                          "/blocker/out' for store 'h5': Not a directory" + kFix)
@@ -71,7 +73,7 @@ TEST(StoreFailures, FilesPathBelowAFile) {
 
 TEST(StoreFailures, CollectiveImpossibleDirectoryFailsOnEveryRank) {
   const std::string dir = fresh_dir("fail_collective_directory");
-  auto store = make_store(
+  auto store = make_store_collectively(
       hdf5_store(dir, "Collective", {{"FileName", "It{iteration}/{simulation}.h5"}}), world_env());
   Variable v = variable("x");
   const std::int64_t w = world_rank();
@@ -93,7 +95,7 @@ TEST(StoreFailures, CollectiveImpossibleDirectoryFailsOnEveryRank) {
 
 TEST(StoreFailures, FullDiskFilePerCore) {
   const std::string dir = fresh_dir("fail_full_disk");
-  auto store = make_store(hdf5_store(dir, "FilePerCore"), world_env());
+  auto store = make_store_collectively(hdf5_store(dir, "FilePerCore"), world_env());
   Variable v = variable("big");
   const int w = world_rank();
   const auto first = big_data(0);
@@ -119,7 +121,7 @@ TEST(StoreFailures, FullDiskFilePerCore) {
 
 TEST(StoreFailures, FullDiskCollectiveFailsOnEveryRank) {
   const std::string dir = fresh_dir("fail_full_disk_collective");
-  auto store = make_store(hdf5_store(dir, "Collective"), world_env());
+  auto store = make_store_collectively(hdf5_store(dir, "Collective"), world_env());
   Variable v = variable("big");
   const std::int64_t w = world_rank();
   const auto first = big_data(0);
@@ -143,6 +145,94 @@ TEST(StoreFailures, FullDiskCollectiveFailsOnEveryRank) {
   for (int k = 0; k < world_size(); ++k)
     expected.insert(expected.end(), first.begin(), first.end());
   EXPECT_EQ(d.bytes, as_bytes(expected));
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+std::string this_host() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+TEST(StoreLock, SecondLiveRunIntoTheSameDirectoryIsRefused) {
+  const std::string dir = fresh_dir("lock_live");
+  // The parent of rank 0 (the launcher) is alive: it stands for another run.
+  long parent = getppid();
+  MPI_Bcast(&parent, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  if (world_rank() == 0) {
+    write_text(dir + "/.sim.ecluse-lock", this_host() + "\n" + std::to_string(parent) + "\n");
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  Error e = error_of([&] {
+    run_collectively(MPI_COMM_WORLD,
+                     [&] { make_store(hdf5_store(dir, "FilePerCore"), world_env()); });
+  });
+  EXPECT_EQ(e.status(), ECLUSE_IO_ERROR);
+  EXPECT_EQ(std::string(e.what()),
+            "store 'h5': another run (pid " + std::to_string(parent) + " on host '" + this_host() +
+                "') writes the same simulation into this directory (lock file '" + dir +
+                "/.sim.ecluse-lock'). Fix: wait for it to end, give this run another "
+                "FilesPath or simulation name, or remove the lock file if that run is no "
+                "longer alive");
+}
+
+TEST(StoreLock, StaleLockIsReplacedAndItsPartsRemovedAndNamed) {
+  if (world_size() > 1) GTEST_SKIP() << "one writer is enough";
+  const std::string dir = fresh_dir("lock_stale");
+  write_text(dir + "/.sim.ecluse-lock", this_host() + "\n999999999\n");
+  write_text(dir + "/sim_It3_Pr0.h5.part", "half a file");
+  write_text(dir + "/other_It3_Pr0.h5.part", "another simulation's");
+  LogConfig log_config;
+  log_config.file = dir + "/log";
+  Log log(log_config, 0);
+  StoreEnv env = world_env();
+  env.log = &log;
+  {
+    auto store = make_store_collectively(hdf5_store(dir, "FilePerCore"), env);
+    EXPECT_FALSE(std::filesystem::exists(dir + "/sim_It3_Pr0.h5.part"));
+    EXPECT_TRUE(std::filesystem::exists(dir + "/other_It3_Pr0.h5.part"));
+    EXPECT_EQ(read_text(dir + "/.sim.ecluse-lock"),
+              this_host() + "\n" + std::to_string(getpid()) + "\n");
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/.sim.ecluse-lock"));  // released at the end
+  EXPECT_EQ(read_text(dir + "/log.0.log"),
+            "[ecluse 0] warning: store 'h5': replaced the lock '" + dir +
+                "/.sim.ecluse-lock' of a run that stopped (pid 999999999 on host '" + this_host() +
+                "')\n[ecluse 0] warning: store 'h5': removed 1 partial file(s) in '" + dir +
+                "' left by a run of the same simulation that stopped before finishing them: "
+                "'sim_It3_Pr0.h5.part'\n");
+}
+
+TEST(StoreLock, ExistingPartIsNeitherOverwrittenNorRemoved) {
+  const std::string dir = fresh_dir("lock_part");
+  auto store = make_store_collectively(hdf5_store(dir, "FilePerCore"), world_env());
+  const int w = world_rank();
+  const std::string part = dir + "/sim_It0_Pr" + std::to_string(w) + ".h5.part";
+  write_text(part, "another run's");
+  Variable v = variable("x");
+  const std::vector<double> data = {1.0};
+  Error e = error_of([&] { store->write_iteration(0, {block_of(v, data, {{1}}, w)}); });
+  EXPECT_EQ(e.status(), ECLUSE_IO_ERROR);
+  EXPECT_EQ(std::string(e.what()), "'" + part +
+                                       "' already exists: another run is writing the same file, "
+                                       "or it is not a file of this run. Fix: give each run its "
+                                       "own FilesPath or simulation name, or remove it");
+  EXPECT_EQ(read_text(part), "another run's");
+}
+
+TEST(StoreLock, LeftoverPartsFollowTheFileNamePattern) {
+  const std::string dir = fresh_dir("lock_pattern");
+  std::filesystem::create_directories(dir + "/It12");
+  for (const std::string name : {"It12/heat_Pr3.h5.part", "It12/heat_Pr3.h5",
+                                 "It12/cold_Pr3.h5.part", "Itx/heat_Pr3.h5.part", "heat.h5.part"}) {
+    std::filesystem::create_directories(std::filesystem::path(dir + "/" + name).parent_path());
+    write_text(dir + "/" + name, "");
+  }
+  EXPECT_EQ(leftover_parts(dir, "heat", "It{iteration}/{simulation}_Pr{writer}.h5"),
+            std::vector<std::string>{"It12/heat_Pr3.h5.part"});
 }
 
 }  // namespace

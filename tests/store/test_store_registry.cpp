@@ -34,11 +34,12 @@ TEST(StoreRegistry, ListsHdf5AndNull) {
 
 TEST(StoreRegistry, Hdf5OptionsAndDefaults) {
   const StoreKind& kind = *find_store_kind("HDF5");
-  ASSERT_EQ(kind.options.size(), 4u);
+  ASSERT_EQ(kind.options.size(), 5u);
+  EXPECT_EQ(option(kind, "Permissions").default_value, "");
   EXPECT_EQ(option(kind, "FileMode").default_value, "FilePerCore");
-  EXPECT_EQ(
-      option(kind, "FileMode").allowed,
-      (std::vector<std::string>{"FilePerCore", "FilePerProcess", "FilePerNode", "Collective"}));
+  EXPECT_EQ(option(kind, "FileMode").allowed,
+            (std::vector<std::string>{"FilePerCore", "FilePerProcess", "FilePerNode", "Collective",
+                                      "CollectiveTest"}));
   EXPECT_EQ(option(kind, "FilesPath").default_value, ".");
   EXPECT_TRUE(option(kind, "FilesPath").allowed.empty());
   const OptionSpec& name = option(kind, "FileName");
@@ -75,11 +76,11 @@ TEST(StoreRegistry, RejectsBadOptionsWithLocation) {
   EXPECT_EQ(e.status(), ECLUSE_CONFIG_ERROR);
   EXPECT_STREQ(e.what(),
                "sim.xml:12:5: store 'out' of type 'HDF5': option FileMode is 'PerNode'; allowed "
-               "values: FilePerCore, FilePerProcess, FilePerNode, Collective");
+               "values: FilePerCore, FilePerProcess, FilePerNode, Collective, CollectiveTest");
   store.options = {{"FilePath", "x"}};
   EXPECT_STREQ(make_error(store).what(),
                "sim.xml:12:5: store 'out' of type 'HDF5': unknown option 'FilePath'; known "
-               "options: FileMode, FilesPath, FileName, XDMFMode");
+               "options: FileMode, FilesPath, FileName, Permissions, XDMFMode");
   store.options = {{"XDMFMode", "Always"}};
   EXPECT_STREQ(make_error(store).what(),
                "sim.xml:12:5: store 'out' of type 'HDF5': option XDMFMode is 'Always'; allowed "
@@ -144,7 +145,7 @@ TEST(StoreRegistry, NullStoreWritesNothing) {
   std::vector<double> data(8, 1.0);
   store->write_iteration(0, {block_of(v, data, {{8}})});
   EXPECT_EQ(dynamic_cast<NullStore&>(*store).blocks_received(), 1u);
-  EXPECT_TRUE(std::filesystem::is_empty(dir));
+  EXPECT_TRUE(no_output(dir));
   std::filesystem::current_path(dir + "/..");
 }
 
@@ -158,6 +159,50 @@ TEST(StoreRegistry, RelativeFilesPathIsCreatedUnderWorkingDirectory) {
   store->write_iteration(4, {block_of(v, data, {{3}})});
   const std::string file = dir + "/out/deep/sim_It4_Pr0.h5";
   EXPECT_EQ(read_dataset(file, "x/P0").bytes, as_bytes(data));
+}
+
+TEST(StoreRegistry, FileNamesStayInTheStoreDirectory) {
+  Store store{"out", "HDF5", {{"FileName", "../{simulation}_{writer}.h5"}}, {}};
+  EXPECT_STREQ(make_error(store).what(),
+               "store 'out' of type 'HDF5': FileName '../{simulation}_{writer}.h5' would leave "
+               "the store's directory (FilesPath); use a relative pattern without '..', and "
+               "FilesPath to choose the directory");
+  store.options = {{"FileName", "/tmp/{simulation}_{writer}.h5"}};
+  EXPECT_EQ(make_error(store).status(), ECLUSE_CONFIG_ERROR);
+  store.options = {{"FileName", "a/../../{simulation}_{writer}.h5"}};
+  EXPECT_EQ(make_error(store).status(), ECLUSE_CONFIG_ERROR);
+}
+
+TEST(StoreRegistry, OutputRootConfinesFilesPath) {
+  const std::string dir = fresh_dir("output_root");
+  std::filesystem::create_directories(dir + "/root");
+  setenv("ECLUSE_OUTPUT_ROOT", (dir + "/root").c_str(), 1);
+  Store store{"out", "HDF5", {{"FilesPath", dir + "/root/../elsewhere"}}, {}};
+  EXPECT_EQ(std::string(make_error(store).what()),
+            "store 'out' of type 'HDF5': FilesPath '" + dir +
+                "/elsewhere' is outside ECLUSE_OUTPUT_ROOT='" + dir + "/root' (resolved '" + dir +
+                "/elsewhere'); choose a directory under it");
+  std::filesystem::create_directory_symlink(dir, dir + "/root/link");
+  store.options = {{"FilesPath", dir + "/root/link/escaped"}};
+  EXPECT_EQ(make_error(store).status(), ECLUSE_CONFIG_ERROR);  // symbolic links resolved
+  store.options = {{"FilesPath", dir + "/root/run1"}};
+  EXPECT_NO_THROW(make_store(store, world_env()));
+  unsetenv("ECLUSE_OUTPUT_ROOT");
+}
+
+TEST(StoreRegistry, PermissionsOfThePublishedFiles) {
+  const std::string dir = fresh_dir("permissions");
+  Store store{"out", "HDF5", {{"FilesPath", dir}, {"Permissions", "0999"}}, {}};
+  EXPECT_STREQ(make_error(store).what(),
+               "store 'out' of type 'HDF5': option Permissions is '0999'; give an octal mode "
+               "from 0 to 0777, e.g. 0640");
+  store.options["Permissions"] = "0640";
+  auto made = make_store(store, world_env());
+  Variable v = variable("x");
+  const std::vector<std::int32_t> data = {1, 2, 3};
+  made->write_iteration(0, {block_of(v, data, {{3}})});
+  const auto perms = std::filesystem::status(dir + "/sim_It0_Pr0.h5").permissions();
+  EXPECT_EQ(static_cast<int>(perms), 0640);
 }
 
 }  // namespace

@@ -60,16 +60,45 @@ std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
 
 class ValidConfig : public ::testing::TestWithParam<std::string> {};
 
+/** NAME.warnings of a corpus directory, one warning a line; none when the file is absent. */
+std::string expected_warnings(const std::string& kind, const std::string& name) {
+  const std::string file = corpus_dir(kind) + "/" + name + ".warnings";
+  return fs::exists(file) ? without_trailing_newlines(ecluse::test::read_text(file)) : "";
+}
+
+std::string warnings_of(const Config& config) {
+  std::string text;
+  for (const std::string& line : config.warnings) text += (text.empty() ? "" : "\n") + line;
+  return text;
+}
+
 TEST_P(ValidConfig, Parses) {
   try {
     const Config config = valid(GetParam());
     EXPECT_EQ(config.source, GetParam() + ".xml");
+    EXPECT_EQ(warnings_of(config), expected_warnings("valid", GetParam()));
   } catch (const ecluse::Error& e) {
     FAIL() << e.what();
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, ValidConfig, ::testing::ValuesIn(corpus("valid")), test_name);
+
+// Damaris 1.x files as CM1, OPM Flow, code_saturne and Damaris's examples write them: each
+// loads, with exactly the warnings of NAME.warnings (printed once at initialize).
+class DamarisConfig : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(DamarisConfig, LoadsWithTheExpectedWarnings) {
+  try {
+    const Config config = load("damaris", GetParam());
+    EXPECT_EQ(config.dialect, ecluse::Dialect::Damaris);
+    EXPECT_EQ(warnings_of(config), expected_warnings("damaris", GetParam()));
+  } catch (const ecluse::Error& e) {
+    FAIL() << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, DamarisConfig, ::testing::ValuesIn(corpus("damaris")), test_name);
 
 class BrokenConfig : public ::testing::TestWithParam<std::string> {};
 
@@ -93,6 +122,9 @@ TEST(Corpus, IsComplete) {
   EXPECT_GE(corpus("broken").size(), 30u);
   EXPECT_EQ(corpus("broken", ".expected"), corpus("broken")) << "every NAME.xml needs a "
                                                                 "NAME.expected and vice versa";
+  EXPECT_GE(corpus("damaris").size(), 6u);
+  EXPECT_EQ(corpus("damaris", ".warnings"), corpus("damaris")) << "every NAME.xml needs a "
+                                                                  "NAME.warnings and vice versa";
 }
 
 TEST(Corpus, UnreadableFileSaysWhichPath) {
@@ -167,6 +199,7 @@ TEST(ValidModel, Cm1NamesAreResolvedToFullNames) {
   EXPECT_EQ(c.find_variable("atmosphere/theta")->stores, Names{"h5"});
   EXPECT_EQ(c.find_variable("atmosphere/winds/w")->stores, (Names{"h5", "raw"}));
   EXPECT_TRUE(c.find_variable("step")->stores.empty());
+  EXPECT_FALSE(c.find_variable("step")->every_store);  // Damaris: no store= is no store
 }
 
 TEST(ValidModel, Cm1LanguageDecidesTheOrder) {

@@ -69,4 +69,66 @@ TEST(NodePlan, TooFewRanksIsAClearError) {
   }
 }
 
+std::vector<int> servers_of(const NodePlan& plan) {
+  std::vector<int> servers;
+  for (std::size_t i = 0; i < plan.roles.size(); ++i) {
+    if (plan.roles[i] == Role::DedicatedCore) servers.push_back(static_cast<int>(i));
+  }
+  return servers;
+}
+
+ecluse::CorePlacement pattern(int start, int step, int blocksize) {
+  ecluse::CorePlacement p;
+  p.start = start;
+  p.step = step;
+  p.blocksize = blocksize;
+  p.pattern = true;
+  return p;
+}
+
+// Damaris's placement test files: 8 cores on 16 ranks, blocks of 2 every 4 ranks from rank 1
+// ("0110011001100110"); 4 cores every 4 ranks from 0; the mask "100100" repeated.
+TEST(NodePlan, PlacementPatternPicksBlocksOfRanks) {
+  const auto last = ecluse::ServerPlacement::Last;
+  EXPECT_EQ(servers_of(plan_dedicated_cores(0, 16, 8, last, pattern(1, 4, 2))),
+            (std::vector<int>{1, 2, 5, 6, 9, 10, 13, 14}));
+  EXPECT_EQ(servers_of(plan_dedicated_cores(0, 16, 4, last, pattern(0, 4, 1))),
+            (std::vector<int>{0, 4, 8, 12}));
+  EXPECT_EQ(servers_of(plan_dedicated_cores(0, 8, 2, last, pattern(3, 0, 0))),
+            (std::vector<int>{3, 4}));  // one block of 2 from rank 3
+  ecluse::CorePlacement mask;
+  mask.mask = "100100";
+  const NodePlan plan = plan_dedicated_cores(0, 12, 4, last, mask);
+  EXPECT_EQ(servers_of(plan), (std::vector<int>{0, 3, 6, 9}));
+  // Clients in local-rank order, two per server, each server numbered by its rank's order.
+  EXPECT_EQ(plan.server_index, (std::vector<int>{0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3}));
+  EXPECT_EQ(plan.client_index, (std::vector<int>{-1, 0, 1, -1, 2, 3, -1, 4, 5, -1, 6, 7}));
+  EXPECT_EQ(clients_per_server(plan), (std::map<int, int>{{0, 2}, {1, 2}, {2, 2}, {3, 2}}));
+}
+
+TEST(NodePlan, PlacementThatDoesNotFitIsAClearError) {
+  const auto last = ecluse::ServerPlacement::Last;
+  const auto message = [&](int local, int k, const ecluse::CorePlacement& p) {
+    try {
+      (void)plan_dedicated_cores(2, local, k, last, p);
+    } catch (const ecluse::Error& e) {
+      EXPECT_EQ(e.status(), ECLUSE_INIT_ERROR);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message(8, 4, pattern(3, 4, 2)),
+            "node 2 has 8 ranks but <placement start=\"3\" step=\"4\" blocksize=\"2\"> puts "
+            "dedicated core 4 of 4 at local rank 8; run more ranks per node or change the "
+            "placement.");
+  EXPECT_EQ(message(16, 4, pattern(0, 1, 2)),
+            "<placement start=\"0\" step=\"1\" blocksize=\"2\"> makes blocks of dedicated cores "
+            "overlap; give a step of at least the blocksize.");
+  ecluse::CorePlacement mask;
+  mask.mask = "0001";
+  EXPECT_EQ(message(6, 3, mask),
+            "node 2: <placement mask=\"0001\"> marks 1 of its 6 ranks as dedicated cores, but "
+            "<dedicated cores=\"3\"/> needs 3; put a 1 for each dedicated core.");
+}
+
 }  // namespace

@@ -45,7 +45,7 @@ TEST(Plugins, ListingComesFromTheTables) {
   }
   EXPECT_EQ(plugins, 9u);  // HDF5, null; pm_counters, rapl, nvml, model; userspace, clamp, null
   EXPECT_NE(listing.find("    FileMode (choice: FilePerCore | FilePerProcess | FilePerNode | "
-                         "Collective, default FilePerCore): "),
+                         "Collective | CollectiveTest, default FilePerCore): "),
             std::string::npos)
       << listing;
   EXPECT_NE(listing.find("    idle_watts (number): "), std::string::npos) << listing;

@@ -1,0 +1,311 @@
+! Module damaris: Damaris 1.x's Fortran subroutines damaris_<name>_f(..., ierr) on the C calls of
+! Damaris.h (same library), with the communicator and strings converted as module ecluse does.
+module damaris
+  use, intrinsic :: iso_c_binding, only: c_char, c_funloc, c_funptr, c_int, c_int32_t, &
+                                         c_int64_t, c_loc, c_null_ptr, c_ptr
+  use ecluse_c_api, only: c_initialize, c_client_comm_get
+  use ecluse_messages, only: c_text, f_text
+  use ecluse, only: damaris_action => ecluse_action
+  implicit none
+  private
+  public :: damaris_initialize_f, damaris_finalize_f, damaris_start_f, damaris_stop_f
+  public :: damaris_write_f, damaris_write_block_f, damaris_alloc_f, damaris_alloc_block_f
+  public :: damaris_commit_f, damaris_commit_block_f, damaris_commit_iteration_f
+  public :: damaris_commit_block_iteration_f, damaris_clear_f, damaris_clear_block_f
+  public :: damaris_clear_iteration_f, damaris_clear_block_iteration_f
+  public :: damaris_signal_f, damaris_bind_f, damaris_action, damaris_string
+  public :: damaris_parameter_get_f, damaris_parameter_set_f
+  public :: damaris_set_position_f, damaris_set_block_position_f
+  public :: damaris_client_comm_get_f, damaris_end_iteration_f, damaris_get_iteration_f
+
+  ! No error-code constants: Damaris's module has none, and programs declare their own.
+
+  interface
+    integer(c_int) function c_start(is_client) bind(C, name="damaris_start")
+      import :: c_int
+      integer(c_int), intent(out) :: is_client
+    end function c_start
+
+    integer(c_int) function c_stop() bind(C, name="damaris_stop")
+      import :: c_int
+    end function c_stop
+
+    integer(c_int) function c_finalize() bind(C, name="damaris_finalize")
+      import :: c_int
+    end function c_finalize
+
+    integer(c_int) function c_write_block(name, block, data) bind(C, name="damaris_write_block")
+      import :: c_char, c_int, c_int32_t, c_ptr
+      character(kind=c_char), dimension(*), intent(in) :: name
+      integer(c_int32_t), value :: block
+      type(c_ptr), value :: data
+    end function c_write_block
+
+    integer(c_int) function c_alloc_block(name, block, data) bind(C, name="damaris_alloc_block")
+      import :: c_char, c_int, c_int32_t, c_ptr
+      character(kind=c_char), dimension(*), intent(in) :: name
+      integer(c_int32_t), value :: block
+      type(c_ptr), intent(out) :: data
+    end function c_alloc_block
+
+    integer(c_int) function c_commit(name, block, iteration) &
+        bind(C, name="damaris_commit_block_iteration")
+      import :: c_char, c_int, c_int32_t
+      character(kind=c_char), dimension(*), intent(in) :: name
+      integer(c_int32_t), value :: block, iteration
+    end function c_commit
+
+    integer(c_int) function c_clear(name, block, iteration) &
+        bind(C, name="damaris_clear_block_iteration")
+      import :: c_char, c_int, c_int32_t
+      character(kind=c_char), dimension(*), intent(in) :: name
+      integer(c_int32_t), value :: block, iteration
+    end function c_clear
+
+    integer(c_int) function c_commit_block(name, block) bind(C, name="damaris_commit_block")
+      import :: c_char, c_int, c_int32_t
+      character(kind=c_char), dimension(*), intent(in) :: name
+      integer(c_int32_t), value :: block
+    end function c_commit_block
+
+    integer(c_int) function c_clear_block(name, block) bind(C, name="damaris_clear_block")
+      import :: c_char, c_int, c_int32_t
+      character(kind=c_char), dimension(*), intent(in) :: name
+      integer(c_int32_t), value :: block
+    end function c_clear_block
+
+    integer(c_int) function c_signal(name) bind(C, name="damaris_signal")
+      import :: c_char, c_int
+      character(kind=c_char), dimension(*), intent(in) :: name
+    end function c_signal
+
+    integer(c_int) function c_bind(name, action) bind(C, name="damaris_bind")
+      import :: c_char, c_funptr, c_int
+      character(kind=c_char), dimension(*), intent(in) :: name
+      type(c_funptr), value :: action
+    end function c_bind
+
+    integer(c_int) function c_parameter_get(name, buffer, size) &
+        bind(C, name="damaris_parameter_get")
+      import :: c_char, c_int, c_ptr
+      character(kind=c_char), dimension(*), intent(in) :: name
+      type(c_ptr), value :: buffer
+      integer(c_int), value :: size
+    end function c_parameter_get
+
+    integer(c_int) function c_parameter_set(name, buffer, size) &
+        bind(C, name="damaris_parameter_set")
+      import :: c_char, c_int, c_ptr
+      character(kind=c_char), dimension(*), intent(in) :: name
+      type(c_ptr), value :: buffer
+      integer(c_int), value :: size
+    end function c_parameter_set
+
+    integer(c_int) function c_set_position(name, block, position) &
+        bind(C, name="damaris_set_block_position")
+      import :: c_char, c_int, c_int32_t, c_int64_t
+      character(kind=c_char), dimension(*), intent(in) :: name
+      integer(c_int32_t), value :: block
+      integer(c_int64_t), dimension(*), intent(in) :: position
+    end function c_set_position
+
+    integer(c_int) function c_end_iteration() bind(C, name="damaris_end_iteration")
+      import :: c_int
+    end function c_end_iteration
+
+    integer(c_int) function c_get_iteration(iteration) bind(C, name="damaris_get_iteration")
+      import :: c_int
+      integer(c_int), intent(out) :: iteration
+    end function c_get_iteration
+  end interface
+
+contains
+
+  !> comm: an integer communicator (MPI_COMM_WORLD of mpif.h or module mpi, or comm%MPI_VAL).
+  subroutine damaris_initialize_f(configfile, comm, ierr)
+    character(len=*), intent(in) :: configfile
+    integer, intent(in) :: comm
+    integer, intent(out) :: ierr
+    ierr = c_initialize(c_text(configfile), int(comm, c_int))
+  end subroutine damaris_initialize_f
+
+  subroutine damaris_finalize_f(ierr)
+    integer, intent(out) :: ierr
+    ierr = c_finalize()
+  end subroutine damaris_finalize_f
+
+  subroutine damaris_start_f(is_client, ierr)
+    integer, intent(out) :: is_client, ierr
+    integer(c_int) :: c
+    ierr = c_start(c)
+    is_client = c
+  end subroutine damaris_start_f
+
+  subroutine damaris_stop_f(ierr)
+    integer, intent(out) :: ierr
+    ierr = c_stop()
+  end subroutine damaris_stop_f
+
+  !> data: an array or scalar of the layout's type, contiguous (as Damaris, not checked).
+  subroutine damaris_write_f(varname, data, ierr)
+    character(len=*), intent(in) :: varname
+    type(*), dimension(..), intent(in), target :: data
+    integer, intent(out) :: ierr
+    ierr = c_write_block(c_text(varname), 0_c_int32_t, c_loc(data))
+  end subroutine damaris_write_f
+
+  subroutine damaris_write_block_f(varname, block, data, ierr)
+    character(len=*), intent(in) :: varname
+    integer, intent(in) :: block
+    type(*), dimension(..), intent(in), target :: data
+    integer, intent(out) :: ierr
+    ierr = c_write_block(c_text(varname), int(block, c_int32_t), c_loc(data))
+  end subroutine damaris_write_block_f
+
+  !> Room for block 0 in Ecluse's buffer (c_null_ptr on an error): map it with c_f_pointer.
+  type(c_ptr) function damaris_alloc_f(varname, ierr) result(data)
+    character(len=*), intent(in) :: varname
+    integer, intent(out) :: ierr
+    data = damaris_alloc_block_f(varname, 0, ierr)
+  end function damaris_alloc_f
+
+  type(c_ptr) function damaris_alloc_block_f(varname, block, ierr) result(data)
+    character(len=*), intent(in) :: varname
+    integer, intent(in) :: block
+    integer, intent(out) :: ierr
+    data = c_null_ptr
+    ierr = c_alloc_block(c_text(varname), int(block, c_int32_t), data)
+  end function damaris_alloc_block_f
+
+  subroutine damaris_commit_f(varname, ierr)
+    character(len=*), intent(in) :: varname
+    integer, intent(out) :: ierr
+    ierr = c_commit_block(c_text(varname), 0_c_int32_t)
+  end subroutine damaris_commit_f
+
+  subroutine damaris_commit_block_f(varname, block, ierr)
+    character(len=*), intent(in) :: varname
+    integer, intent(in) :: block
+    integer, intent(out) :: ierr
+    ierr = c_commit_block(c_text(varname), int(block, c_int32_t))
+  end subroutine damaris_commit_block_f
+
+  subroutine damaris_commit_iteration_f(varname, iteration, ierr)
+    character(len=*), intent(in) :: varname
+    integer, intent(in) :: iteration
+    integer, intent(out) :: ierr
+    call damaris_commit_block_iteration_f(varname, 0, iteration, ierr)
+  end subroutine damaris_commit_iteration_f
+
+  subroutine damaris_commit_block_iteration_f(varname, block, iteration, ierr)
+    character(len=*), intent(in) :: varname
+    integer, intent(in) :: block, iteration
+    integer, intent(out) :: ierr
+    ierr = c_commit(c_text(varname), int(block, c_int32_t), int(iteration, c_int32_t))
+  end subroutine damaris_commit_block_iteration_f
+
+  subroutine damaris_clear_f(varname, ierr)
+    character(len=*), intent(in) :: varname
+    integer, intent(out) :: ierr
+    ierr = c_clear_block(c_text(varname), 0_c_int32_t)
+  end subroutine damaris_clear_f
+
+  subroutine damaris_clear_block_f(varname, block, ierr)
+    character(len=*), intent(in) :: varname
+    integer, intent(in) :: block
+    integer, intent(out) :: ierr
+    ierr = c_clear_block(c_text(varname), int(block, c_int32_t))
+  end subroutine damaris_clear_block_f
+
+  subroutine damaris_clear_iteration_f(varname, iteration, ierr)
+    character(len=*), intent(in) :: varname
+    integer, intent(in) :: iteration
+    integer, intent(out) :: ierr
+    call damaris_clear_block_iteration_f(varname, 0, iteration, ierr)
+  end subroutine damaris_clear_iteration_f
+
+  subroutine damaris_clear_block_iteration_f(varname, block, iteration, ierr)
+    character(len=*), intent(in) :: varname
+    integer, intent(in) :: block, iteration
+    integer, intent(out) :: ierr
+    ierr = c_clear(c_text(varname), int(block, c_int32_t), int(iteration, c_int32_t))
+  end subroutine damaris_clear_block_iteration_f
+
+  subroutine damaris_signal_f(signal_name, ierr)
+    character(len=*), intent(in) :: signal_name
+    integer, intent(out) :: ierr
+    ierr = c_signal(c_text(signal_name))
+  end subroutine damaris_signal_f
+
+  !> action: a bind(C) subroutine with the interface damaris_action (event and args are C
+  !> strings: read them with damaris_string).
+  subroutine damaris_bind_f(signal_name, action, ierr)
+    character(len=*), intent(in) :: signal_name
+    procedure(damaris_action) :: action
+    integer, intent(out) :: ierr
+    ierr = c_bind(c_text(signal_name), c_funloc(action))
+  end subroutine damaris_bind_f
+
+  !> buffer: a scalar (or array) of the parameter's type; size: its size in bytes.
+  subroutine damaris_parameter_get_f(param_name, buffer, size, ierr)
+    character(len=*), intent(in) :: param_name
+    type(*), dimension(..), intent(inout), target :: buffer
+    integer, intent(in) :: size
+    integer, intent(out) :: ierr
+    ierr = c_parameter_get(c_text(param_name), c_loc(buffer), int(size, c_int))
+  end subroutine damaris_parameter_get_f
+
+  subroutine damaris_parameter_set_f(param_name, buffer, size, ierr)
+    character(len=*), intent(in) :: param_name
+    type(*), dimension(..), intent(in), target :: buffer
+    integer, intent(in) :: size
+    integer, intent(out) :: ierr
+    ierr = c_parameter_set(c_text(param_name), c_loc(buffer), int(size, c_int))
+  end subroutine damaris_parameter_set_f
+
+  !> position: integer(8), one per dimension, in the layout's order.
+  subroutine damaris_set_position_f(varname, position, ierr)
+    character(len=*), intent(in) :: varname
+    integer(c_int64_t), dimension(*), intent(in) :: position
+    integer, intent(out) :: ierr
+    ierr = c_set_position(c_text(varname), 0_c_int32_t, position)
+  end subroutine damaris_set_position_f
+
+  subroutine damaris_set_block_position_f(varname, block, position, ierr)
+    character(len=*), intent(in) :: varname
+    integer, intent(in) :: block
+    integer(c_int64_t), dimension(*), intent(in) :: position
+    integer, intent(out) :: ierr
+    ierr = c_set_position(c_text(varname), int(block, c_int32_t), position)
+  end subroutine damaris_set_block_position_f
+
+  !> comm: the clients' communicator as an integer (type(MPI_Comm) :: c; c%MPI_VAL = comm).
+  subroutine damaris_client_comm_get_f(comm, ierr)
+    integer, intent(out) :: comm, ierr
+    integer(c_int) :: c
+    c = 0
+    ierr = c_client_comm_get(c)
+    comm = c
+  end subroutine damaris_client_comm_get_f
+
+  subroutine damaris_end_iteration_f(ierr)
+    integer, intent(out) :: ierr
+    ierr = c_end_iteration()
+  end subroutine damaris_end_iteration_f
+
+  !> A C string given to an action (event, args) as a Fortran string; here, not in module ecluse,
+  !> so that -ldamaris is all a program links.
+  function damaris_string(pointer) result(text)
+    type(c_ptr), intent(in) :: pointer
+    character(len=:), allocatable :: text
+    text = f_text(pointer)
+  end function damaris_string
+
+  subroutine damaris_get_iteration_f(iteration, ierr)
+    integer, intent(out) :: iteration, ierr
+    integer(c_int) :: c
+    ierr = c_get_iteration(c)
+    iteration = c
+  end subroutine damaris_get_iteration_f
+
+end module damaris

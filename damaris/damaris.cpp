@@ -1,0 +1,172 @@
+// Damaris 1.x C API: each damaris_* call is the ecluse_* call it names (no logic of its own but
+// Damaris's return conventions for start and stop); the status codes are the same numbers.
+#include "Damaris.h"
+
+#include <ecluse/ecluse.h>
+
+#include <type_traits>
+
+namespace {
+
+// Each Damaris code beside the Ecluse code of the same name.
+constexpr int kSameCodes[][2] = {
+    {DAMARIS_OK, ECLUSE_OK},
+    {DAMARIS_INIT_ERROR, ECLUSE_INIT_ERROR},
+    {DAMARIS_FINALIZE_ERROR, ECLUSE_FINALIZE_ERROR},
+    {DAMARIS_CORE_IS_SERVER, ECLUSE_CORE_IS_SERVER},
+    {DAMARIS_NO_SERVER, ECLUSE_NO_SERVER},
+    {DAMARIS_ALLOCATION_ERROR, ECLUSE_ALLOCATION_ERROR},
+    {DAMARIS_CONFIG_ERROR, ECLUSE_CONFIG_ERROR},
+    {DAMARIS_ARGUMENT_ERROR, ECLUSE_ARGUMENT_ERROR},
+    {DAMARIS_MPI_ERROR, ECLUSE_MPI_ERROR},
+    {DAMARIS_DATASPACE_ERROR, ECLUSE_DATASPACE_ERROR},
+    {DAMARIS_CHANNEL_ERROR, ECLUSE_CHANNEL_ERROR},
+    {DAMARIS_INVALID_TAG, ECLUSE_INVALID_TAG},
+    {DAMARIS_NOT_INITIALIZED, ECLUSE_NOT_INITIALIZED},
+    {DAMARIS_ALREADY_INITIALIZED, ECLUSE_ALREADY_INITIALIZED},
+    {DAMARIS_UNDEFINED_ACTION, ECLUSE_UNDEFINED_ACTION},
+    {DAMARIS_UNDEFINED_PARAMETER, ECLUSE_UNDEFINED_PARAMETER},
+    {DAMARIS_UNDEFINED_VARIABLE, ECLUSE_UNDEFINED_VARIABLE},
+    {DAMARIS_INVALID_BLOCK, ECLUSE_INVALID_BLOCK},
+    {DAMARIS_INVALID_DIMENSIONS, ECLUSE_INVALID_DIMENSIONS},
+    {DAMARIS_BLOCK_NOT_FOUND, ECLUSE_BLOCK_NOT_FOUND},
+    {DAMARIS_REACTOR_NOT_FOUND, ECLUSE_REACTOR_NOT_FOUND},
+    {DAMARIS_BIND_ERROR, ECLUSE_BIND_ERROR},
+    {DAMARIS_ERROR_UNKNOWN, ECLUSE_ERROR_UNKNOWN},
+};
+
+constexpr bool codes_match() {
+  int index = 0;
+  for (const auto& pair : kSameCodes) {
+    if (pair[0] != index || pair[1] != index) return false;
+    ++index;
+  }
+  return index == DAMARIS_ERROR_UNKNOWN + 1;
+}
+static_assert(codes_match(), "Damaris's status codes are Ecluse's, in the same order");
+
+}  // namespace
+
+static_assert(std::is_same_v<signal_t, ecluse_signal_t>, "signal_t is ecluse_signal_t");
+
+namespace {
+
+// Damaris: with no dedicated core or node, start and stop answer NO_SERVER (programs test
+// err == DAMARIS_OK || err == DAMARIS_NO_SERVER); stop answers it on a server rank too.
+int or_no_server(int status, bool server_rank) {
+  if (status != ECLUSE_OK) return status;
+  int has_servers = 0;
+  if (const int s = ecluse_has_servers(&has_servers); s != ECLUSE_OK) return s;
+  return has_servers && !server_rank ? DAMARIS_OK : DAMARIS_NO_SERVER;
+}
+
+bool is_server_rank() {
+  MPI_Comm comm = MPI_COMM_NULL;
+  return ecluse_client_comm_get(&comm) == ECLUSE_OK && comm == MPI_COMM_NULL;
+}
+
+}  // namespace
+
+extern "C" {
+
+int damaris_initialize(const char* configfile, MPI_Comm comm) {
+  return ecluse_initialize(configfile, comm);
+}
+
+int damaris_finalize(void) {
+  return ecluse_finalize();
+}
+
+int damaris_start(int* is_client) {
+  return or_no_server(ecluse_start(is_client), false);
+}
+
+int damaris_stop(void) {
+  return or_no_server(ecluse_stop(), is_server_rank());
+}
+
+int damaris_write(const char* varname, const void* data) {
+  return ecluse_write(varname, data);
+}
+
+int damaris_write_block(const char* varname, int32_t block, const void* data) {
+  return ecluse_write_block(varname, block, data);
+}
+
+int damaris_alloc(const char* varname, void** ptr) {
+  return ecluse_alloc(varname, ptr);
+}
+
+int damaris_alloc_block(const char* varname, int32_t block, void** ptr) {
+  return ecluse_alloc_block(varname, block, ptr);
+}
+
+int damaris_commit(const char* varname) {
+  return ecluse_commit(varname);
+}
+
+int damaris_commit_block(const char* varname, int32_t block) {
+  return ecluse_commit_block(varname, block);
+}
+
+int damaris_commit_iteration(const char* varname, int32_t iteration) {
+  return ecluse_commit_iteration(varname, iteration);
+}
+
+int damaris_commit_block_iteration(const char* varname, int32_t block, int32_t iteration) {
+  return ecluse_commit_block_iteration(varname, block, iteration);
+}
+
+int damaris_clear(const char* varname) {
+  return ecluse_clear(varname);
+}
+
+int damaris_clear_block(const char* varname, int32_t block) {
+  return ecluse_clear_block(varname, block);
+}
+
+int damaris_clear_iteration(const char* varname, int32_t iteration) {
+  return ecluse_clear_iteration(varname, iteration);
+}
+
+int damaris_clear_block_iteration(const char* varname, int32_t block, int32_t iteration) {
+  return ecluse_clear_block_iteration(varname, block, iteration);
+}
+
+int damaris_signal(const char* signal_name) {
+  return ecluse_signal(signal_name);
+}
+
+int damaris_bind(const char* signal_name, signal_t sig) {
+  return ecluse_bind(signal_name, sig);
+}
+
+int damaris_parameter_get(const char* param_name, void* buffer, unsigned int size) {
+  return ecluse_parameter_get(param_name, buffer, size);
+}
+
+int damaris_parameter_set(const char* param_name, const void* buffer, unsigned int size) {
+  return ecluse_parameter_set(param_name, buffer, size);
+}
+
+int damaris_set_position(const char* var_name, const int64_t* position) {
+  return ecluse_set_position(var_name, position);
+}
+
+int damaris_set_block_position(const char* var_name, int32_t block, const int64_t* position) {
+  return ecluse_set_block_position(var_name, block, position);
+}
+
+int damaris_client_comm_get(MPI_Comm* comm) {
+  return ecluse_client_comm_get(comm);
+}
+
+int damaris_end_iteration(void) {
+  return ecluse_end_iteration();
+}
+
+int damaris_get_iteration(int* iteration) {
+  return ecluse_get_iteration(iteration);
+}
+
+}  // extern "C"

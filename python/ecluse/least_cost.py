@@ -1,0 +1,75 @@
+"""The last line of a run's summary: which approach the model predicts would have cost least for
+this run, and by how much (docs/report.md, "The least-cost line"). `ecluse run -- <command>`
+prints it once the command ended, for every report the command's runs wrote; the C++ library
+does not hold a second copy of the model, so a run launched otherwise ends its summary with the
+`ecluse advise --from-report` command that gives the same answer."""
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import tempfile
+from typing import Optional, Sequence
+
+from . import advise as adv
+from . import from_report
+from .model import ModelOptions, candidate_approaches
+from .power import Power
+from .report import load as load_report
+from .validate import _approach
+
+PREFIX = "  least cost: "
+REPORTS_VARIABLE = "ECLUSE_RUN_REPORTS"   # where rank 0 adds its report's path
+
+
+def line(path: str, power: Power, options: ModelOptions, host_cpus: Optional[int] = None,
+         max_dedicated_cores: int = 2) -> str:
+    """The least-cost line of the run whose report is `path`: the least-energy approach among
+    this run's own and the candidates of its platform, compared with this run's approach as
+    the same model predicts it (the model's own bias cancels), and the run's measured energy."""
+    try:
+        got = from_report.read(path, power, host_cpus)
+    except (ValueError, OSError) as e:
+        return PREFIX + f"not predicted: {e}"
+    report = load_report(path)
+    own = _approach(report)
+    approaches = candidate_approaches(got.platform, max_dedicated_cores)
+    if own not in approaches:
+        approaches.append(own)
+    preds = adv.predict_all(got.app, got.platform, got.workload, options, approaches)
+    best = adv.advise(preds).least_energy
+    mine = next(p for p in preds if p.approach == own)
+    measured = report.energy.joules if report.energy else None
+    tail = f"; measured {adv.energy_text(measured)}" if measured else ""
+    if best is mine:
+        other = min((p for p in preds if p is not mine), key=lambda p: p.energy_j, default=None)
+        if other is None:
+            return PREFIX + f"this run's {mine.label}, the only candidate{tail}"
+        more = (other.energy_j - mine.energy_j) / mine.energy_j
+        return (PREFIX + f"this run's {mine.label} (model: {adv.energy_text(mine.energy_j)}; "
+                f"next best {other.label} {more:.1%} more{tail})")
+    saving = (mine.energy_j - best.energy_j) / mine.energy_j
+    return (PREFIX + f"{best.label}, {saving:.1%} less energy than this run's {mine.label} "
+            f"(model: {adv.energy_text(best.energy_j)} vs {adv.energy_text(mine.energy_j)}{tail})")
+
+
+def run(command: Sequence[str], power: Power, options: ModelOptions,
+        host_cpus: Optional[int] = None, max_dedicated_cores: int = 2) -> int:
+    """Runs `command` (its output passes through), then prints the least-cost line of every
+    report its runs wrote, in the order they were written; returns the command's exit code."""
+    with tempfile.TemporaryDirectory(prefix="ecluse-run-") as tmp:
+        listing = os.path.join(tmp, "reports")
+        open(listing, "w").close()
+        env = dict(os.environ, **{REPORTS_VARIABLE: listing})
+        code = subprocess.run(list(command), env=env).returncode
+        for path in _reports(listing):
+            print(line(path, power, options, host_cpus, max_dedicated_cores), flush=True)
+    return code
+
+
+def _reports(listing: str) -> list:
+    """The reports' paths, each once (a run may be repeated in one command)."""
+    with open(listing, encoding="utf-8") as f:
+        fcntl.flock(f, fcntl.LOCK_SH)   # the library's writers take the same lock
+        paths = [p.strip() for p in f if p.strip()]
+    return list(dict.fromkeys(paths))

@@ -1,0 +1,228 @@
+// Damaris 1.x compatibility of the reader: dialect, core placement, store lists, and the
+// warnings for what a Damaris file says that Ecluse accepts without doing it.
+#include "config/DamarisCompat.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "config/ConfigSchema.hpp"
+#include "config/Suggest.hpp"
+
+namespace ecluse {
+namespace {
+
+std::string without_blanks(std::string text) {
+  text.erase(std::remove_if(text.begin(), text.end(),
+                            [](unsigned char c) { return std::isspace(c) != 0; }),
+             text.end());
+  return text;
+}
+
+std::size_t count_children(const pugi::xml_node& node, const char* name) {
+  std::size_t n = 0;
+  for (const auto& child : node.children(name)) {
+    (void)child;
+    ++n;
+  }
+  return n;
+}
+
+void warn(const AttributeReader& attrs, const pugi::xml_node& node, const std::string& kind,
+          const std::string& what) {
+  attrs.diagnostics().warning(attrs.source().of(node), kind, what);
+}
+
+void warn_at(const AttributeReader& attrs, const pugi::xml_node& node, const char* attribute,
+             const std::string& kind, const std::string& what) {
+  attrs.diagnostics().warning(attrs.where(node, attribute), kind, what);
+}
+
+std::string mask_of(const pugi::xml_node& node, const Architecture& architecture,
+                    const AttributeReader& attrs) {
+  const std::string mask = without_blanks(attrs.text(node, "mask"));
+  if (mask.find_first_not_of("01") != std::string::npos) {
+    attrs.diagnostics().error(attrs.where(node, "mask"),
+                              "invalid mask '" + mask +
+                                  "' on <placement>; write one 0 or 1 per node-local rank, 1 for "
+                                  "a dedicated core, e.g. mask=\"0001\" (repeated over the node).");
+    return "";
+  }
+  if (!mask.empty() && architecture.dedicated_cores > 0 && mask.find('1') == std::string::npos) {
+    attrs.diagnostics().error(attrs.where(node, "mask"),
+                              "mask '" + mask +
+                                  "' on <placement> marks no rank as a dedicated core; put a 1 "
+                                  "for each of the " +
+                                  std::to_string(architecture.dedicated_cores) + " per node.");
+  }
+  return mask;
+}
+
+void check_placement_use(const pugi::xml_node& node, const CorePlacement& p, const Architecture& a,
+                         const AttributeReader& attrs) {
+  if (!p.given()) return;
+  if (node.attribute("servers")) {
+    attrs.diagnostics().error(attrs.where(node, "servers"),
+                              "<placement> gives servers= and a mask or start/step/blocksize; "
+                              "keep one way of placing dedicated cores.");
+  } else if (!p.mask.empty() && p.pattern) {
+    warn(attrs, node, "placement-mask",
+         "<placement> gives a mask and start/step/blocksize; the mask decides which ranks are "
+         "dedicated cores: remove start, step and blocksize.");
+  }
+  if (a.dedicated_nodes > 0) {
+    warn(attrs, node, "placement-nodes",
+         "<placement> mask/start/step/blocksize place dedicated cores, not dedicated nodes; "
+         "they are ignored: use servers=\"first\" or servers=\"last\" to place dedicated nodes.");
+  } else if (a.dedicated_cores == 0) {
+    warn(attrs, node, "placement-none",
+         "<placement> is ignored: there are no dedicated cores (<dedicated cores=\"0\">); set "
+         "cores or remove the placement.");
+  }
+}
+
+std::string names_of_children(const pugi::xml_node& node, const char* name) {
+  std::vector<std::string> names;
+  for (const auto& child : node.children(name)) names.emplace_back(child.attribute("name").value());
+  return join(names);
+}
+
+void warn_scripts(const pugi::xml_node& scripts, const AttributeReader& attrs) {
+  const std::size_t n = count_children(scripts, "pyscript");
+  warn(attrs, scripts, "scripts",
+       "<scripts>: Ecluse runs no Python scripts on its servers; the " + std::to_string(n) +
+           " <pyscript> (" + names_of_children(scripts, "pyscript") +
+           ") will not run and variables' script= are ignored (variables that name a store are "
+           "still written). Remove <scripts>, or run the analysis from a function bound to an "
+           "event (damaris_bind / ecluse_bind).");
+}
+
+void warn_visualization(const pugi::xml_node& root, const AttributeReader& attrs) {
+  if (const auto visit = root.child("visit")) {
+    warn(attrs, visit, "visit",
+         "<visit>: Ecluse has no VisIt back-end; nothing is sent to VisIt (variables that name a "
+         "store are still written). Remove <visit>, or open the HDF5 files in VisIt afterwards.");
+  }
+  if (const auto paraview = root.child("paraview")) {
+    warn(attrs, paraview, "paraview",
+         "<paraview>: Ecluse has no ParaView Catalyst back-end; its " +
+             std::to_string(count_children(paraview, "script")) +
+             " script(s) will not run (variables that name a store are still written). Remove "
+             "<paraview>, or run the scripts on the HDF5 files afterwards.");
+  }
+  if (const auto python = root.child("python")) {
+    warn(attrs, python, "python",
+         "<python>: Ecluse embeds no Python interpreter on its servers; this section is not "
+         "used. Remove it.");
+  }
+}
+
+void warn_actions(const pugi::xml_node& actions, const AttributeReader& attrs) {
+  if (const auto script = actions.child("script")) {
+    warn(attrs, script, "action-script",
+         "<script> in <actions>: Ecluse runs no script actions; signals naming it run nothing. "
+         "Declare an <event> whose action is a C function instead.");
+  }
+  if (const auto error = actions.child("error")) {
+    warn(attrs, error, "error-action",
+         "<error>: Ecluse runs no action on errors; an error reaches the simulation as a return "
+         "code and is counted in the run report. Remove <error>.");
+  }
+  for (const auto& event : actions.children("event")) {
+    if (!attrs.boolean(event, "external", false)) continue;
+    warn_at(attrs, event, "external", "event-external",
+            "external=\"true\" on <event> is not used: Ecluse resolves every action the same way "
+            "(a function bound with damaris_bind / ecluse_bind, else the symbol in library or in "
+            "the executable). Remove external.");
+  }
+}
+
+}  // namespace
+
+Dialect dialect_of(const pugi::xml_node& root) {
+  return std::string(root.attribute("xmlns").value()) == kDamarisNamespace ? Dialect::Damaris
+                                                                           : Dialect::Ecluse;
+}
+
+std::vector<std::string> store_list(const std::string& text) {
+  std::vector<std::string> names;
+  std::string name;
+  for (const char c : text + ",") {
+    if (c == ',' || c == ';' || std::isspace(static_cast<unsigned char>(c)) != 0) {
+      if (!name.empty() && name != "#") names.push_back(name);
+      name.clear();
+    } else {
+      name += c;
+    }
+  }
+  return names;
+}
+
+CorePlacement read_core_placement(const pugi::xml_node& node, const Architecture& architecture,
+                                  const AttributeReader& attrs) {
+  CorePlacement p;
+  if (!node) return p;
+  p.mask = mask_of(node, architecture, attrs);
+  p.start = static_cast<int>(attrs.integer(node, "start", 0, 0));
+  p.step = static_cast<int>(attrs.integer(node, "step", 0, 0));
+  p.blocksize = static_cast<int>(attrs.integer(node, "blocksize", 0, 0));
+  p.pattern = p.start > 0 || p.step > 0 || p.blocksize > 0;
+  check_placement_use(node, p, architecture, attrs);
+  return p;
+}
+
+void warn_without_backend(const pugi::xml_node& root, const AttributeReader& attrs) {
+  if (const auto scripts = root.child("scripts")) warn_scripts(scripts, attrs);
+  warn_visualization(root, attrs);
+  if (const auto actions = root.child("actions")) warn_actions(actions, attrs);
+}
+
+void warn_buffer(const pugi::xml_node& node, const AttributeReader& attrs) {
+  if (attrs.text(node, "type") == "sysv") {
+    warn_at(attrs, node, "type", "buffer-sysv",
+            "<buffer type=\"sysv\">: Ecluse's buffer is POSIX shared memory, which behaves the "
+            "same for the simulation; write type=\"posix\" to silence this.");
+  }
+  if (attrs.integer(node, "blocks", 0, 0) > 0) {
+    warn_at(attrs, node, "blocks", "buffer-blocks",
+            "<buffer blocks> is not used: Ecluse allocates each block at its size in the buffer "
+            "(allocator=\"general\" or \"partitioned\"). Remove blocks.");
+  }
+  if (!attrs.boolean(node, "enabled", true)) {
+    warn_at(attrs, node, "enabled", "buffer-disabled",
+            "<buffer enabled=\"false\"> is not used: dedicated cores always receive blocks "
+            "through the node's shared buffer (dedicated nodes through MPI). Remove enabled.");
+  }
+}
+
+void warn_log(const pugi::xml_node& node, const AttributeReader& attrs) {
+  std::vector<std::string> unused;
+  for (const char* name : {"RotationSize", "LogFormat"}) {
+    if (node.attribute(name)) unused.emplace_back(name);
+  }
+  if (unused.empty()) return;
+  warn(attrs, node, "log",
+       "<log> " + join(unused, " and ") +
+           " not used: Ecluse writes one file per rank (<FileName>.<rank>.log) with lines "
+           "\"[ecluse <rank>] <level>: <message>\", never rotated. Remove " +
+           join(unused, " and ") + ".");
+}
+
+void warn_variable(const pugi::xml_node& node, const AttributeReader& attrs) {
+  for (const char* name : {"select", "select-file", "vectorlength"}) {
+    if (!node.attribute(name)) continue;
+    warn_at(attrs, node, name, std::string("variable-") + name,
+            std::string(name) +
+                "= on <variable> is not used by Ecluse: every block is written "
+                "as the simulation gives it. Remove " +
+                name + ".");
+  }
+  const std::string script = attrs.text(node, "script");
+  if (!script.empty() && script != "#" && !node.root().child("simulation").child("scripts")) {
+    warn_at(attrs, node, "script", "variable-script",
+            "script=\"" + script +
+                "\" on <variable>: Ecluse runs no Python scripts, this variable is only stored. "
+                "Remove script.");
+  }
+}
+
+}  // namespace ecluse

@@ -1,0 +1,143 @@
+// The report's few lines on rank 0's stdout, and publishing the report: file, then summary.
+#include <sys/file.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include "report/RunReport.hpp"
+
+namespace ecluse {
+
+namespace {
+
+std::string format(const char* pattern, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, pattern, value);
+  return text;
+}
+
+std::string roles_line(const RunTotals& t) {
+  std::string roles;
+  for (const Role role_key : kRoles) {
+    const RoleTotals& role = t.roles[index_of(role_key)];
+    if (role.ranks == 0) continue;
+    roles += std::string(roles.empty() ? "" : ", ") + std::string(name_of(role_key)) + " " +
+             std::to_string(role.ranks);
+  }
+  return "  approach " + std::string(name_of(t.approach)) + ", " + std::to_string(t.ranks) +
+         " ranks on " + std::to_string(t.nodes) + " node(s), " + std::to_string(t.hosts) +
+         " host(s): " + roles + "\n";
+}
+
+// The client-visible write time of the iterations that wrote: iterations handing nothing over
+// would pull the mean towards zero.
+std::string writes_line(const RunTotals& t) {
+  const SeriesCounters& c = t.series[index_of(Role::Client)].merged.counters;
+  const Distribution& write = t.series[index_of(Role::Client)].merged.of(Series::Write);
+  std::string s = "  completion " + format("%.3f s", t.completion) + "; ";
+  const std::string of_all = std::to_string(c.outputs.count) + " of " +
+                             std::to_string(c.ended.count) + " iteration(s) wrote";
+  if (write.count() == 0) return s + "no client wrote (" + of_all + ")\n";
+  return s + "client write per output iteration mean " + format("%.3f ms", write.mean() * 1e3) +
+         ", max " + format("%.3f ms", write.max() * 1e3) + " (" + of_all + ")\n";
+}
+
+std::string cpu_line(const RunTotals& t) {
+  std::string cpu;
+  for (const Role role_key : kRoles) {
+    const RoleTotals& role = t.roles[index_of(role_key)];
+    if (role.ranks == 0) continue;
+    cpu += std::string(cpu.empty() ? "" : ", ") + std::string(name_of(role_key)) + " " +
+           format("%.1f%%", role.wall > 0 ? 100 * role.cpu / role.wall : 0);
+  }
+  return "  CPU usage: " + cpu + "\n";
+}
+
+std::string energy_line(const RunTotals& t) {
+  const double rate = t.completion > 0 ? t.client_bytes / 1e6 / t.completion : 0;
+  const double watts = t.energy.watts;
+  return "  energy " + format("%.1f J", t.energy.joules) + " (" + t.energy.source + ", " +
+         t.energy.quality + (t.energy.calibration.empty() ? "" : ", " + t.energy.calibration) +
+         "), average power " + format("%.1f W", watts) + "; I/O " + format("%.3f MB/s", rate) +
+         ", " + format("%.5f MB/s/W", watts > 0 ? rate / watts : 0) + "\n";
+}
+
+// Set by `ecluse run`: the file to which rank 0 adds its report's path, so that the launcher
+// prints the model's least-cost line itself, as the last line of the run.
+const char* run_reports_file() {
+  const char* file = std::getenv("ECLUSE_RUN_REPORTS");
+  return file && *file ? file : nullptr;
+}
+
+// The same lock as the launcher's reader: several runs under one `ecluse run` may end together.
+bool note_for_launcher(const char* file, const std::string& report) {
+  std::FILE* f = std::fopen(file, "a");
+  if (!f) return false;
+  flock(fileno(f), LOCK_EX);
+  std::error_code ignored;
+  const auto absolute = std::filesystem::absolute(report, ignored);
+  const std::string line = (absolute.empty() ? report : absolute.string()) + "\n";
+  const bool ok = std::fputs(line.c_str(), f) >= 0;
+  return std::fclose(f) == 0 && ok;
+}
+
+bool write_report_file(const std::string& path, const std::string& text) {
+  const std::string part = path + ".part";
+  std::FILE* f = std::fopen(part.c_str(), "w");
+  const bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  const bool closed = f && std::fclose(f) == 0;
+  if (ok && closed && std::rename(part.c_str(), path.c_str()) == 0) return true;
+  std::remove(part.c_str());
+  return false;
+}
+
+}  // namespace
+
+std::string least_cost_hint(const std::string& written) {
+  if (written.empty()) {
+    return "  least cost: not predicted: no report was written for the model to read (see "
+           "<report file> or ECLUSE_REPORT)\n";
+  }
+  return "  least cost: ecluse advise --from-report " + written +
+         " (the energy model is the Python package; launched as `ecluse run -- <command>`, this "
+         "line gives its answer)\n";
+}
+
+std::string report_summary(const RunTotals& t, const std::vector<RankRecord>& records,
+                           const std::string& file) {
+  std::string s = "ecluse report (" + file + "):\n";
+  s += roles_line(t) + writes_line(t) + cpu_line(t) + energy_line(t);
+  std::size_t actions = 0;
+  for (const RankRecord& r : records) actions += r.frequency.actions.size();
+  if (actions > 0) s += "  frequency: " + std::to_string(actions) + " action(s), see the report\n";
+  return s;
+}
+
+void publish_report(const Config& config, const std::vector<RankRecord>& records, int nodes,
+                    int hosts, Log& log) {
+  const RunTotals totals = aggregate(config, records, nodes, hosts);
+  const std::string path = report_path(config);
+  bool written = false;
+  if (!path.empty()) {
+    written = write_report_file(path, build_report(config, totals, records).dump() + "\n");
+    if (!written) {
+      log.warning("the run report could not be written to " + path +
+                  "; check the directory, or set ECLUSE_REPORT to another file.");
+    }
+  }
+  const char* launcher = run_reports_file();
+  if (written && launcher && !note_for_launcher(launcher, path)) {
+    log.warning("the report's path could not be passed to `ecluse run` through " +
+                std::string(launcher) + "; run ecluse advise --from-report " + path);
+  }
+  const char* env = std::getenv("ECLUSE_REPORT");
+  const bool silenced = env && std::string(env) == "none";
+  if (!config.report.summary || silenced) return;
+  std::string text = report_summary(totals, records, path.empty() ? "not written" : path);
+  if (!launcher || !written) text += least_cost_hint(written ? path : "");
+  std::fputs(text.c_str(), stdout);
+  std::fflush(stdout);
+}
+
+}  // namespace ecluse

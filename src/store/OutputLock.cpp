@@ -1,0 +1,197 @@
+// The output lock and the clean-up of partial files left by a run that stopped.
+#include "store/OutputLock.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <regex>
+#include <system_error>
+
+#include "core/Process.hpp"
+#include "ecluse/Error.hpp"
+#include "store/Hdf5Support.hpp"
+
+namespace ecluse {
+namespace {
+
+constexpr std::size_t kListedParts = 5;
+
+std::string host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "unknown";
+  return name;
+}
+
+std::string identity() {
+  return host_name() + "\n" + std::to_string(getpid()) + "\n";
+}
+
+struct Holder {
+  std::string host;
+  std::int64_t pid = 0;
+};
+
+Holder parse_holder(const std::string& text) {
+  Holder holder;
+  const auto newline = text.find('\n');
+  holder.host = text.substr(0, newline);
+  if (newline != std::string::npos) {
+    try {
+      holder.pid = std::stoll(text.substr(newline + 1));
+    } catch (const std::exception&) {
+      holder.pid = 0;
+    }
+  }
+  return holder;
+}
+
+std::string read_holder(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return "";
+  char buffer[512] = {};
+  const ssize_t n = ::read(fd, buffer, sizeof buffer - 1);
+  ::close(fd);
+  return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : "";
+}
+
+std::string describe(const Holder& holder) {
+  return "pid " + std::to_string(holder.pid) + " on host '" + holder.host + "'";
+}
+
+std::string regex_escaped(const std::string& text) {
+  static const std::string special = R"(\^$.|?*+()[]{}/)";
+  std::string out;
+  for (char c : text) {
+    if (special.find(c) != std::string::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// The FileName pattern as a regular expression: {simulation} literal, numbers elsewhere.
+std::regex part_regex(const std::string& pattern, const std::string& simulation) {
+  std::string expression;
+  for (std::size_t i = 0; i < pattern.size();) {
+    const auto close = pattern[i] == '{' ? pattern.find('}', i) : std::string::npos;
+    if (close == std::string::npos) {
+      expression += regex_escaped(std::string(1, pattern[i++]));
+      continue;
+    }
+    const std::string key = pattern.substr(i + 1, close - i - 1);
+    expression += key == "simulation" ? regex_escaped(simulation) : "[0-9]+";
+    i = close + 1;
+  }
+  return std::regex(expression + R"(\.part)");
+}
+
+std::string listed(const std::vector<std::string>& parts) {
+  std::string text;
+  for (std::size_t i = 0; i < parts.size() && i < kListedParts; ++i) {
+    text += (i ? ", '" : "'") + parts[i] + "'";
+  }
+  if (parts.size() > kListedParts) {
+    text += " and " + std::to_string(parts.size() - kListedParts) + " more";
+  }
+  return text;
+}
+
+void remove_leftovers(const std::string& directory, const std::string& simulation,
+                      const std::string& pattern, const std::string& store, Log* log) {
+  const std::vector<std::string> parts = leftover_parts(directory, simulation, pattern);
+  if (parts.empty()) return;
+  for (const std::string& part : parts) std::filesystem::remove(directory + "/" + part);
+  if (log == nullptr) return;
+  log->warning("store '" + store + "': removed " + std::to_string(parts.size()) +
+               " partial file(s) in '" + directory +
+               "' left by a run of the same simulation that stopped before finishing them: " +
+               listed(parts));
+}
+
+// Deepest first: the directories ensure_output_directory is about to make.
+std::vector<std::string> missing_directories(const std::string& directory) {
+  std::vector<std::string> missing;
+  std::error_code error;
+  for (std::filesystem::path p(directory); !p.empty() && p != p.root_path(); p = p.parent_path()) {
+    if (std::filesystem::exists(p, error) || error) break;
+    missing.push_back(p.string());
+  }
+  return missing;
+}
+
+}  // namespace
+
+std::vector<std::string> leftover_parts(const std::string& directory, const std::string& simulation,
+                                        const std::string& file_pattern) {
+  namespace fs = std::filesystem;
+  const std::regex wanted = part_regex(file_pattern, simulation);
+  std::vector<std::string> parts;
+  std::error_code error;
+  fs::recursive_directory_iterator it(directory, fs::directory_options::skip_permission_denied,
+                                      error);
+  for (; !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+    if (!it->is_regular_file(error) || it->path().extension() != ".part") continue;
+    const std::string relative = fs::relative(it->path(), directory, error).string();
+    if (std::regex_match(relative, wanted)) parts.push_back(relative);
+  }
+  return parts;
+}
+
+OutputLock::OutputLock(const std::string& directory, const std::string& simulation,
+                       const std::string& file_pattern, const std::string& store_name, Log* log)
+    : path_(directory + "/." + simulation + ".ecluse-lock"),
+      store_name_(store_name),
+      made_(missing_directories(directory)) {
+  ensure_output_directory(directory, store_name);
+  for (int attempt = 0; attempt < 2 && !owner_; ++attempt) {
+    if (try_create()) break;
+    const std::string holder = read_holder(path_);
+    const Holder h = parse_holder(holder);
+    if (h.host == host_name() && h.pid == getpid()) return;  // another store of this run
+    if (attempt == 1 || h.host != host_name() || !process_gone(h.pid)) refuse(holder);
+    ::unlink(path_.c_str());  // its owner is gone: a crash on this host
+    if (log)
+      log->warning("store '" + store_name + "': replaced the lock '" + path_ +
+                   "' of a run that stopped (" + describe(h) + ")");
+  }
+  remove_leftovers(directory, simulation, file_pattern, store_name, log);
+}
+
+// A run that wrote nothing leaves no trace: the directories its lock made are removed when
+// empty (rmdir refuses a directory that holds anything).
+OutputLock::~OutputLock() {
+  if (!owner_) return;
+  ::unlink(path_.c_str());
+  for (const std::string& directory : made_) {
+    if (::rmdir(directory.c_str()) != 0) break;
+  }
+}
+
+bool OutputLock::try_create() {
+  const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == EEXIST) return false;
+  if (fd < 0) {
+    throw Error(ECLUSE_IO_ERROR, "store '" + store_name_ + "': cannot create the lock file '" +
+                                     path_ + "': " + std::strerror(errno) +
+                                     ". Fix: make that directory writable or change FilesPath");
+  }
+  const std::string text = identity();
+  const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  ::close(fd);
+  if (!written) ::unlink(path_.c_str());
+  owner_ = written;
+  return written;
+}
+
+void OutputLock::refuse(const std::string& holder) const {
+  const Holder h = parse_holder(holder);
+  throw Error(ECLUSE_IO_ERROR,
+              "store '" + store_name_ + "': another run (" + describe(h) +
+                  ") writes the same simulation into this directory (lock file '" + path_ +
+                  "'). Fix: wait for it to end, give this run another FilesPath or simulation "
+                  "name, or remove the lock file if that run is no longer alive");
+}
+
+}  // namespace ecluse

@@ -1,0 +1,42 @@
+// One run at a time per output directory and simulation: a lock file taken at initialize, and
+// the partial files of a run that stopped without cleaning removed and named.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/Log.hpp"
+
+namespace ecluse {
+
+/** "<directory>/.<simulation>.ecluse-lock", created with O_EXCL|O_NOFOLLOW and holding the
+ * owner's host and pid. A live owner makes a second run fail with ECLUSE_IO_ERROR; a dead one
+ * on this host (a crash) is replaced, its partial files removed with a warning. The same
+ * process may take it again (two stores of one run in one directory). Released when the
+ * owner is destroyed. */
+class OutputLock {
+ public:
+  OutputLock(const std::string& directory, const std::string& simulation,
+             const std::string& file_pattern, const std::string& store_name, Log* log);
+  ~OutputLock();
+  OutputLock(const OutputLock&) = delete;
+  OutputLock& operator=(const OutputLock&) = delete;
+
+  [[nodiscard]] const std::string& path() const { return path_; }
+
+ private:
+  bool try_create();
+  [[noreturn]] void refuse(const std::string& holder) const;
+
+  std::string path_;
+  std::string store_name_;
+  std::vector<std::string> made_;  // directories this lock made, deepest first
+  bool owner_ = false;
+};
+
+/** Partial files ("<final>.part") under `directory` whose names fit `file_pattern` (the
+ * FileName pattern of a store, {simulation} given, other placeholders any number). */
+std::vector<std::string> leftover_parts(const std::string& directory, const std::string& simulation,
+                                        const std::string& file_pattern);
+
+}  // namespace ecluse

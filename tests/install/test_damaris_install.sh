@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The Damaris drop-in from an installed prefix: the test programs of tests/damaris built outside
+# the tree with find_package(Damaris) and with pkg-config damaris (-ldamaris), each run under
+# synchronous mode, dedicated cores and dedicated nodes by tests/python/test_damaris.py.
+# Usage: test_damaris_install.sh BUILD_DIR MPIEXEC MPICC MPIF90 PYTHON (Fortran skipped if MPIF90
+# is ""); PYTHON needs pytest and h5py (the venv).
+set -euo pipefail
+build=$1 mpiexec=$2 mpicc=$3 mpif90=$4 python=$5
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+
+cmake --install "$build" --prefix "$prefix" >/dev/null
+libdir=$(find "$prefix" -name 'libdamaris.so' -printf '%h\n' | head -1)
+[ -n "$libdir" ] || { echo "FAIL: libdamaris.so not installed" >&2; exit 1; }
+for f in "$prefix/include/Damaris.h" "$libdir/cmake/Damaris/DamarisConfig.cmake" \
+  "$libdir/pkgconfig/damaris.pc"; do
+  [ -e "$f" ] || { echo "FAIL: $f not installed" >&2; exit 1; }
+done
+fortran=OFF
+if [ -n "$mpif90" ] && [ -e "$prefix/include/damaris.mod" ]; then fortran=ON; fi
+
+run_programs() {  # run_programs DIR: the pytest runner on the programs of DIR
+  ECLUSE_DAMARIS_BIN=$1 ECLUSE_DAMARIS_REQUIRE_FORTRAN=$fortran ECLUSE_MPIEXEC=$mpiexec \
+    "$python" -m pytest -q -p no:cacheprovider "$root/tests/python/test_damaris.py"
+  echo "ok: the programs of $1 pass under TP, DC and DN"
+}
+
+# 1. CMake: find_package(Damaris), target damaris / Damaris::damaris.
+cmake -S "$root/tests/damaris/consumer" -B "$work/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DWITH_FORTRAN=$fortran -DCMAKE_C_COMPILER="$mpicc" \
+  ${mpif90:+-DCMAKE_Fortran_COMPILER="$mpif90"} >/dev/null
+cmake --build "$work/cmake-build" >/dev/null
+run_programs "$work/cmake-build"
+
+# 2. pkg-config damaris: -I<prefix>/include (Damaris.h, damaris.mod) and -ldamaris.
+export PKG_CONFIG_PATH=$libdir/pkgconfig
+mkdir "$work/pc"
+# shellcheck disable=SC2046 # pkg-config's flags are words
+"$mpicc" $(pkg-config --cflags damaris) -o "$work/pc/damaris_mesh_c" "$root/tests/damaris/mesh.c" \
+  $(pkg-config --libs damaris)
+if [ $fortran = ON ]; then
+  # shellcheck disable=SC2046
+  (cd "$work/pc" && "$mpif90" $(pkg-config --cflags damaris) -o damaris_mesh_f \
+    "$root/tests/damaris/mesh.f90" $(pkg-config --libs damaris) &&
+    "$mpif90" -fallow-argument-mismatch -o damaris_implicit_f "$root/tests/damaris/implicit.f90" \
+      $(pkg-config --libs damaris))
+fi
+run_programs "$work/pc"
+echo "install: the Damaris drop-in passed from $prefix"

@@ -1,0 +1,46 @@
+// A simulation that calls MPI_Barrier(MPI_COMM_WORLD) instead of a collective on the clients'
+// communicator (ecluse_client_comm_get) under dedicated cores or nodes: the servers never join
+// it, so the run must end after ECLUSE_TIMEOUT with a message naming the right communicator
+// (tests/python/test_fault_injection.py).
+#include <mpi.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "ecluse/ecluse.h"
+
+namespace {
+
+// DC: 2 virtual nodes of 2 ranks, one dedicated core each; DN: 3 nodes of 1 rank, 1 dedicated.
+std::string config(const std::string& approach) {
+  const std::string architecture =
+      approach == "dc" ? R"(<dedicated cores="1"/><virtual-nodes ranks-per-node="2"/>)"
+                       : R"(<dedicated nodes="1"/><virtual-nodes ranks-per-node="1"/>)";
+  return R"(<simulation name="world"><architecture>)" + architecture +
+         R"(<buffer size="1MiB"/></architecture><data>
+    <layout name="l" type="double" dimensions="100"/><variable name="v" layout="l"/></data>
+    <storage><store name="s" type="null"/></storage></simulation>)";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  const std::string approach = argc > 1 ? argv[1] : "dc";
+  if (ecluse_initialize_string(config(approach).c_str(), MPI_COMM_WORLD) != ECLUSE_OK) {
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  int is_client = 0;
+  ecluse_start(&is_client);
+  if (is_client) {
+    std::vector<double> data(100, 1.0);
+    ecluse_write("v", data.data());
+    ecluse_end_iteration();
+    MPI_Barrier(MPI_COMM_WORLD);  // the mistake: the servers are in MPI_COMM_WORLD too
+    ecluse_stop();
+  }
+  ecluse_finalize();
+  MPI_Finalize();
+  return 0;
+}

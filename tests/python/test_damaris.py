@@ -1,0 +1,207 @@
+"""The Damaris 1.x drop-in (issue 16): the C and Fortran programs of tests/damaris, written
+against Damaris.h and module damaris, run with a Damaris XML under synchronous mode, dedicated
+cores and dedicated nodes (virtual nodes); every value read back with h5py, bit for bit; the
+return-code conventions are checked by the programs themselves (they exit 1 on a mismatch).
+ECLUSE_DAMARIS_BIN points at programs built elsewhere (tests/install/test_damaris_install.sh)."""
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from mpirun import BUILD, ROOT, child_env, h5_contents, mpiexec  # noqa: E402
+
+BIN = pathlib.Path(os.environ.get("ECLUSE_DAMARIS_BIN", BUILD / "tests" / "damaris")).resolve()
+XML = ROOT / "tests" / "damaris" / "mesh.xml"
+SYNC = '<dedicated cores="0" nodes="0"/>'
+# mode: (<dedicated> line, ranks, ECLUSE_RANKS_PER_NODE, program argument, FilePerCore writers)
+MODES = {
+    "sync": (SYNC, 3, None, "sync", 3),
+    "DC": ('<dedicated cores="1" nodes="0"/>', 4, "4", "dedicated", 1),
+    "DN": ('<dedicated cores="0" nodes="1"/>', 4, "1", "dedicated", 1),
+}
+CLIENTS, DOMAINS, ITERATIONS = 3, 2, 4  # two phases of two iterations (start, stop, start)
+NX, NY, NZ, NPTS = 4, 3, 2, 5  # mesh.xml
+
+
+def program(language):
+    """c, f (module damaris) or implicit (Fortran without `use damaris`)."""
+    path = BIN / ("damaris_implicit_f" if language == "implicit" else f"damaris_mesh_{language}")
+    required = language == "c" or os.environ.get("ECLUSE_DAMARIS_REQUIRE_FORTRAN") == "ON"
+    if not path.exists():
+        if required:
+            pytest.fail(f"{path} is not built")
+        pytest.skip(f"{path} is not built (no Fortran)")
+    return path
+
+
+def run(directory, language, mode, xml_text=None):
+    """Runs a program with mesh.xml switched to the mode; returns the completed process."""
+    dedicated, ranks, per_node, argument, _ = MODES[mode]
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "mesh.xml").write_text(xml_text or XML.read_text().replace(SYNC, dedicated))
+    env = dict(child_env(), ECLUSE_TIMEOUT="30")  # a lost message fails in 30 s, not hangs
+    env.pop("ECLUSE_RANKS_PER_NODE", None)
+    if per_node:
+        env["ECLUSE_RANKS_PER_NODE"] = per_node
+    return subprocess.run([mpiexec(), "-n", str(ranks), str(program(language)), "mesh.xml",
+                           argument], cwd=directory, env=env, capture_output=True, text=True,
+                          timeout=180)
+
+
+def temperature(iteration, block):
+    """A block as the programs write it (ghosts included) and as it is stored (interior)."""
+    cells = iteration * 1e6 + block * 1e4 + np.arange((NZ + 2) * (NY + 2) * (NX + 2))
+    return cells.reshape(NZ + 2, NY + 2, NX + 2)[1:-1, 1:-1, 1:-1]
+
+
+def pressure(iteration, client, block):
+    base = np.float32(iteration * 100 + client * 10 + block)
+    return base + np.arange(NPTS + iteration, dtype=np.float32) / np.float32(8)
+
+
+def expected_datasets(iteration):
+    expected = {}
+    for client in range(CLIENTS):
+        for block in range(DOMAINS):
+            global_block = client * DOMAINS + block
+            expected[f"fields/temperature/P{client}/B{block}"] = temperature(iteration,
+                                                                             global_block)
+            expected[f"pressure/P{client}/B{block}"] = pressure(iteration, client, block)
+        if iteration == 0:  # non-time-varying: stored once
+            expected[f"origin/P{client}/B0"] = np.array([client, 0, 7], dtype=np.int32)
+    return expected
+
+
+def stored_datasets(out, iteration):
+    """Every dataset of the iteration's per-core files, by path; a path in two files fails."""
+    stored, files = {}, sorted(out.glob(f"mesh_It{iteration}_Pr*.h5"))
+    for path in files:
+        with h5py.File(path, "r") as f:
+            def visit(name, obj):
+                if isinstance(obj, h5py.Dataset):
+                    assert name not in stored, f"{name} stored twice"
+                    stored[name] = obj[()]
+            f.visititems(visit)
+    return stored, len(files)
+
+
+def check_files(out, writers):
+    for iteration in range(ITERATIONS):
+        stored, files = stored_datasets(out, iteration)
+        assert files == writers
+        expected = expected_datasets(iteration)
+        assert sorted(stored) == sorted(expected), iteration
+        for name, value in expected.items():
+            assert stored[name].dtype == value.dtype, name
+            assert stored[name].tobytes() == value.tobytes(), (iteration, name)
+        check_collective(out / "collective" / f"mesh_It{iteration}.h5", iteration)
+    assert not list(out.rglob("*.part"))
+
+
+def check_collective(path, iteration):
+    """One dataset of the global size; each block at its position (x = block * NX)."""
+    whole = np.zeros((NZ, NY, NX * CLIENTS * DOMAINS))
+    for block in range(CLIENTS * DOMAINS):
+        whole[:, :, block * NX:(block + 1) * NX] = temperature(iteration, block)
+    with h5py.File(path, "r") as f:
+        assert f["fields/temperature"][()].tobytes() == whole.tobytes()
+
+
+def check_stdout(result, ranks):
+    lines = result.stdout.splitlines()
+    assert lines.count("damaris_mesh: ok") == ranks
+    for kind, event in (("action", "tick"), ("local", "here")):
+        fired = sorted(line for line in lines if line.startswith(f"{kind} {event} "))
+        assert fired == sorted(f"{kind} {event} from {client} at {iteration}"
+                               for client in range(CLIENTS) for iteration in range(ITERATIONS))
+    done = sorted(line for line in lines if re.fullmatch(r"client \d: phase \d done", line))
+    assert done == sorted(f"client {c}: phase {p} done" for c in range(CLIENTS) for p in (0, 1))
+
+
+@pytest.mark.parametrize("language", ["c", "f"])
+@pytest.mark.parametrize("mode", MODES)
+def test_program_runs_and_every_value_reads_back(tmp_path, mode, language):
+    result = run(tmp_path, language, mode)
+    assert result.returncode == 0, result.stdout + result.stderr
+    check_stdout(result, MODES[mode][1])
+    check_files(tmp_path / "out", MODES[mode][4])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_fortran_program_without_the_module_runs_through_external_procedures(tmp_path, mode):
+    """Damaris's own Fortran examples call damaris_<name>_f without `use damaris`."""
+    result = run(tmp_path, "implicit", mode)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines().count("damaris_mesh: ok") == MODES[mode][1]
+    check_files(tmp_path / "out", MODES[mode][4])
+
+
+def test_restart_returns_the_credit_of_what_was_stored_after_stop(tmp_path):
+    """DN with receive memory for about one iteration per client: clients wait for credit, and
+    what the server stored after a client's stop comes back to it in the restarted phase."""
+    small = XML.read_text().replace(SYNC, MODES["DN"][0]).replace('size="67108864"',
+                                                                  'size="7000"')
+    result = run(tmp_path, "c", "DN", small)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "lowest credit" in result.stdout + result.stderr
+    assert "waited for credit 0 time(s)" not in result.stdout + result.stderr
+    check_stdout(result, MODES["DN"][1])
+    check_files(tmp_path / "out", MODES["DN"][4])
+
+
+@pytest.mark.parametrize("mode", ["sync", "DN"])
+def test_fortran_program_writes_what_the_c_program_writes(tmp_path, mode):
+    for language in ("c", "f"):
+        result = run(tmp_path / language, language, mode)
+        assert result.returncode == 0, result.stdout + result.stderr
+    c, fortran = h5_contents(tmp_path / "c" / "out"), h5_contents(tmp_path / "f" / "out")
+    assert len(c) > 40
+    assert fortran == c
+
+
+def test_failed_initialize_tells_why_on_stderr(tmp_path):
+    broken = XML.read_text().replace('<domains count="2"/>', '<domains count="2" cuont="1"/>')
+    result = run(tmp_path, "c", "sync", broken)
+    assert result.returncode != 0
+    assert result.stderr.count("ecluse: initialize failed (ECLUSE_CONFIG_ERROR): ") == 1
+    assert "cuont" in result.stderr
+    assert "damaris_initialize returned 6, expected 0" in result.stderr
+
+
+def test_iteration_variants_and_restart_answer_with_their_messages(tmp_path):
+    (tmp_path / "mesh.xml").write_text(XML.read_text())
+    path = BIN / "damaris_messages"
+    if not path.exists():
+        pytest.skip(f"{path} is not built (built in the tree only: it links libecluse too)")
+    result = subprocess.run([mpiexec(), "-n", "1", str(path), "mesh.xml"], cwd=tmp_path,
+                            env=child_env(), capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = dict(line.split("|", 1) for line in result.stdout.splitlines() if "|" in line)
+    ok = "ECLUSE_OK|"
+    later = ("ECLUSE_BLOCK_NOT_FOUND|{what} of block {block} of variable 'pressure' for iteration "
+             "{iteration}: Ecluse holds allocated blocks for the current iteration only "
+             "({current}); {what} in the iteration of the alloc, before its end_iteration.")
+    assert lines["start"] == lines["stop"] == "ECLUSE_NO_SERVER|"
+    assert "has_servers=0" in result.stdout
+    assert lines["commit-later"] == later.format(what="commit", block=0, iteration=1, current=0)
+    assert lines["clear-later"] == later.format(what="clear", block=1, iteration=3, current=0)
+    assert lines["clear-unknown"] == (
+        "ECLUSE_UNDEFINED_VARIABLE|variable 'pressur' is not declared in mesh.xml; did you mean "
+        "'pressure'? Declare it with <variable name=\"pressur\" layout=\"...\"/>.")
+    for case in ("commit-now", "clear-after-commit", "end", "clear-ended"):
+        assert lines[case] == ok, case
+    assert lines["write-after-commit"].startswith("ECLUSE_ALREADY_WRITTEN|block 0 of variable "
+                                                  "'pressure' was already written in iteration 0")
+    assert lines["commit-ended"] == later.format(what="commit", block=0, iteration=0, current=1)
+    assert lines["write-after-stop"] == ("ECLUSE_ARGUMENT_ERROR|this client already called stop; "
+                                         "no more writes until start opens a new phase.")
+    assert lines["restart"] == lines["stop-restarted"] == "ECLUSE_NO_SERVER|"
+    assert "iteration=1" in result.stdout  # the restarted phase goes on counting
+    for case in ("alloc-restarted", "commit-restarted", "end-restarted", "finalize"):
+        assert lines[case] == ok, case

@@ -1,0 +1,86 @@
+"""The last line of a run's summary (issue 15): under `ecluse run` the approach the model predicts
+would have cost least for this run and by how much, the same pick as `ecluse advise
+--from-report`; launched otherwise, the command that gives it."""
+import re
+import shutil
+import subprocess
+import sys
+
+from mpirun import BUILD, ROOT, child_env, mpiexec
+from ecluse import cli
+
+EXAMPLE = BUILD / "examples" / "ecluse_example_simulation"
+LINE = re.compile(r"  least cost: (?:(?P<best>\S+), (?P<saving>\d+\.\d)% less energy than this "
+                  r"run's (?P<own>\S+) \(model: [\d.]+ k?J vs [\d.]+ k?J; measured [\d.]+ k?J\)"
+                  r"|this run's (?P<same>\S+) \(model: [\d.]+ k?J; next best \S+ \d+\.\d% more; "
+                  r"measured [\d.]+ k?J\))$")
+
+
+def example(tmp_path, ranks, dedicated_cores=0):
+    text = (ROOT / "examples" / "simulation.xml").read_text()
+    text = text.replace('<dedicated cores="0" nodes="0"/>',
+                        f'<dedicated cores="{dedicated_cores}" nodes="0"/>')
+    (tmp_path / "simulation.xml").write_text(text)
+    return [mpiexec(), "-n", str(ranks), str(EXAMPLE), "simulation.xml", "4"]
+
+
+def ecluse_run(tmp_path, command, *options):
+    return subprocess.run([sys.executable, "-m", "ecluse", "run", *options, "--", *command],
+                          cwd=tmp_path, env=child_env(), capture_output=True, text=True,
+                          timeout=300)
+
+
+def advised_least_energy(capsys, report):
+    assert cli.main(["advise", "--from-report", str(report)]) == 0
+    out = capsys.readouterr().out
+    return re.search(r"^least energy: (\S+) ", out, re.M).group(1)
+
+
+def test_under_ecluse_run_the_summary_ends_with_the_models_pick(tmp_path, capsys):
+    result = ecluse_run(tmp_path, example(tmp_path, 2))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert "ecluse report (heat-report.json):" in lines
+    m = LINE.match(lines[-1])
+    assert m, lines[-1]
+    assert m.group("own") == "TP" or m.group("same") == "TP"
+    assert (m.group("best") or m.group("same")) == advised_least_energy(
+        capsys, tmp_path / "heat-report.json")
+    assert not any(line.startswith("  least cost: ecluse advise") for line in lines)
+
+
+def test_a_dedicated_core_run_is_compared_with_itself(tmp_path, capsys):
+    result = ecluse_run(tmp_path, example(tmp_path, 3, dedicated_cores=1))
+    assert result.returncode == 0, result.stderr
+    m = LINE.match(result.stdout.splitlines()[-1])
+    assert m and "DC(1)" in (m.group("own"), m.group("same")), result.stdout
+    assert (m.group("best") or m.group("same")) == advised_least_energy(
+        capsys, tmp_path / "heat-report.json")
+
+
+def test_launched_directly_the_summary_ends_with_how_to_get_it(tmp_path):
+    command = example(tmp_path, 2)
+    result = subprocess.run(command, cwd=tmp_path, env=child_env(), capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == (
+        "  least cost: ecluse advise --from-report heat-report.json (the energy model is the "
+        "Python package; launched as `ecluse run -- <command>`, this line gives its answer)")
+
+
+def test_a_run_the_model_cannot_use_says_why(tmp_path):
+    # The program never calls ecluse_start: its clients have no compute phase to measure.
+    program = BUILD / "tests" / "report" / "long_run_program"
+    result = ecluse_run(tmp_path, [mpiexec(), "-n", "2", str(program), "50", "5"])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == (
+        f"  least cost: not predicted: {tmp_path / 'long-report.json'}: no compute phase of "
+        "the simulation role: cannot measure the compute time per iteration")
+
+
+def test_the_commands_exit_code_is_kept_and_no_report_means_no_line(tmp_path):
+    result = ecluse_run(tmp_path, [shutil.which("false")])
+    assert result.returncode == 1 and result.stdout == ""
+    result = ecluse_run(tmp_path, [])
+    assert result.returncode == 2
+    assert "give the command to run after --" in result.stderr

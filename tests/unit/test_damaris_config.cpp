@@ -1,0 +1,225 @@
+// Damaris 1.x files in tests/configs/damaris: the model Ecluse builds from what they say
+// (their warnings are checked by the corpus test), and the meanings that differ by namespace.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "TestSupport.hpp"
+#include "config/ConfigLoader.hpp"
+#include "config/StoreKinds.hpp"
+#include "ecluse/Error.hpp"
+
+namespace {
+
+using ecluse::Config;
+using Names = std::vector<std::string>;
+
+Config damaris(const std::string& name) {
+  const std::string file = name + ".xml";
+  return ecluse::parse_config(
+      file, ecluse::test::read_text(ecluse::test::source_path("tests/configs/damaris/" + file)));
+}
+
+/** The message parse_config throws ("" if it accepts the text). */
+std::string error_of(const std::string& text) {
+  try {
+    (void)ecluse::parse_config("c.xml", text);
+  } catch (const ecluse::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const char* const kDamarisNs = "http://damaris.gforge.inria.fr/damaris/model";
+
+std::string file(const std::string& ns, const std::string& data, const std::string& rest = "") {
+  return "<simulation name=\"s\"" + (ns.empty() ? "" : " xmlns=\"" + ns + "\"") +
+         "><architecture><domains count=\"1\"/></architecture><data>" + data + "</data>" + rest +
+         "</simulation>";
+}
+
+TEST(DamarisModel, OpmFlowGroupsWithSlashesAndUnstructuredMesh) {
+  const Config c = damaris("opm_flow");
+  EXPECT_EQ(c.architecture.dedicated_cores, 1);
+  EXPECT_EQ(c.architecture.buffer_name, "opm-shm");
+  EXPECT_FALSE(c.architecture.core_placement.given());
+  ASSERT_NE(c.find_variable("coordset/coords/values/x"), nullptr);
+  EXPECT_EQ(c.find_variable("coordset/coords/values/x")->layout, "n_coords_layout");
+  EXPECT_FALSE(c.find_variable("coordset/coords/values/x")->time_varying);
+  const ecluse::Mesh& mesh = *c.find_mesh("us_mesh");
+  EXPECT_EQ(mesh.type, ecluse::MeshType::Unstructured);
+  EXPECT_EQ(mesh.topology, 3);
+  EXPECT_FALSE(mesh.time_varying);
+  ASSERT_EQ(mesh.coords.size(), 3u);
+  EXPECT_EQ(mesh.coords[2].name, "coordset/coords/values/z");
+  ASSERT_EQ(mesh.parts.size(), 3u);  // the four name="#" are no array
+  EXPECT_EQ(mesh.parts[0].role, "element_offsets");
+  EXPECT_EQ(mesh.parts[0].variable, "topologies/topo/elements/offsets");
+  EXPECT_EQ(mesh.parts[2].role, "section_connectivity");
+  EXPECT_EQ(c.find_variable("PRESSURE")->mesh, "us_mesh");
+  EXPECT_EQ(c.find_variable("PRESSURE")->stores, Names{"MyStore"});
+  EXPECT_TRUE(c.find_variable("1OVERBG")->stores.empty());  // store="": no store
+  EXPECT_TRUE(c.find_variable("OUTPUTDIR")->stores.empty());
+  EXPECT_FALSE(c.find_variable("OUTPUTDIR")->every_store);
+  EXPECT_EQ(c.find_layout("path_string_layout")->type, ecluse::DataType::Int8);
+  EXPECT_EQ(c.find_store("MyStore")->options.at("FilesPath"), "output/");
+  EXPECT_EQ(ecluse::name_of(c.log.level), "info");
+}
+
+TEST(DamarisModel, CodeSaturneMeshPartsAndUndeclaredMesh) {
+  const Config c = damaris("code_saturne");
+  const ecluse::Mesh& mesh = *c.find_mesh("umesh_vars/fluid_domain_umesh");
+  ASSERT_EQ(mesh.parts.size(), 4u);
+  EXPECT_EQ(mesh.parts[0].role, "vertex_global_id");
+  EXPECT_EQ(mesh.parts[0].variable, "umesh_vars/unstructured_gid");
+  EXPECT_EQ(mesh.parts[0].offset, -1);
+  EXPECT_EQ(mesh.coords.at(0).name, "umesh_vars/unstructured_mesh_xyz");
+  // mesh="fluid_domain_umesh" from group "fields" finds no mesh: kept without one (warned).
+  EXPECT_EQ(c.find_variable("fields/pressure")->mesh, "");
+  EXPECT_EQ(c.find_variable("fields/velocity")->layout, "zonal_layout_vect3");
+  EXPECT_TRUE(c.find_variable("umesh_vars/sections_offsets")->stores.empty());
+  EXPECT_EQ(c.find_store("MyStore")->options.at("FilesPath"), "");
+}
+
+TEST(DamarisModel, PythonDaskDomainsAndNoStorage) {
+  const Config c = damaris("python_dask");
+  EXPECT_EQ(c.architecture.domains, 8);
+  EXPECT_EQ(c.architecture.dedicated_cores, 2);
+  EXPECT_TRUE(c.stores.empty());
+  EXPECT_EQ(c.find_variable("cube_i")->mesh, "");
+  EXPECT_EQ(ecluse::name_of(c.log.level), "debug");
+}
+
+TEST(DamarisModel, PlacementPatternAndMask) {
+  const Config pattern = damaris("placement_pattern");
+  const ecluse::CorePlacement& p = pattern.architecture.core_placement;
+  EXPECT_TRUE(p.pattern);
+  EXPECT_EQ(p.start, 1);
+  EXPECT_EQ(p.step, 4);
+  EXPECT_EQ(p.blocksize, 2);
+  EXPECT_TRUE(p.mask.empty());
+  const Config mask = damaris("placement_mask");
+  EXPECT_EQ(mask.architecture.core_placement.mask, "100100");
+  EXPECT_FALSE(mask.architecture.core_placement.pattern);  // zeros are "not given"
+}
+
+TEST(DamarisModel, StorageVariants) {
+  const Config c = damaris("storage_variants");
+  EXPECT_EQ(c.architecture.dedicated_nodes, 1);
+  EXPECT_EQ(c.architecture.dedicated_cores, 0);  // nodes win, as in Damaris
+  EXPECT_EQ(ecluse::name_of(c.language), "c");   // language="unknown"
+  EXPECT_EQ(c.find_variable("a")->stores, (Names{"files", "every2", "checkpoint"}));
+  EXPECT_EQ(c.find_variable("b")->stores, (Names{"files", "checkpoint"}));
+  EXPECT_TRUE(c.find_variable("c")->stores.empty());
+  EXPECT_TRUE(c.find_variable("d")->stores.empty());
+  EXPECT_FALSE(c.find_variable("d")->every_store);
+  EXPECT_TRUE(c.find_variable("g/e")->stores.empty());  // a group's store= is not inherited
+  EXPECT_FALSE(c.find_variable("off")->enabled);
+  EXPECT_EQ(c.find_layout("names")->type, ecluse::DataType::Int8);
+  EXPECT_EQ(c.find_store("every2")->frequency, 2);
+  EXPECT_EQ(c.find_store("files")->frequency, 1);
+  EXPECT_FALSE(c.find_store("checkpoint")->enabled);
+  // Options a store does not know are passed over, not kept: the store never sees them.
+  EXPECT_EQ(c.find_store("files")->options.count("Compression"), 0u);
+  EXPECT_EQ(c.find_store("every2")->options.count("FileMod"), 0u);
+  EXPECT_EQ(ecluse::hdf5_options(*c.find_store("every2")).mode, ecluse::Hdf5FileMode::Collective);
+}
+
+TEST(DamarisModel, WithoutStoreEcluseWritesEverywhereDamarisNowhere) {
+  const std::string data =
+      "<layout name=\"l\" type=\"int\" dimensions=\"2\"/>"
+      "<variable name=\"v\" layout=\"l\"/>"
+      "<group name=\"g\" store=\"s\"><variable name=\"w\" layout=\"l\"/>"
+      "</group>";
+  const std::string storage = "<storage><store name=\"s\" type=\"null\"/></storage>";
+  const Config ecluse = ecluse::parse_config("e.xml", file("", data, storage));
+  EXPECT_TRUE(ecluse.find_variable("v")->every_store);
+  EXPECT_FALSE(ecluse.find_variable("g/w")->every_store);
+  EXPECT_EQ(ecluse.find_variable("g/w")->stores, Names{"s"});  // inherited from the group
+  const Config damaris = ecluse::parse_config("d.xml", file(kDamarisNs, data, storage));
+  EXPECT_FALSE(damaris.find_variable("v")->every_store);
+  EXPECT_TRUE(damaris.find_variable("v")->stores.empty());
+  EXPECT_TRUE(damaris.find_variable("g/w")->stores.empty());
+}
+
+TEST(DamarisModel, EcluseNamespaceKeepsItsStrictness) {
+  const std::string option =
+      "<storage><store name=\"s\" type=\"HDF5\"><option key=\"Compression\">gzip</option>"
+      "</store></storage>";
+  EXPECT_EQ(error_of(file("", "", option)),
+            "c.xml:1:129: unknown option 'Compression' for store type 'HDF5'. Known options: "
+            "FileMode, FilesPath, FileName, Permissions, XDMFMode.");
+  EXPECT_EQ(error_of(file(kDamarisNs, "", option)), "");
+  const std::string mesh =
+      "<layout name=\"l\" type=\"int\" dimensions=\"2\"/>"
+      "<variable name=\"v\" layout=\"l\" mesh=\"nowhere\"/>";
+  EXPECT_NE(error_of(file("", mesh)), "");
+  EXPECT_EQ(error_of(file(kDamarisNs, mesh)), "");
+  const std::string text = "<layout name=\"l\" type=\"string\" dimensions=\"2\"/>";
+  EXPECT_NE(error_of(file("", text)), "");
+  EXPECT_EQ(error_of(file(kDamarisNs, text)), "");
+}
+
+TEST(DamarisModel, GroupNamesMayNestWithSlashes) {
+  const std::string data =
+      "<layout name=\"l\" type=\"int\" dimensions=\"2\"/>"
+      "<group name=\"a/b\"><variable name=\"v\" layout=\"l\"/></group>";
+  EXPECT_NE(ecluse::parse_config("g.xml", file("", data)).find_variable("a/b/v"), nullptr);
+  EXPECT_EQ(error_of(file("", "<group name=\"a//b\"/>")),
+            "c.xml:1:84: invalid name 'a//b' for <group>; a group name is non-empty parts "
+            "separated by single '/', e.g. \"a/b\".");
+}
+
+TEST(DamarisModel, EverySingleElementIsRefusedTwiceWithBothLines) {
+  const std::string text =
+      "<simulation name=\"s\">\n<architecture>\n<domains count=\"1\"/>\n"
+      "<dedicated cores=\"1\"/>\n<buffer size=\"1MiB\"/>\n<dedicated cores=\"2\"/>\n"
+      "<domains count=\"2\"/>\n</architecture>\n<data/>\n<data/>\n<log/>\n<log/>\n"
+      "</simulation>";
+  EXPECT_EQ(error_of(text),
+            "c.xml:6:1: <dedicated> given twice (first at line 4); keep one.\n"
+            "c.xml:7:1: <domains> given twice (first at line 3); keep one.\n"
+            "c.xml:10:1: <data> given twice (first at line 9); keep one.\n"
+            "c.xml:12:1: <log> given twice (first at line 11); keep one.");
+}
+
+std::vector<std::string> placement_warnings(const std::string& dedicated,
+                                            const std::string& placement) {
+  return ecluse::parse_config("p.xml", "<simulation name=\"s\">\n<architecture>\n" + dedicated +
+                                           "\n" + placement + "\n</architecture>\n</simulation>")
+      .warnings;
+}
+
+TEST(DamarisModel, PlacementThatCannotApplyIsWarned) {
+  EXPECT_EQ(placement_warnings("<dedicated nodes=\"1\"/>", "<placement mask=\"01\"/>"),
+            Names{"p.xml:4:1: <placement> mask/start/step/blocksize place dedicated cores, not "
+                  "dedicated nodes; they are ignored: use servers=\"first\" or "
+                  "servers=\"last\" to place dedicated nodes."});
+  EXPECT_EQ(placement_warnings("<dedicated cores=\"0\"/>", "<placement start=\"2\"/>"),
+            Names{"p.xml:4:1: <placement> is ignored: there are no dedicated cores (<dedicated "
+                  "cores=\"0\">); set cores or remove the placement."});
+  EXPECT_EQ(placement_warnings("<dedicated cores=\"1\"/>", "<placement mask=\"01\" step=\"2\"/>"),
+            Names{"p.xml:4:1: <placement> gives a mask and start/step/blocksize; the mask "
+                  "decides which ranks are dedicated cores: remove start, step and blocksize."});
+  EXPECT_TRUE(placement_warnings("<dedicated cores=\"1\"/>", "<placement/>").empty());
+}
+
+TEST(DamarisModel, PlacementMistakesAreRefused) {
+  const auto arch = [](const std::string& placement) {
+    return "<simulation name=\"s\"><architecture><domains count=\"1\"/>"
+           "<dedicated cores=\"2\"/>" +
+           placement + "</architecture></simulation>";
+  };
+  EXPECT_EQ(error_of(arch("<placement mask=\"01x1\"/>")),
+            "c.xml:1:89: invalid mask '01x1' on <placement>; write one 0 or 1 per node-local "
+            "rank, 1 for a dedicated core, e.g. mask=\"0001\" (repeated over the node).");
+  EXPECT_EQ(error_of(arch("<placement mask=\"0000\"/>")),
+            "c.xml:1:89: mask '0000' on <placement> marks no rank as a dedicated core; put a 1 "
+            "for each of the 2 per node.");
+  EXPECT_EQ(error_of(arch("<placement start=\"1\" servers=\"first\"/>")),
+            "c.xml:1:99: <placement> gives servers= and a mask or start/step/blocksize; keep "
+            "one way of placing dedicated cores.");
+}
+
+}  // namespace

@@ -1,0 +1,71 @@
+// Which libraries an <event library=...> may load: ECLUSE_ACTION_LIBRARIES, checked when the
+// table is made (at initialize), before anything is loaded.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "action/EventTable.hpp"
+#include "ecluse/Error.hpp"
+
+namespace ecluse {
+namespace {
+
+const std::string kLibm = "/lib/x86_64-linux-gnu/libm.so.6";
+
+Config config_loading(const std::string& library) {
+  Config config;
+  config.events.push_back(
+      {"probe", "cos", library, EventExecution::Local, EventScope::Core, {"sim.xml", 31, 5}});
+  return config;
+}
+
+std::string refusal(const Config& config) {
+  try {
+    EventTable table(config);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), ECLUSE_CONFIG_ERROR);
+    return e.what();
+  }
+  return "";
+}
+
+class EventTableLibraries : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists(kLibm)) GTEST_SKIP() << "no " << kLibm;
+  }
+  void TearDown() override { unsetenv("ECLUSE_ACTION_LIBRARIES"); }
+};
+
+TEST_F(EventTableLibraries, AnyLibraryWhenUnset) {
+  unsetenv("ECLUSE_ACTION_LIBRARIES");
+  EXPECT_EQ(refusal(config_loading("libm.so.6")), "");
+}
+
+TEST_F(EventTableLibraries, LibraryOutsideTheAllowedDirectoriesIsRefused) {
+  setenv("ECLUSE_ACTION_LIBRARIES", "/nonexistent/actions:/opt/none", 1);
+  EXPECT_EQ(refusal(config_loading(kLibm)),
+            "sim.xml:31:5: event 'probe' loads library '" + kLibm +
+                "', which is not a file in the directories that ECLUSE_ACTION_LIBRARIES allows "
+                "('/nonexistent/actions:/opt/none'). Fix: install the library in one of them, "
+                "add its directory to ECLUSE_ACTION_LIBRARIES, or bind the action with "
+                "ecluse_bind");
+}
+
+TEST_F(EventTableLibraries, NoneRefusesEveryLibraryButNotTheProgram) {
+  setenv("ECLUSE_ACTION_LIBRARIES", "none", 1);
+  EXPECT_NE(refusal(config_loading("libm.so.6")), "");
+  EXPECT_EQ(refusal(config_loading("")), "");  // a symbol of the program itself
+}
+
+TEST_F(EventTableLibraries, BareNamesAreLookedUpOnlyInTheAllowedDirectories) {
+  setenv("ECLUSE_ACTION_LIBRARIES", "/lib/x86_64-linux-gnu", 1);
+  EXPECT_EQ(refusal(config_loading("libm.so.6")), "");
+  EXPECT_EQ(refusal(config_loading(kLibm)), "");
+  // A path that climbs out of the directory is judged by where it leads.
+  EXPECT_NE(refusal(config_loading("/lib/x86_64-linux-gnu/../../etc/passwd")), "");
+}
+
+}  // namespace
+}  // namespace ecluse
