@@ -1,6 +1,8 @@
 // Construction order and life cycle of one Ecluse instance, for each approach.
 #include "runtime/Runtime.hpp"
 
+#include <optional>
+
 #include "config/ConfigLoader.hpp"
 #include "core/Collective.hpp"
 #include "dc/DedicatedCoreServer.hpp"
@@ -193,14 +195,19 @@ void Runtime::stop() {
 void Runtime::finalize(bool report) {
   if (finalized_) return;
   finalized_ = true;
-  std::string lost;  // blocks of an iteration never ended: an error of finalize, in every mode
+  // Not from a destructor (report false): it is collective, and may run on one rank only.
+  std::optional<Error> unended;
+  try {
+    if (report && client_ && !has_servers()) end_unended_iteration();
+  } catch (const Error& e) {
+    unended = e;
+  }
   if (transport_) {
     const std::size_t dropped = transport_->discard();
     if (dropped > 0) {
-      lost = std::to_string(dropped) +
-             " block(s) written after the last end_iteration were not stored; call "
-             "end_iteration before finalize.";
-      log_->warning(lost);
+      log_->warning(std::to_string(dropped) +
+                    " block(s) allocated and never committed were not stored; commit or clear "
+                    "them before finalize.");
     }
     stop();
   }
@@ -215,7 +222,23 @@ void Runtime::finalize(bool report) {
   const WaitScope scope("in finalize for the report gather");
   write_report();
   if (!failure.empty()) throw Error(ECLUSE_IO_ERROR, failure);
-  if (!lost.empty()) throw Error(ECLUSE_ARGUMENT_ERROR, lost);
+  if (unended) throw *unended;
+}
+
+// Blocks written after the last end_iteration are stored as they are, as the dedicated cores
+// and nodes do at stop: the clients agree (collectively) whether any has some.
+void Runtime::end_unended_iteration() {
+  int mine = transport_->unended() > 0 ? 1 : 0;
+  int any = 0;
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Iallreduce(&mine, &any, 1, MPI_INT, MPI_MAX, client_comm(), &request);
+  const WaitScope scope("in finalize for the clients' unended iterations");
+  complete(request, client_comm(), "MPI_Iallreduce");
+  if (any == 0) return;
+  log_->warning("iteration " + std::to_string(client_->iteration()) +
+                " was not ended before finalize; storing it as it is (as dedicated cores and "
+                "nodes do). Call end_iteration after the last writes.");
+  client_->end_iteration();
 }
 
 // Collective: every server has stored all it will. A server returns its own failure; a client

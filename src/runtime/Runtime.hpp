@@ -56,6 +56,7 @@ class Runtime {
   std::unique_ptr<Writer> make_writer(MPI_Comm writers);
   void write_report();
   [[nodiscard]] std::string store_failure_of_run() const;
+  void end_unended_iteration();
   void restart_client();
 
   std::unique_ptr<Accounting> accounting_;  // first: the run's time starts at initialize

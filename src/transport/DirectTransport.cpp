@@ -54,10 +54,16 @@ void DirectTransport::end_iteration(int iteration) {
 std::size_t DirectTransport::discard() {
   std::size_t dropped = 0;
   for (auto& [key, s] : slots_) {
-    dropped += s.filled || s.allocated ? 1 : 0;
+    dropped += s.allocated ? 1 : 0;
     s.filled = s.allocated = false;
   }
   return dropped;
+}
+
+std::size_t DirectTransport::unended() const {
+  std::size_t filled = 0;
+  for (const auto& [key, s] : slots_) filled += s.filled ? 1 : 0;
+  return filled;
 }
 
 }  // namespace ecluse

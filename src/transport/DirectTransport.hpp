@@ -21,6 +21,7 @@ class DirectTransport : public Transport {
   bool signal(const std::string&, int) override { return false; }
   void stop() override {}
   std::size_t discard() override;
+  [[nodiscard]] std::size_t unended() const override;
 
  private:
   struct Slot {

@@ -37,8 +37,11 @@ class Transport {
   virtual void stop() = 0;
   /** After stop: this client sends again (a restarted phase; its server serves again). */
   virtual void restart() {}
-  /** Drops blocks put but never ended (finalize without end_iteration); returns how many. */
+  /** Drops blocks allocated but never committed (finalize without commit); returns how many.
+   * Blocks put but not ended are the servers' to store (DC, DN) or ended at finalize (TP). */
   virtual std::size_t discard() = 0;
+  /** Blocks put in the current iteration and not ended yet (time partitioning only). */
+  [[nodiscard]] virtual std::size_t unended() const { return 0; }
   [[nodiscard]] virtual Statistics statistics() const { return {}; }
 };
 
