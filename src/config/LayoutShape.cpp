@@ -94,6 +94,13 @@ LayoutShape evaluate_layout(const Layout& layout, const Parameters& parameters) 
       fail(layout, "the number of elements does not fit in 64 bits; make the dimensions smaller.");
     }
   }
+  // Every size a block goes through (buffers, H5Dwrite) is bytes: they must fit too.
+  std::uint64_t bytes = 0;
+  if (__builtin_mul_overflow(shape.elements, std::uint64_t{data_type_size(layout.type)}, &bytes)) {
+    fail(layout, "its size in bytes (" + std::to_string(shape.elements) + " elements of " +
+                     std::to_string(data_type_size(layout.type)) +
+                     " bytes) does not fit in 64 bits; make the dimensions smaller.");
+  }
   evaluate_ghosts(layout, lookup, shape);
   evaluate_global(layout, lookup, shape);
   if (layout.fortran) {
