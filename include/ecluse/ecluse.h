@@ -156,7 +156,7 @@ int ecluse_bind(const char* event, ecluse_signal_t action);
 /** Ends this client's iteration: time partitioning runs the stores now (ECLUSE_IO_ERROR,
  * ECLUSE_DATASPACE_ERROR, ECLUSE_MPI_ERROR, ECLUSE_INVALID_DIMENSIONS, collective over the
  * clients); dedicated cores and nodes notify the server and return (ECLUSE_CHANNEL_ERROR;
- * ECLUSE_IO_ERROR when a dedicated core failed to store an earlier iteration). */
+ * ECLUSE_IO_ERROR when a dedicated core or node failed to store an earlier iteration). */
 int ecluse_end_iteration(void);
 /** The current iteration of this client (0 before the first ecluse_end_iteration). */
 int ecluse_get_iteration(int* iteration);

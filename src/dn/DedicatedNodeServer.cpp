@@ -193,8 +193,8 @@ void DedicatedNodeServer::release(const BlockMessage& e) {
 
 void DedicatedNodeServer::send_credit(std::size_t client, std::uint64_t bytes) {
   Credit& c = credits_.emplace_back();
-  c.bytes = bytes;
-  channel_.send_credit(c.bytes, peers_[client].rank, &c.request);
+  c.message = {bytes, collector_->failures()};
+  channel_.send_credit(c.message, peers_[client].rank, &c.request);
   ++credit_messages_;
 }
 

@@ -49,7 +49,7 @@ class DedicatedNodeServer {
     bool stopped = false;
   };
   struct Credit {
-    std::uint64_t bytes = 0;
+    CreditMessage message;
     MPI_Request request = MPI_REQUEST_NULL;
   };
   void rearm();

@@ -50,12 +50,12 @@ void MessageChannel::receive_payload(void* data, std::uint64_t bytes, int from,
               comm_, &requests[1]);
 }
 
-void MessageChannel::send_credit(const std::uint64_t& bytes, int to, MPI_Request* request) const {
-  MPI_Isend(&bytes, 1, MPI_UINT64_T, to, kCreditTag, comm_, request);
+void MessageChannel::send_credit(const CreditMessage& credit, int to, MPI_Request* request) const {
+  MPI_Isend(&credit.bytes, 2, MPI_UINT64_T, to, kCreditTag, comm_, request);
 }
 
-void MessageChannel::receive_credit(std::uint64_t& bytes, int from, MPI_Request* request) const {
-  MPI_Irecv(&bytes, 1, MPI_UINT64_T, from, kCreditTag, comm_, request);
+void MessageChannel::receive_credit(CreditMessage& credit, int from, MPI_Request* request) const {
+  MPI_Irecv(&credit.bytes, 2, MPI_UINT64_T, from, kCreditTag, comm_, request);
 }
 
 bool test_all(MPI_Request* requests, int count) {

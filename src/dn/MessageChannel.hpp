@@ -16,6 +16,13 @@ inline constexpr int kCreditTag = 7403;   // server -> client: bytes freed, or k
 /** Last credit message: the server has every message of this client. */
 inline constexpr std::uint64_t kBye = ~std::uint64_t{0};
 
+/** Server -> client: bytes freed (or kBye), and how many iterations the server failed to store
+ * so far, so a client learns of a failure at its next end_iteration. */
+struct CreditMessage {
+  std::uint64_t bytes = 0;
+  std::uint64_t store_failures = 0;
+};
+
 class MessageChannel {
  public:
   explicit MessageChannel(MPI_Comm comm);
@@ -29,8 +36,8 @@ class MessageChannel {
   /** Two requests: the units and the tail (either may be MPI_REQUEST_NULL). */
   void send_payload(const void* data, std::uint64_t bytes, int to, MPI_Request requests[2]) const;
   void receive_payload(void* data, std::uint64_t bytes, int from, MPI_Request requests[2]) const;
-  void send_credit(const std::uint64_t& bytes, int to, MPI_Request* request) const;
-  void receive_credit(std::uint64_t& bytes, int from, MPI_Request* request) const;
+  void send_credit(const CreditMessage& credit, int to, MPI_Request* request) const;
+  void receive_credit(CreditMessage& credit, int from, MPI_Request* request) const;
 
  private:
   MPI_Comm comm_;

@@ -1,6 +1,7 @@
 // Client side of dedicated nodes: credit-based admission, outgoing copies, non-blocking sends.
 #include "dn/MpiTransport.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/Process.hpp"
@@ -51,13 +52,24 @@ void MpiTransport::progress() {
 
 void MpiTransport::collect_credits() {
   while (credit_request_ != MPI_REQUEST_NULL && test_all(&credit_request_, 1)) {
-    if (credit_message_ == kBye) {
+    server_failures_ = std::max(server_failures_, credit_message_.store_failures);
+    if (credit_message_.bytes == kBye) {
       bye_ = true;
       return;
     }
-    credit_ += credit_message_;
+    credit_ += credit_message_.bytes;
     channel_.receive_credit(credit_message_, server_, &credit_request_);
   }
+}
+
+void MpiTransport::raise_store_failures() {
+  collect_credits();
+  if (server_failures_ <= failures_seen_) return;
+  failures_seen_ = static_cast<std::uint32_t>(server_failures_);
+  throw Error(ECLUSE_IO_ERROR,
+              store_failure_message("dedicated node",
+                                    "an iteration (its log names the store and the cause)",
+                                    failures_seen_));
 }
 
 void MpiTransport::complete_sends() {

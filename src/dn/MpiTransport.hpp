@@ -34,6 +34,10 @@ class MpiTransport : public Transport {
   void stop() override;
   void restart() override;
   std::size_t discard() override;
+  /** Throws ECLUSE_IO_ERROR when the server's credit messages report a store failure not yet
+   * raised (the server's own message comes at finalize). */
+  void raise_store_failures() override;
+  [[nodiscard]] std::uint32_t store_failures_raised() const override { return failures_seen_; }
   [[nodiscard]] Statistics statistics() const override;
 
  private:
@@ -70,7 +74,9 @@ class MpiTransport : public Transport {
   std::list<InFlight> in_flight_, spare_;  // spare nodes: no allocation per write
   std::map<std::pair<const Variable*, int>, Allocated> allocated_;
   std::uint64_t window_, credit_, held_ = 0;
-  std::uint64_t credit_message_ = 0;
+  CreditMessage credit_message_;
+  std::uint64_t server_failures_ = 0;  // as the last credit message said
+  std::uint32_t failures_seen_ = 0;    // raised to the simulation already
   MPI_Request credit_request_ = MPI_REQUEST_NULL;
   bool stopped_ = false, bye_ = false;
   // Statistics.

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -177,6 +178,62 @@ TEST(ApiDn, AnIterationNotEndedIsStoredAsInTimePartitioning) {
   round_trip({1, 1}, "dn-unended", 1);
   round_trip({1, 0}, "tp-unended", world_size());
   g_end_last_iteration = true;
+}
+
+// The dedicated node's "disk" is full at iteration 2 (its block grows past RLIMIT_FSIZE): the
+// client learns it at a later end_iteration, through the credit messages; the server at
+// finalize; the report counts it, and the files of the other iterations are intact.
+TEST(ApiDn, AStoreFailureReachesTheClientAtItsNextEndIteration) {
+  if (world_size() != 2) GTEST_SKIP() << "runs with 2 ranks";
+  RunSetup s{1, 1};
+  s.domains = 1;
+  const std::string dir = ecluse::test::fresh_dir("dn-full");
+  const std::string report = dir + "/report.json";
+  setenv("ECLUSE_REPORT", report.c_str(), 1);
+  std::signal(SIGXFSZ, SIG_IGN);
+  rlimit saved{};
+  getrlimit(RLIMIT_FSIZE, &saved);
+  rlimit small = saved;
+  small.rlim_cur = 256 * 1024;
+  expect_ok(ecluse_initialize_string(config(dir, s).c_str(), MPI_COMM_WORLD));
+  setrlimit(RLIMIT_FSIZE, &small);
+  int is_client = 0;
+  expect_ok(ecluse_start(&is_client));
+  std::vector<int> statuses;
+  int failed_at = -1;
+  std::string message;
+  if (is_client) {
+    for (int it = 0; it < 8; ++it) {
+      const int n = it == 2 ? 20000 : 6;  // iteration 2: 800 KB, more than the "disk" takes
+      expect_ok(ecluse_parameter_set("N", &n, sizeof n));
+      std::vector<double> values(static_cast<std::size_t>((n + 2) * 5), it);
+      expect_ok(ecluse_write("field", values.data()));
+      statuses.push_back(ecluse_end_iteration());
+      if (statuses.back() != ECLUSE_OK && failed_at < 0) {
+        failed_at = it;
+        message = ecluse_error_message();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the server stores
+    }
+    statuses.push_back(ecluse_stop());
+  }
+  statuses.push_back(ecluse_finalize());
+  setrlimit(RLIMIT_FSIZE, &saved);
+  unsetenv("ECLUSE_REPORT");
+  EXPECT_EQ(std::count(statuses.begin(), statuses.end(), ECLUSE_IO_ERROR), 1);
+  if (is_client) {
+    EXPECT_GT(failed_at, 2) << "told at an end_iteration after the failed one";
+    EXPECT_EQ(message,
+              "the dedicated node could not store an iteration (its log names the store and "
+              "the cause) (1 iteration(s) not stored so far; see store_errors in the run "
+              "report).");
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() != 0) return;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/dn_It2_Pr0.h5"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/dn_It3_Pr0.h5"));
+  const std::string json = ecluse::test::read_text(report);
+  EXPECT_NE(json.find("\"store_errors\": 1"), std::string::npos) << json;
 }
 
 TEST(ApiDn, OneDedicatedNodeOfOneRank) {
