@@ -92,6 +92,38 @@ void complete(MPI_Request& request, MPI_Comm comm, const char* operation) {
   }
 }
 
+void send_bounded(const void* data, int count, MPI_Datatype type, int to, int tag, MPI_Comm comm) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Isend(data, count, type, to, tag, comm, &request);
+  complete(request, comm, "MPI_Isend");
+}
+
+void receive_bounded(void* data, int count, MPI_Datatype type, int from, int tag, MPI_Comm comm) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Irecv(data, count, type, from, tag, comm, &request);
+  complete(request, comm, "MPI_Irecv");
+}
+
+int probe_bounded(int from, int tag, MPI_Comm comm, MPI_Datatype type) {
+  const auto deadline = Clock::now() + wait_timeout();
+  Pause pause;
+  int found = 0;
+  MPI_Status status;
+  for (MPI_Iprobe(from, tag, comm, &found, &status); !found;
+       MPI_Iprobe(from, tag, comm, &found, &status)) {
+    if (Clock::now() > deadline) {
+      abort_on_timeout(current_wait + " (MPI_Iprobe for a message from rank " +
+                       std::to_string(from) +
+                       "): it died or is blocked elsewhere; see its output, "
+                       "or raise ECLUSE_TIMEOUT.");
+    }
+    pause.next();
+  }
+  int count = 0;
+  MPI_Get_count(&status, type, &count);
+  return count;
+}
+
 void barrier(MPI_Comm comm) {
   MPI_Request request = MPI_REQUEST_NULL;
   MPI_Ibarrier(comm, &request);

@@ -43,6 +43,11 @@ void complete(MPI_Request& request, MPI_Comm comm, const char* operation);
 
 /** MPI_Barrier within the timeout. */
 void barrier(MPI_Comm comm);
+/** MPI_Send and MPI_Recv bounded by ECLUSE_TIMEOUT (nonblocking, then complete()). */
+void send_bounded(const void* data, int count, MPI_Datatype type, int to, int tag, MPI_Comm comm);
+void receive_bounded(void* data, int count, MPI_Datatype type, int from, int tag, MPI_Comm comm);
+/** MPI_Probe bounded by ECLUSE_TIMEOUT: the number of `type` elements of the next message. */
+int probe_bounded(int from, int tag, MPI_Comm comm, MPI_Datatype type);
 
 /** MPI_Comm_dup within the timeout. */
 MPI_Comm duplicate(MPI_Comm comm);

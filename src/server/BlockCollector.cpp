@@ -109,9 +109,9 @@ void BlockCollector::broadcast(const std::string& name, const BlockMessage& e) {
   for (int other = 0; other < size; ++other) {
     if (other == me) continue;
     ++sent_to_[static_cast<std::size_t>(other)];
-    MPI_Send(message, 2, MPI_INT, other, kSignalTag, servers_);
-    MPI_Send(name.c_str(), static_cast<int>(name.size()), MPI_CHAR, other, kSignalTag + 1,
-             servers_);
+    send_bounded(message, 2, MPI_INT, other, kSignalTag, servers_);
+    send_bounded(name.c_str(), static_cast<int>(name.size()), MPI_CHAR, other, kSignalTag + 1,
+                 servers_);
   }
 }
 
@@ -127,13 +127,10 @@ void BlockCollector::receive_broadcasts() {
 
 void BlockCollector::receive_broadcast(int from) {
   int message[2];
-  MPI_Recv(message, 2, MPI_INT, from, kSignalTag, servers_, MPI_STATUS_IGNORE);
-  MPI_Status status;
-  MPI_Probe(from, kSignalTag + 1, servers_, &status);
-  int length = 0;
-  MPI_Get_count(&status, MPI_CHAR, &length);
+  receive_bounded(message, 2, MPI_INT, from, kSignalTag, servers_);
+  const int length = probe_bounded(from, kSignalTag + 1, servers_, MPI_CHAR);
   std::string name(static_cast<std::size_t>(length), '\0');
-  MPI_Recv(name.data(), length, MPI_CHAR, from, kSignalTag + 1, servers_, MPI_STATUS_IGNORE);
+  receive_bounded(name.data(), length, MPI_CHAR, from, kSignalTag + 1, servers_);
   ++received_from_[static_cast<std::size_t>(from)];
   fire(name, message[0], message[1]);
 }

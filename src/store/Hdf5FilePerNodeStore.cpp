@@ -187,7 +187,7 @@ std::uint64_t run_offset(const InteriorRuns& runs, const std::vector<std::uint64
 
 void send_bytes(const unsigned char* data, std::uint64_t bytes, MPI_Comm comm) {
   for (std::uint64_t at = 0; at < bytes; at += kMessageBytes) {
-    MPI_Send(data + at, message_size(bytes, at), MPI_BYTE, 0, kBlockDataTag, comm);
+    send_bounded(data + at, message_size(bytes, at), MPI_BYTE, 0, kBlockDataTag, comm);
   }
 }
 
@@ -210,7 +210,7 @@ class PackingSender {
   }
   void flush() {
     if (used_ > 0) {
-      MPI_Send(buffer_.get(), static_cast<int>(used_), MPI_BYTE, 0, kBlockDataTag, comm_);
+      send_bounded(buffer_.get(), static_cast<int>(used_), MPI_BYTE, 0, kBlockDataTag, comm_);
     }
     used_ = 0;
   }
@@ -238,8 +238,7 @@ void send_block(const BlockData& block, MPI_Comm comm) {
 
 void receive_bytes(unsigned char* data, std::uint64_t bytes, int from, MPI_Comm comm) {
   for (std::uint64_t at = 0; at < bytes; at += kMessageBytes) {
-    MPI_Recv(data + at, message_size(bytes, at), MPI_BYTE, from, kBlockDataTag, comm,
-             MPI_STATUS_IGNORE);
+    receive_bounded(data + at, message_size(bytes, at), MPI_BYTE, from, kBlockDataTag, comm);
   }
 }
 
@@ -247,8 +246,7 @@ void receive_bytes(unsigned char* data, std::uint64_t bytes, int from, MPI_Comm 
 void drain_bytes(std::uint64_t bytes, int from, MPI_Comm comm) {
   std::vector<unsigned char> scratch(std::min(bytes, kMessageBytes));
   for (std::uint64_t at = 0; at < bytes; at += kMessageBytes) {
-    MPI_Recv(scratch.data(), message_size(bytes, at), MPI_BYTE, from, kBlockDataTag, comm,
-             MPI_STATUS_IGNORE);
+    receive_bounded(scratch.data(), message_size(bytes, at), MPI_BYTE, from, kBlockDataTag, comm);
   }
 }
 
