@@ -3,7 +3,12 @@
 module damaris
   use, intrinsic :: iso_c_binding, only: c_char, c_funloc, c_funptr, c_int, c_int32_t, &
                                          c_int64_t, c_loc, c_null_ptr, c_ptr
-  use ecluse_c_api, only: c_initialize, c_client_comm_get
+  ! The calls that mean the same in both APIs go straight to ecluse_*: only start and stop (their
+  ! NO_SERVER convention) and the *_iteration variants have damaris_* interfaces of their own.
+  use ecluse_c_api, only: c_initialize, c_client_comm_get, c_finalize, c_write_block, &
+                          c_alloc_block, c_commit_block, c_clear_block, c_signal, c_bind, &
+                          c_parameter_get, c_parameter_set, c_set_position => c_set_block_position, &
+                          c_end_iteration, c_get_iteration
   use ecluse_messages, only: c_text, f_text
   use ecluse, only: damaris_action => ecluse_action
   implicit none
@@ -30,24 +35,6 @@ module damaris
       import :: c_int
     end function c_stop
 
-    integer(c_int) function c_finalize() bind(C, name="damaris_finalize")
-      import :: c_int
-    end function c_finalize
-
-    integer(c_int) function c_write_block(name, block, data) bind(C, name="damaris_write_block")
-      import :: c_char, c_int, c_int32_t, c_ptr
-      character(kind=c_char), dimension(*), intent(in) :: name
-      integer(c_int32_t), value :: block
-      type(c_ptr), value :: data
-    end function c_write_block
-
-    integer(c_int) function c_alloc_block(name, block, data) bind(C, name="damaris_alloc_block")
-      import :: c_char, c_int, c_int32_t, c_ptr
-      character(kind=c_char), dimension(*), intent(in) :: name
-      integer(c_int32_t), value :: block
-      type(c_ptr), intent(out) :: data
-    end function c_alloc_block
-
     integer(c_int) function c_commit(name, block, iteration) &
         bind(C, name="damaris_commit_block_iteration")
       import :: c_char, c_int, c_int32_t
@@ -61,62 +48,6 @@ module damaris
       character(kind=c_char), dimension(*), intent(in) :: name
       integer(c_int32_t), value :: block, iteration
     end function c_clear
-
-    integer(c_int) function c_commit_block(name, block) bind(C, name="damaris_commit_block")
-      import :: c_char, c_int, c_int32_t
-      character(kind=c_char), dimension(*), intent(in) :: name
-      integer(c_int32_t), value :: block
-    end function c_commit_block
-
-    integer(c_int) function c_clear_block(name, block) bind(C, name="damaris_clear_block")
-      import :: c_char, c_int, c_int32_t
-      character(kind=c_char), dimension(*), intent(in) :: name
-      integer(c_int32_t), value :: block
-    end function c_clear_block
-
-    integer(c_int) function c_signal(name) bind(C, name="damaris_signal")
-      import :: c_char, c_int
-      character(kind=c_char), dimension(*), intent(in) :: name
-    end function c_signal
-
-    integer(c_int) function c_bind(name, action) bind(C, name="damaris_bind")
-      import :: c_char, c_funptr, c_int
-      character(kind=c_char), dimension(*), intent(in) :: name
-      type(c_funptr), value :: action
-    end function c_bind
-
-    integer(c_int) function c_parameter_get(name, buffer, size) &
-        bind(C, name="damaris_parameter_get")
-      import :: c_char, c_int, c_ptr
-      character(kind=c_char), dimension(*), intent(in) :: name
-      type(c_ptr), value :: buffer
-      integer(c_int), value :: size
-    end function c_parameter_get
-
-    integer(c_int) function c_parameter_set(name, buffer, size) &
-        bind(C, name="damaris_parameter_set")
-      import :: c_char, c_int, c_ptr
-      character(kind=c_char), dimension(*), intent(in) :: name
-      type(c_ptr), value :: buffer
-      integer(c_int), value :: size
-    end function c_parameter_set
-
-    integer(c_int) function c_set_position(name, block, position) &
-        bind(C, name="damaris_set_block_position")
-      import :: c_char, c_int, c_int32_t, c_int64_t
-      character(kind=c_char), dimension(*), intent(in) :: name
-      integer(c_int32_t), value :: block
-      integer(c_int64_t), dimension(*), intent(in) :: position
-    end function c_set_position
-
-    integer(c_int) function c_end_iteration() bind(C, name="damaris_end_iteration")
-      import :: c_int
-    end function c_end_iteration
-
-    integer(c_int) function c_get_iteration(iteration) bind(C, name="damaris_get_iteration")
-      import :: c_int
-      integer(c_int), intent(out) :: iteration
-    end function c_get_iteration
   end interface
 
 contains
