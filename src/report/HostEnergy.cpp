@@ -1,7 +1,11 @@
 // Probing and reading a host's energy source on its first rank.
 #include "report/HostEnergy.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdlib>
+#include <vector>
 
 #include "core/Collective.hpp"
 #include "ecluse/Error.hpp"
@@ -25,24 +29,35 @@ Calibration calibration_of(const EnergyConfig& config, const SysfsFiles& files) 
   if (file.empty()) return default_calibration();
   return load_calibration(file, host_name(files), cpu_model(files));
 }
+
+std::string this_host() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "unknown";
+  return name;
+}
 }  // namespace
 
+// Hosts from the ranks' host names, gathered with a bounded collective (MPI_Comm_split_type
+// has no nonblocking form: a rank killed during set-up would leave the others in it for ever).
 HostEnergy::HostEnergy(MPI_Comm world, const EnergyConfig& config, Log& log) {
   int rank = 0;
   MPI_Comm_rank(world, &rank);
-  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host_comm_);
-  MPI_Comm_rank(host_comm_, &host_rank_);
-  const GroupNumber host = number_groups(world, host_comm_);
-  host_ = host.index;
-  hosts_ = host.count;
+  const std::vector<std::string> names = gather_strings(world, this_host());
+  std::vector<std::string> seen;
+  for (int r = 0; r < static_cast<int>(names.size()); ++r) {
+    const auto at = std::find(seen.begin(), seen.end(), names[static_cast<std::size_t>(r)]);
+    if (r == rank) host_ = static_cast<int>(at - seen.begin());
+    if (at == seen.end()) seen.push_back(names[static_cast<std::size_t>(r)]);
+    if (r < rank && names[static_cast<std::size_t>(r)] == names[static_cast<std::size_t>(rank)]) {
+      ++host_rank_;
+    }
+  }
+  hosts_ = static_cast<int>(seen.size());
   if (host_rank_ == 0) open_source(config, log);
 }
 
 HostEnergy::~HostEnergy() {
   if (ticker_) ticker_->stop();
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (!finalized && host_comm_ != MPI_COMM_NULL) MPI_Comm_free(&host_comm_);
 }
 
 // Energy is never a reason to stop a simulation: a failure leaves a note and 0 J.

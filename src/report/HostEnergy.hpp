@@ -40,7 +40,6 @@ class HostEnergy {
 
  private:
   void open_source(const EnergyConfig& config, Log& log);
-  MPI_Comm host_comm_ = MPI_COMM_NULL;
   int host_rank_ = 0, host_ = 0, hosts_ = 1;
   std::string host_name_;
   std::unique_ptr<EnergySource> source_;
