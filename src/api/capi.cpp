@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "core/Collective.hpp"
 #include "core/DataType.hpp"
 #include "ecluse/Session.hpp"
 #include "ecluse/ecluse.h"
@@ -117,14 +118,20 @@ void require(const void* pointer, const char* what) {
 
 // A program that ignores the return code must still learn why nothing will be written: the
 // reason goes to stderr once, from the first rank (every rank has the same error).
+// The other ranks wait for that line (a bounded barrier): a program that exits at once on the
+// error would otherwise make the launcher kill the first rank before it printed. Failures of
+// the collective set-up only: a bad argument may be one rank's alone.
 void tell_failed_initialize(int status, MPI_Comm comm) {
   int initialized = 0, rank = 0;
   MPI_Initialized(&initialized);
-  if (initialized && comm != MPI_COMM_NULL) MPI_Comm_rank(comm, &rank);
-  if (rank != 0) return;
-  std::fprintf(stderr, "ecluse: initialize failed (%s): %s\n", ecluse_status_name(status),
-               last_error.c_str());
-  std::fflush(stderr);
+  const bool collective = initialized && comm != MPI_COMM_NULL && status != ECLUSE_ARGUMENT_ERROR;
+  if (collective) MPI_Comm_rank(comm, &rank);
+  if (rank == 0) {
+    std::fprintf(stderr, "ecluse: initialize failed (%s): %s\n", ecluse_status_name(status),
+                 last_error.c_str());
+    std::fflush(stderr);
+  }
+  if (collective) ecluse::barrier(comm);
 }
 
 template <class Make>
