@@ -104,13 +104,28 @@ class Session:
         self._views[(name, block)] = view
         return view
 
-    def commit(self, name, block=0):
-        _native.commit(name, block)
+    def commit(self, name, block=0, iteration=None):
+        """Hands the allocated block over; `iteration`, if given, must be the current one
+        (ecluse_commit_block_iteration)."""
+        if iteration is None:
+            _native.commit(name, block)
+        else:
+            _native.commit_iteration(name, block, iteration)
         self._retire(name, block)
 
-    def clear(self, name, block=0):
-        _native.clear(name, block)
+    def clear(self, name, block=0, iteration=None):
+        """Gives the allocated block up; with `iteration`, an ended one is already cleared
+        (ecluse_clear_block_iteration)."""
+        if iteration is None:
+            _native.clear(name, block)
+        else:
+            _native.clear_iteration(name, block, iteration)
         self._retire(name, block)
+
+    @property
+    def has_servers(self):
+        """True when the run has dedicated cores or nodes (ecluse_has_servers)."""
+        return _native.has_servers()
 
     def _retire(self, name, block):
         view = self._views.pop((name, block), None)

@@ -70,6 +70,20 @@ void clear(const char* variable, int32_t block) {
   check(ecluse_clear_block(variable, block));
 }
 
+void commit_iteration(const char* variable, int32_t block, int32_t iteration) {
+  released([&] { return ecluse_commit_block_iteration(variable, block, iteration); });
+}
+
+void clear_iteration(const char* variable, int32_t block, int32_t iteration) {
+  check(ecluse_clear_block_iteration(variable, block, iteration));
+}
+
+bool has_servers() {
+  int servers = 0;
+  check(ecluse_has_servers(&servers));
+  return servers != 0;
+}
+
 void set_position(const char* variable, const std::vector<std::int64_t>& position, int32_t block) {
   const int ndims = BlockShape::of(variable).ndims();
   if (position.size() != static_cast<std::size_t>(ndims)) {
@@ -147,6 +161,10 @@ NB_MODULE(_native, m) {
   m.def("alloc", &ecluse_python::alloc, "variable"_a, "block"_a = 0);
   m.def("commit", &ecluse_python::commit, "variable"_a, "block"_a = 0);
   m.def("clear", &ecluse_python::clear, "variable"_a, "block"_a = 0);
+  m.def("commit_iteration", &ecluse_python::commit_iteration, "variable"_a, "block"_a,
+        "iteration"_a);
+  m.def("clear_iteration", &ecluse_python::clear_iteration, "variable"_a, "block"_a, "iteration"_a);
+  m.def("has_servers", &ecluse_python::has_servers);
   m.def("set_position", &ecluse_python::set_position, "variable"_a, "position"_a, "block"_a = 0);
   m.def("variable_shape", &ecluse_python::variable_shape, "variable"_a);
   m.def("parameter_type", &ecluse_python::parameter_type, "name"_a);

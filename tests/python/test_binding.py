@@ -406,3 +406,30 @@ def test_actions_bound_in_python_run_on_the_dedicated_core(tmp_path):
     client, server = run_script(tmp_path, 2, body, architecture=DC.replace('"3"', '"2"'))
     assert client["seen"] == []
     assert server["seen"] == [["stored", 0, 0], ["stored", 0, 1]]
+
+
+ITERATION_VARIANTS = """
+with ecluse.Session("bind.xml") as s:
+    if s.is_client:
+        a = s.alloc("field")
+        a[...] = 1.0
+        wrong = error_of(s.commit, "field", 0, 5)
+        s.commit("field", iteration=0)
+        c = s.alloc("counts")
+        s.clear("counts", iteration=0)
+        s.end_iteration()
+        report(servers=s.has_servers, wrong=wrong, ended=error_of(s.clear, "counts", 0, 0))
+"""
+
+
+@pytest.mark.parametrize("architecture", ["tp", "dc"])
+def test_commit_and_clear_of_an_iteration_and_has_servers(tmp_path, architecture):
+    import h5py
+    config = {"tp": TP, "dc": DC.replace('"3"', '"2"')}[architecture]
+    (r,) = run_script(tmp_path, 1 if architecture == "tp" else 2, ITERATION_VARIANTS, config)
+    assert r["servers"] == (architecture == "dc")
+    assert r["wrong"][0] == "ECLUSE_BLOCK_NOT_FOUND", r["wrong"]
+    assert r["ended"] is None, "clearing an ended iteration is OK: nothing is left to clear"
+    (path,) = (tmp_path / "out").glob("bind_It0_Pr*.h5")
+    with h5py.File(path, "r") as f:
+        assert (f["field/P0"][...] == 1.0).all() and "counts" not in f
