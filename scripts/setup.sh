@@ -5,7 +5,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 
 COMMON_PACKAGES=(bc build-essential cmake ninja-build pkg-config gfortran hdf5-tools
-  libpugixml-dev libgtest-dev clang-format python3 python3-venv python3-dev)
+  libpugixml-dev libgtest-dev libzfp-dev clang-format python3 python3-venv python3-dev)
 case "$ECLUSE_MPI" in
   openmpi) MPI_PACKAGES=(openmpi-bin libopenmpi-dev libhdf5-openmpi-dev) ;;
   mpich) MPI_PACKAGES=(mpich libmpich-dev libhdf5-mpich-dev) ;;

@@ -106,9 +106,13 @@ std::size_t Client::bytes_of(const BlockData& block) const {
 
 // A second block for the same (variable, block) in one iteration has no place in the files:
 // it is refused rather than left to a store to overwrite or reject.
-void Client::check_not_written(const Variable& v, int block) const {
+bool Client::handed_over_now(const Variable& v, int block) const {
   const auto it = handed_over_.find({&v, block});
-  if (it == handed_over_.end() || it->second != iteration_) return;
+  return it != handed_over_.end() && it->second == iteration_;
+}
+
+void Client::check_not_written(const Variable& v, int block) const {
+  if (!handed_over_now(v, block)) return;
   throw Error(ECLUSE_ALREADY_WRITTEN,
               "block " + std::to_string(block) + " of variable '" + v.name +
                   "' was already written in iteration " + std::to_string(iteration_) +
@@ -169,8 +173,7 @@ void Client::clear(std::string_view name, int block) {
   check_block(v, block);
   // Damaris programs clear after commit (the client drops its reference): a block handed over
   // in this iteration is Ecluse's, and time partitioning would otherwise drop it.
-  const auto it = handed_over_.find({&v, block});
-  if (it != handed_over_.end() && it->second == iteration_) return;
+  if (handed_over_now(v, block)) return;
   transport_.clear(v, block);
 }
 

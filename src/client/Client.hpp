@@ -47,6 +47,7 @@ class Client {
   void check_capacity() const;
   BlockData& describe(const Variable& variable, int block, const void* data);
   [[nodiscard]] std::size_t bytes_of(const BlockData& block) const;
+  [[nodiscard]] bool handed_over_now(const Variable& variable, int block) const;
   void check_not_written(const Variable& variable, int block) const;
   void mark_handed_over(const Variable& variable, int block);
 

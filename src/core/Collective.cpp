@@ -124,6 +124,14 @@ int probe_bounded(int from, int tag, MPI_Comm comm, MPI_Datatype type) {
   return count;
 }
 
+int allreduce_int(MPI_Comm comm, int value, MPI_Op op) {
+  int result = 0;
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Iallreduce(&value, &result, 1, MPI_INT, op, comm, &request);
+  complete(request, comm, "MPI_Iallreduce");
+  return result;
+}
+
 void barrier(MPI_Comm comm) {
   MPI_Request request = MPI_REQUEST_NULL;
   MPI_Ibarrier(comm, &request);
@@ -212,8 +220,7 @@ GroupNumber number_groups(MPI_Comm comm, MPI_Comm group) {
   number.index = rank == 0 ? 0 : before;  // MPI_Exscan leaves rank 0's result undefined
   MPI_Ibcast(&number.index, 1, MPI_INT, 0, group, &request);
   complete(request, group, "MPI_Ibcast");
-  MPI_Iallreduce(&leader, &number.count, 1, MPI_INT, MPI_SUM, comm, &request);
-  complete(request, comm, "MPI_Iallreduce");
+  number.count = allreduce_int(comm, leader, MPI_SUM);
   return number;
 }
 
@@ -231,12 +238,9 @@ void run_collectively(MPI_Comm comm, const std::function<void()>& step) {
   }
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  int mine = status == ECLUSE_OK ? INT_MAX : rank;
-  int first = INT_MAX;
-  MPI_Request request = MPI_REQUEST_NULL;
-  MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm, &request);
-  complete(request, comm, "MPI_Iallreduce");
+  const int first = allreduce_int(comm, status == ECLUSE_OK ? INT_MAX : rank, MPI_MIN);
   if (first == INT_MAX) return;
+  MPI_Request request = MPI_REQUEST_NULL;
   MPI_Ibcast(&status, 1, MPI_INT, first, comm, &request);
   complete(request, comm, "MPI_Ibcast");
   message = broadcast_string(comm, message, first);

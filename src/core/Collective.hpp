@@ -43,6 +43,8 @@ void complete(MPI_Request& request, MPI_Comm comm, const char* operation);
 
 /** MPI_Barrier within the timeout. */
 void barrier(MPI_Comm comm);
+/** MPI_Allreduce of one int, bounded by ECLUSE_TIMEOUT. */
+int allreduce_int(MPI_Comm comm, int value, MPI_Op op);
 /** MPI_Send and MPI_Recv bounded by ECLUSE_TIMEOUT (nonblocking, then complete()). */
 void send_bounded(const void* data, int count, MPI_Datatype type, int to, int tag, MPI_Comm comm);
 void receive_bounded(void* data, int count, MPI_Datatype type, int from, int tag, MPI_Comm comm);

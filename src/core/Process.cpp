@@ -2,6 +2,7 @@
 #include "core/Process.hpp"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <cerrno>
 
@@ -9,6 +10,12 @@ namespace ecluse {
 
 bool process_gone(std::int64_t pid) {
   return pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+}
+
+std::string this_host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "unknown";
+  return name;
 }
 
 }  // namespace ecluse

@@ -2,11 +2,15 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace ecluse {
 
 /** True only when the kernel says there is no process `pid` (kill(pid, 0) fails with ESRCH);
  * an unknown pid (0 or less) or one we may not signal counts as still there. */
 bool process_gone(std::int64_t pid);
+
+/** This host's name (gethostname), "unknown" if it cannot be read. */
+std::string this_host_name();
 
 }  // namespace ecluse

@@ -1,13 +1,12 @@
 // Probing and reading a host's energy source on its first rank.
 #include "report/HostEnergy.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <vector>
 
 #include "core/Collective.hpp"
+#include "core/Process.hpp"
 #include "ecluse/Error.hpp"
 #include "energy/Calibration.hpp"
 #include "energy/EnergyRegistry.hpp"
@@ -29,12 +28,6 @@ Calibration calibration_of(const EnergyConfig& config, const SysfsFiles& files) 
   if (file.empty()) return default_calibration();
   return load_calibration(file, host_name(files), cpu_model(files));
 }
-
-std::string this_host() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "unknown";
-  return name;
-}
 }  // namespace
 
 // Hosts from the ranks' host names, gathered with a bounded collective (MPI_Comm_split_type
@@ -42,7 +35,7 @@ std::string this_host() {
 HostEnergy::HostEnergy(MPI_Comm world, const EnergyConfig& config, Log& log) {
   int rank = 0;
   MPI_Comm_rank(world, &rank);
-  const std::vector<std::string> names = gather_strings(world, this_host());
+  const std::vector<std::string> names = gather_strings(world, this_host_name());
   std::vector<std::string> seen;
   for (int r = 0; r < static_cast<int>(names.size()); ++r) {
     const auto at = std::find(seen.begin(), seen.end(), names[static_cast<std::size_t>(r)]);

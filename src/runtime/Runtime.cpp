@@ -11,6 +11,7 @@
 #include "dn/DedicatedNodeServer.hpp"
 #include "dn/MpiTransport.hpp"
 #include "frequency/FrequencyGovernor.hpp"
+#include "insitu/InSitu.hpp"
 #include "report/HostEnergy.hpp"
 #include "report/RunReport.hpp"
 #include "transport/DirectTransport.hpp"
@@ -37,6 +38,7 @@ Runtime::Runtime(const std::string& source_name, const std::string& xml, MPI_Com
       std::make_unique<FrequencyGovernor>(config_.energy, topology_->role(), *log_, system_root());
   accounting_->on_change([this](Phase from, Phase to) { governor_->on_phase(from, to); });
   start_trace(*accounting_, config_, rank, topology_->role(), *log_);
+  job_ = job_identifier(comm);
   if (config_.architecture.dedicated_cores > 0) {
     build_dedicated_cores(comm);
   } else if (config_.architecture.dedicated_nodes > 0) {
@@ -59,7 +61,9 @@ std::unique_ptr<Writer> Runtime::make_writer(MPI_Comm writers) {
   StoreEnv env{
       writers,           rank, node_writers_, topology_->node(), config_.architecture.domains,
       config_.simulation};
-  return std::make_unique<Writer>(config_, env, *log_, *accounting_);
+  auto writer = std::make_unique<Writer>(config_, env, *log_, *accounting_);
+  attach_insitu(*writer, {config_, *topology_, writers, job_, *log_, *events_});
+  return writer;
 }
 
 void Runtime::build_time_partitioning() {
@@ -71,9 +75,8 @@ void Runtime::build_time_partitioning() {
 }
 
 void Runtime::build_dedicated_cores(MPI_Comm comm) {
-  const std::string job = job_identifier(comm);
   run_collectively(comm, [&] {
-    node_buffer_ = std::make_unique<NodeBuffer>(*topology_, config_.architecture, job);
+    node_buffer_ = std::make_unique<NodeBuffer>(*topology_, config_.architecture, job_);
   });
   run_collectively(comm, [&] {
     if (topology_->is_client()) {
@@ -211,6 +214,7 @@ void Runtime::finalize(bool report) {
     }
     stop();
   }
+  if (writer_) writer_->finish_hooks();
   accounting_->switch_to(Phase::Setup);
   governor_->finish();
   if (!report) return;
@@ -228,13 +232,8 @@ void Runtime::finalize(bool report) {
 // Blocks written after the last end_iteration are stored as they are, as the dedicated cores
 // and nodes do at stop: the clients agree (collectively) whether any has some.
 void Runtime::end_unended_iteration() {
-  int mine = transport_->unended() > 0 ? 1 : 0;
-  int any = 0;
-  MPI_Request request = MPI_REQUEST_NULL;
-  MPI_Iallreduce(&mine, &any, 1, MPI_INT, MPI_MAX, client_comm(), &request);
   const WaitScope scope("in finalize for the clients' unended iterations");
-  complete(request, client_comm(), "MPI_Iallreduce");
-  if (any == 0) return;
+  if (allreduce_int(client_comm(), transport_->unended() > 0 ? 1 : 0, MPI_MAX) == 0) return;
   log_->warning("iteration " + std::to_string(client_->iteration()) +
                 " was not ended before finalize; storing it as it is (as dedicated cores and "
                 "nodes do). Call end_iteration after the last writes.");

@@ -411,7 +411,6 @@ Hdf5Handle Hdf5CollectiveStore::create_file(const std::string& path) const {
   hdf5_check(H5Pset_fapl_mpio(fapl.get(), env_.comm, MPI_INFO_NULL), "select MPI-IO", path);
   hdf5_check(H5Pset_all_coll_metadata_ops(fapl.get(), 1), "make metadata reads collective", path);
   hdf5_check(H5Pset_coll_metadata_write(fapl.get(), 1), "make metadata writes collective", path);
-  check_part_absent(path);
   return hdf5_own(H5Fcreate(part_path(path).c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()),
                   H5Fclose, "create the file", path);
 }

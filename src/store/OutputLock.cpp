@@ -19,14 +19,8 @@ namespace {
 
 constexpr std::size_t kListedParts = 5;
 
-std::string host_name() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "unknown";
-  return name;
-}
-
 std::string identity() {
-  return host_name() + "\n" + std::to_string(getpid()) + "\n";
+  return this_host_name() + "\n" + std::to_string(getpid()) + "\n";
 }
 
 struct Holder {
@@ -149,8 +143,8 @@ OutputLock::OutputLock(const std::string& directory, const std::string& simulati
     if (try_create()) break;
     const std::string holder = read_holder(path_);
     const Holder h = parse_holder(holder);
-    if (h.host == host_name() && h.pid == getpid()) return;  // another store of this run
-    if (attempt == 1 || h.host != host_name() || !process_gone(h.pid)) refuse(holder);
+    if (h.host == this_host_name() && h.pid == getpid()) return;  // another store of this run
+    if (attempt == 1 || h.host != this_host_name() || !process_gone(h.pid)) refuse(holder);
     ::unlink(path_.c_str());  // its owner is gone: a crash on this host
     if (log)
       log->warning("store '" + store_name + "': replaced the lock '" + path_ +

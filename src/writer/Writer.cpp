@@ -57,7 +57,37 @@ void Writer::write_iteration(int iteration, const std::vector<BlockData>& blocks
   }
   accounting_.add_store(iteration, wall_clock() - start, blocks.size());
   if (failed > 0) accounting_.add_store_errors(iteration, failed);
+  run_hooks(iteration, blocks);
   if (first) throw *first;
+}
+
+void Writer::add_hook(std::unique_ptr<IterationHook> hook) { hooks_.push_back(std::move(hook)); }
+
+// A hook that fails is logged with its name and the iteration; the blocks are already stored
+// and the other hooks still run.
+void Writer::run_hooks(int iteration, const std::vector<BlockData>& blocks) {
+  for (const auto& hook : hooks_) {
+    try {
+      hook->on_iteration(iteration, blocks);
+    } catch (const std::exception& e) {
+      ++hook_failures_;
+      log_.error(hook->name() + " failed at iteration " + std::to_string(iteration) + ": " +
+                 e.what() + " (the iteration's data is stored)");
+    }
+  }
+}
+
+void Writer::finish_hooks() {
+  if (hooks_finished_) return;
+  hooks_finished_ = true;
+  for (const auto& hook : hooks_) {
+    try {
+      hook->finish();
+    } catch (const std::exception& e) {
+      ++hook_failures_;
+      log_.error(hook->name() + " failed at finalize: " + e.what());
+    }
+  }
 }
 
 }  // namespace ecluse

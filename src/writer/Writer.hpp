@@ -10,6 +10,7 @@
 #include "config/Config.hpp"
 #include "core/Log.hpp"
 #include "store/StoreBackend.hpp"
+#include "writer/IterationHook.hpp"
 
 namespace ecluse {
 
@@ -22,6 +23,13 @@ class Writer {
   void write_iteration(int iteration, const std::vector<BlockData>& blocks);
   /** The last failure thrown by write_iteration: "iteration I in store 'S': cause". */
   [[nodiscard]] const std::string& last_failure() const { return last_failure_; }
+  /** In-situ work run after the stores on every iteration (see IterationHook), in the order
+   * added. */
+  void add_hook(std::unique_ptr<IterationHook> hook);
+  /** Calls every hook's finish() once (at finalize). */
+  void finish_hooks();
+  /** Hook runs that threw so far. */
+  [[nodiscard]] std::uint64_t hook_failures() const { return hook_failures_; }
 
  private:
   struct BoundStore {
@@ -30,7 +38,11 @@ class Writer {
   };
   [[nodiscard]] static bool serves(const BoundStore& store, const Variable& variable,
                                    int iteration);
+  void run_hooks(int iteration, const std::vector<BlockData>& blocks);
   std::vector<BoundStore> stores_;
+  std::vector<std::unique_ptr<IterationHook>> hooks_;
+  std::uint64_t hook_failures_ = 0;
+  bool hooks_finished_ = false;
   std::set<const Store*> failed_once_;  // a store's failure is logged once, then counted
   std::string last_failure_;
   Log& log_;

@@ -7,6 +7,7 @@
 
 #include "StoreTestHelpers.hpp"
 #include "core/Collective.hpp"
+#include "core/Process.hpp"
 #include "store/OutputLock.hpp"
 
 namespace ecluse::test {
@@ -151,19 +152,13 @@ void write_text(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
-std::string this_host() {
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  return name;
-}
-
 TEST(StoreLock, SecondLiveRunIntoTheSameDirectoryIsRefused) {
   const std::string dir = fresh_dir("lock_live");
   // The parent of rank 0 (the launcher) is alive: it stands for another run.
   long parent = getppid();
   MPI_Bcast(&parent, 1, MPI_LONG, 0, MPI_COMM_WORLD);
   if (world_rank() == 0) {
-    write_text(dir + "/.sim.ecluse-lock", this_host() + "\n" + std::to_string(parent) + "\n");
+    write_text(dir + "/.sim.ecluse-lock", this_host_name() + "\n" + std::to_string(parent) + "\n");
   }
   MPI_Barrier(MPI_COMM_WORLD);
   Error e = error_of([&] {
@@ -172,7 +167,8 @@ TEST(StoreLock, SecondLiveRunIntoTheSameDirectoryIsRefused) {
   });
   EXPECT_EQ(e.status(), ECLUSE_IO_ERROR);
   EXPECT_EQ(std::string(e.what()),
-            "store 'h5': another run (pid " + std::to_string(parent) + " on host '" + this_host() +
+            "store 'h5': another run (pid " + std::to_string(parent) + " on host '" +
+                this_host_name() +
                 "') writes the same simulation into this directory (lock file '" + dir +
                 "/.sim.ecluse-lock'). Fix: wait for it to end, give this run another "
                 "FilesPath or simulation name, or remove the lock file if that run is no "
@@ -182,7 +178,7 @@ TEST(StoreLock, SecondLiveRunIntoTheSameDirectoryIsRefused) {
 TEST(StoreLock, StaleLockIsReplacedAndItsPartsRemovedAndNamed) {
   if (world_size() > 1) GTEST_SKIP() << "one writer is enough";
   const std::string dir = fresh_dir("lock_stale");
-  write_text(dir + "/.sim.ecluse-lock", this_host() + "\n999999999\n");
+  write_text(dir + "/.sim.ecluse-lock", this_host_name() + "\n999999999\n");
   write_text(dir + "/sim_It3_Pr0.h5.part", "half a file");
   write_text(dir + "/other_It3_Pr0.h5.part", "another simulation's");
   LogConfig log_config;
@@ -195,12 +191,13 @@ TEST(StoreLock, StaleLockIsReplacedAndItsPartsRemovedAndNamed) {
     EXPECT_FALSE(std::filesystem::exists(dir + "/sim_It3_Pr0.h5.part"));
     EXPECT_TRUE(std::filesystem::exists(dir + "/other_It3_Pr0.h5.part"));
     EXPECT_EQ(read_text(dir + "/.sim.ecluse-lock"),
-              this_host() + "\n" + std::to_string(getpid()) + "\n");
+              this_host_name() + "\n" + std::to_string(getpid()) + "\n");
   }
   EXPECT_FALSE(std::filesystem::exists(dir + "/.sim.ecluse-lock"));  // released at the end
   EXPECT_EQ(read_text(dir + "/log.0.log"),
             "[ecluse 0] warning: store 'h5': replaced the lock '" + dir +
-                "/.sim.ecluse-lock' of a run that stopped (pid 999999999 on host '" + this_host() +
+                "/.sim.ecluse-lock' of a run that stopped (pid 999999999 on host '" +
+                this_host_name() +
                 "')\n[ecluse 0] warning: store 'h5': removed 1 partial file(s) in '" + dir +
                 "' left by a run of the same simulation that stopped before finishing them: "
                 "'sim_It3_Pr0.h5.part'\n");
