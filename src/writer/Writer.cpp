@@ -61,7 +61,9 @@ void Writer::write_iteration(int iteration, const std::vector<BlockData>& blocks
   if (first) throw *first;
 }
 
-void Writer::add_hook(std::unique_ptr<IterationHook> hook) { hooks_.push_back(std::move(hook)); }
+void Writer::add_hook(std::unique_ptr<IterationHook> hook) {
+  hooks_.push_back(std::move(hook));
+}
 
 // A hook that fails is logged with its name and the iteration; the blocks are already stored
 // and the other hooks still run.
