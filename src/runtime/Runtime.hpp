@@ -61,7 +61,7 @@ class Runtime {
 
   std::unique_ptr<Accounting> accounting_;  // first: the run's time starts at initialize
   MPI_Comm comm_;
-  std::string job_;  // run-unique identifier, the same on every rank
+  std::string job_;   // run-unique identifier, the same on every rank
   double cpu_start_;  // process CPU seconds at initialize (MPI_Init's are not the run's)
 
   Config config_;
