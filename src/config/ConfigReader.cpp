@@ -481,12 +481,6 @@ class Reader {
 
   void warn_hdf5_option(const pugi::xml_node& node, const std::string& key,
                         const std::string& value) {
-    if (key == "XDMFMode" && value != "NoIteration") {
-      diagnostics_.warning(source_.of(node), "xdmf",
-                           "XDMFMode " + value +
-                               ": Ecluse writes no XDMF file yet, only the HDF5 files; write "
-                               "NoIteration to silence this.");
-    }
     if (key == "FilesPath" && damaris() && !value.empty() && value.back() != '/') {
       diagnostics_.warning(source_.of(node), "files-path",
                            "FilesPath '" + value + "' is a directory for Ecluse: files go to '" +

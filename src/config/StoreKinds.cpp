@@ -43,8 +43,13 @@ std::vector<OptionSpec> hdf5_option_specs() {
        {},
        OptionType::Text},
       {"XDMFMode",
-       "Accepted for compatibility with Damaris configurations; Ecluse writes no XDMF file "
-       "whatever the value.",
+       "XDMF 2 description of the HDF5 output, for ParaView and VisIt (docs/xdmf.md). "
+       "EveryIteration: after each iteration's files are published, the first writer writes "
+       "<FilesPath>/<simulation>_It<iteration>.xmf (every variable on its rectilinear mesh, or "
+       "on a structured grid from its layout; every block of the per-core and per-node files) "
+       "and rewrites the temporal collection <FilesPath>/<simulation>.xmf (temporary file, then "
+       "rename). FirstIteration: the same for the first iteration written only. NoIteration: no "
+       "XDMF file.",
        "NoIteration",
        {"NoIteration", "FirstIteration", "EveryIteration"},
        OptionType::Choice},

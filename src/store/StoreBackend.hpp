@@ -25,6 +25,7 @@ struct StoreEnv {
   int domains = 1;                     // blocks per client, decides the dataset naming scheme
   std::string simulation;              // <simulation name>
   Log* log = nullptr;                  // for warnings that are not errors (set by the Writer)
+  const Config* config = nullptr;      // the whole configuration (meshes), set by the Writer
 };
 
 /** A storage plugin instance, created once per <store> element. */

@@ -13,6 +13,7 @@
 #include "store/Hdf5FilePerProcessStore.hpp"
 #include "store/NullStore.hpp"
 #include "store/OutputLock.hpp"
+#include "store/XdmfStore.hpp"
 
 namespace ecluse {
 namespace {
@@ -160,6 +161,29 @@ std::unique_ptr<StoreBackend> make_hdf5_backend(Hdf5Mode mode, Hdf5Options optio
   return std::make_unique<Hdf5FilePerProcessStore>(std::move(options), env);
 }
 
+// The rectilinear meshes of the configuration, for the XDMF geometry of their variables.
+std::vector<XdmfMesh> rectilinear_meshes(const Config* config) {
+  std::vector<XdmfMesh> meshes;
+  if (config == nullptr) return meshes;
+  for (const Mesh& mesh : config->meshes) {
+    if (mesh.type != MeshType::Rectilinear) continue;
+    meshes.push_back({mesh.name, {}});
+    for (const Mesh::Coord& coord : mesh.coords) meshes.back().coords.push_back(coord.name);
+  }
+  return meshes;
+}
+
+// The HDF5 backend, wrapped in the XDMF decorator unless XDMFMode is NoIteration.
+std::unique_ptr<StoreBackend> with_xdmf(const Store& store, Hdf5Mode mode,
+                                        const Hdf5Options& options, const StoreEnv& env) {
+  const XdmfMode xdmf =
+      xdmf_mode_of(option_or_default(store, *find_store_kind("HDF5"), "XDMFMode"));
+  std::unique_ptr<StoreBackend> hdf5 = make_hdf5_backend(mode, options, env);
+  if (xdmf == XdmfMode::NoIteration) return hdf5;
+  return std::make_unique<XdmfStore>(std::move(hdf5), xdmf, mode, options,
+                                     rectilinear_meshes(env.config), env);
+}
+
 std::unique_ptr<OutputLock> lock_on_first_writer(const Hdf5Options& options, const StoreEnv& env) {
   int rank = 0;
   if (env.comm != MPI_COMM_NULL) MPI_Comm_rank(env.comm, &rank);
@@ -175,8 +199,7 @@ std::unique_ptr<StoreBackend> make_hdf5(const Store& store, const StoreEnv& env)
       parse_permissions(store, option_or_default(store, *find_store_kind("HDF5"), "Permissions"))};
   check_output_root(store, options.directory);
   std::unique_ptr<OutputLock> lock = lock_on_first_writer(options, env);
-  return std::make_unique<LockedStore>(std::move(lock),
-                                       make_hdf5_backend(typed.mode, std::move(options), env));
+  return std::make_unique<LockedStore>(std::move(lock), with_xdmf(store, typed.mode, options, env));
 }
 
 std::unique_ptr<StoreBackend> make_null(const Store& store, const StoreEnv& /*env*/) {

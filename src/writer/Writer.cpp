@@ -13,6 +13,7 @@ Writer::Writer(const Config& config, const StoreEnv& env, Log& log, Accounting& 
     : log_(log), accounting_(accounting) {
   StoreEnv logged = env;
   logged.log = &log;
+  logged.config = &config;
   run_collectively(env.comm, [&] {
     for (const Store& store : config.stores) {
       if (store.enabled) stores_.push_back({&store, make_store(store, logged)});

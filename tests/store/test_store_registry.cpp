@@ -53,7 +53,7 @@ TEST(StoreRegistry, Hdf5OptionsAndDefaults) {
   const OptionSpec& xdmf = option(kind, "XDMFMode");
   EXPECT_EQ(xdmf.allowed,
             (std::vector<std::string>{"NoIteration", "FirstIteration", "EveryIteration"}));
-  EXPECT_NE(xdmf.description.find("writes no XDMF"), std::string::npos);
+  EXPECT_NE(xdmf.description.find("<FilesPath>/<simulation>.xmf"), std::string::npos);
   EXPECT_TRUE(find_store_kind("null")->options.empty());
 }
 

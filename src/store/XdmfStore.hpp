@@ -1,0 +1,57 @@
+// The XDMF decorator of an HDF5 store: once the HDF5 files of an iteration are published, the
+// first writer describes them in an XDMF file and rewrites the temporal collection.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "config/StoreKinds.hpp"
+#include "store/Hdf5Support.hpp"
+#include "store/StoreBackend.hpp"
+#include "store/XdmfDocument.hpp"
+
+namespace ecluse {
+
+/** Damaris's XDMFMode: no XDMF, the first iteration written only, or every iteration. */
+enum class XdmfMode { NoIteration, FirstIteration, EveryIteration };
+
+/** "NoIteration" ... ; anything else is NoIteration (the reader checked the value). */
+XdmfMode xdmf_mode_of(const std::string& text);
+
+/** Where an iteration's XDMF document goes: "<directory>/<simulation>_It<iteration>.xmf". */
+std::string xdmf_iteration_path(const std::string& directory, const std::string& simulation,
+                                int iteration);
+/** The temporal collection: "<directory>/<simulation>.xmf". */
+std::string xdmf_temporal_path(const std::string& directory, const std::string& simulation);
+
+/** Wraps an HDF5 store; every call stays collective over env.comm (a writer whose HDF5 write
+ * failed still takes part, then rethrows). */
+class XdmfStore final : public StoreBackend {
+ public:
+  XdmfStore(std::unique_ptr<StoreBackend> hdf5, XdmfMode mode, Hdf5FileMode file_mode,
+            Hdf5Options options, std::vector<XdmfMesh> meshes, StoreEnv env);
+  void write_iteration(int iteration, const std::vector<BlockData>& blocks) override;
+
+ private:
+  [[nodiscard]] std::string describe(int iteration, const std::vector<BlockData>& blocks) const;
+  [[nodiscard]] std::vector<XdmfArray> arrays_of(const std::vector<std::string>& packed);
+  void write_documents(int iteration, const std::vector<std::string>& packed);
+  void warn(const std::string& line);
+
+  std::unique_ptr<StoreBackend> hdf5_;
+  XdmfMode mode_;
+  Hdf5FileMode file_mode_;
+  Hdf5Options options_;
+  std::vector<XdmfMesh> meshes_;
+  StoreEnv env_;
+  int rank_ = 0;       // in env.comm; rank 0 writes the documents
+  bool done_ = false;  // FirstIteration written
+  std::map<std::string, std::vector<XdmfArray>> constants_;  // first writer: last seen
+  std::vector<XdmfStep> steps_;                              // first writer: documents written
+  std::set<std::string> warned_;
+};
+
+}  // namespace ecluse
