@@ -208,8 +208,10 @@ class Builder {
     for (std::size_t k = 0; k < n; ++k) {
       const auto found = by_key_.find({mesh.coords[k], a.source, a.block});
       if (found == by_key_.end() || found->second->extent.size() != 1) {
-        why = "coordinate '" + mesh.coords[k] + "' has no 1-D block " +
-              piece_name("", a.source, a.block, blocks_) + " in this output";
+        why = "coordinate '" + mesh.coords[k] + "' has no 1-D " +
+              (a.source < 0 ? std::string("dataset")
+                            : "block " + piece_name("", a.source, a.block, blocks_).substr(1)) +
+              " in this store's output";
         return std::nullopt;
       }
       coords.push_back(found->second);

@@ -1,0 +1,130 @@
+// XDMFMode on 1, 2 and 4 writers: the documents name every writer's blocks and the iteration
+// that wrote each constant, the temporal collection grows by one step per iteration,
+// FirstIteration stops after one, and a writer whose HDF5 write fails leaves no document and
+// no writer waiting.
+#include <algorithm>
+#include <fstream>
+
+#include "StoreTestHelpers.hpp"
+#include "store/XdmfStore.hpp"
+
+namespace ecluse::test {
+namespace {
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+struct Fields {
+  Variable t = variable("t");
+  Variable c = constant();
+  std::vector<double> t_data = std::vector<double>(6, 1.5);
+  std::vector<std::int32_t> c_data = {1, 2, 3};
+  static Variable constant() {
+    Variable v = variable("c");
+    v.time_varying = false;
+    return v;
+  }
+  std::vector<BlockData> at(int iteration) {
+    const int w = world_rank();
+    std::vector<BlockData> blocks = {
+        block_of(t, t_data, {{2, 3}, {}, {}, {2 * w, 0}}, w, 0, iteration)};
+    if (iteration == 0) blocks.push_back(block_of(c, c_data, {{3}}, w, 0, iteration));
+    return blocks;
+  }
+};
+
+TEST(StoreXdmf, EveryIterationDescribesEveryWritersBlocks) {
+  const std::string dir = fresh_dir("xdmf_every");
+  auto store = make_store_collectively(
+      hdf5_store(dir, "FilePerCore", {{"XDMFMode", "EveryIteration"}}), world_env());
+  Fields fields;
+  store->write_iteration(0, fields.at(0));
+  store->write_iteration(1, fields.at(1));
+  MPI_Barrier(MPI_COMM_WORLD);
+  const std::string it1 = read_text(xdmf_iteration_path(dir, "sim", 1));
+  const int n = world_size();
+  EXPECT_EQ(count_of(it1, R"(GridType="Uniform")"), static_cast<std::size_t>(2 * n));
+  for (int w = 0; w < n; ++w) {
+    const std::string p = std::to_string(w);
+    EXPECT_NE(it1.find(">sim_It1_Pr" + p + ".h5:/t/P" + p + "<"), std::string::npos) << it1;
+    EXPECT_NE(it1.find(">sim_It0_Pr" + p + ".h5:/c/P" + p + "<"), std::string::npos) << it1;
+    EXPECT_NE(it1.find(R"(Format="XML">)" + std::to_string(2 * w) + " 0<"), std::string::npos);
+  }
+  const std::string temporal = read_text(xdmf_temporal_path(dir, "sim"));
+  EXPECT_EQ(count_of(temporal, "<xi:include href=\"sim_It"), 2u);
+  EXPECT_NE(temporal.find(R"(<Time Value="1"/>)"), std::string::npos);
+  EXPECT_TRUE(files_ending_with(dir, ".part").empty());
+}
+
+TEST(StoreXdmf, CollectiveFileIsOneGridAtTheGlobalExtent) {
+  const std::string dir = fresh_dir("xdmf_collective");
+  auto store = make_store_collectively(
+      hdf5_store(dir, "Collective", {{"XDMFMode", "EveryIteration"}}), world_env());
+  Fields fields;
+  const int w = world_rank();
+  // the last writer has no block: the extent is the reach of the others' (or 2 x 3 alone)
+  std::vector<BlockData> blocks = fields.at(1);
+  if (w == world_size() - 1 && w > 0) blocks.clear();
+  store->write_iteration(1, blocks);
+  MPI_Barrier(MPI_COMM_WORLD);
+  const std::string text = read_text(xdmf_iteration_path(dir, "sim", 1));
+  const int rows = 2 * std::max(1, world_size() - 1);
+  EXPECT_NE(text.find(R"(<Grid Name="t" GridType="Uniform">)"), std::string::npos) << text;
+  EXPECT_NE(text.find("Dimensions=\"" + std::to_string(rows) +
+                      R"( 3" NumberType="Float" Precision="8" Format="HDF">sim_It1.h5:/t<)"),
+            std::string::npos)
+      << text;
+}
+
+TEST(StoreXdmf, FirstIterationWritesOneDocument) {
+  const std::string dir = fresh_dir("xdmf_first");
+  auto store = make_store_collectively(
+      hdf5_store(dir, "FilePerCore", {{"XDMFMode", "FirstIteration"}}), world_env());
+  Fields fields;
+  store->write_iteration(0, {});  // nothing written anywhere: not the first iteration written
+  store->write_iteration(1, fields.at(0));
+  store->write_iteration(2, fields.at(2));
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::vector<std::string> documents = files_ending_with(dir, ".xmf");
+  std::sort(documents.begin(), documents.end());
+  EXPECT_EQ(documents, (std::vector<std::string>{xdmf_temporal_path(dir, "sim"),
+                                                 xdmf_iteration_path(dir, "sim", 1)}));
+  EXPECT_EQ(count_of(read_text(xdmf_temporal_path(dir, "sim")), "<xi:include"), 1u);
+}
+
+TEST(StoreXdmf, OneWriterFailingLeavesNoDocumentAndNoWriterWaiting) {
+  const std::string dir = fresh_dir("xdmf_failure");
+  Store config = hdf5_store(
+      dir, "FilePerCore",
+      {{"XDMFMode", "EveryIteration"}, {"FileName", "W{writer}/It{iteration}/{simulation}.h5"}});
+  auto store = make_store_collectively(config, world_env());
+  Fields fields;
+  store->write_iteration(0, fields.at(0));
+  const int last = world_size() - 1;
+  if (world_rank() == last) {
+    std::ofstream(dir + "/W" + std::to_string(last) + "/It1") << "not a directory";
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  const bool failed = [&] {
+    try {
+      store->write_iteration(1, fields.at(1));
+      return false;
+    } catch (const Error& e) {
+      return e.status() == ECLUSE_IO_ERROR;
+    }
+  }();
+  EXPECT_EQ(failed, world_rank() == last);
+  store->write_iteration(2, fields.at(2));  // the next iteration is described again
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_FALSE(std::filesystem::exists(xdmf_iteration_path(dir, "sim", 1)));
+  EXPECT_TRUE(std::filesystem::exists(xdmf_iteration_path(dir, "sim", 2)));
+  const std::string temporal = read_text(xdmf_temporal_path(dir, "sim"));
+  EXPECT_EQ(count_of(temporal, "<xi:include"), 2u);
+  EXPECT_EQ(temporal.find("sim_It1.xmf"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ecluse::test
