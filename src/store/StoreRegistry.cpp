@@ -173,11 +173,33 @@ std::vector<XdmfMesh> rectilinear_meshes(const Config* config) {
   return meshes;
 }
 
+XdmfMode xdmf_mode(const Store& store) {
+  return xdmf_mode_of(option_or_default(store, *find_store_kind("HDF5"), "XDMFMode"));
+}
+
+// The XDMF documents are named after the simulation only: two XDMF stores in one directory
+// would replace each other's.
+void check_xdmf_directory(const Store& store, const std::string& directory, const Config* config) {
+  if (config == nullptr) return;
+  for (const Store& other : config->stores) {
+    if (&other == &store || other.name == store.name || !other.enabled) continue;
+    if (find_store_kind(other.type) != find_store_kind("HDF5")) continue;
+    if (xdmf_mode(other) == XdmfMode::NoIteration) continue;
+    if (absolute_directory(hdf5_options(other).files_path) != directory) continue;
+    config_error(store,
+                 "XDMFMode writes <simulation>_It<iteration>.xmf and <simulation>.xmf "
+                 "into FilesPath '" +
+                     directory + "', as store '" + other.name +
+                     "' does: their documents would replace each other. Give each "
+                     "store its own FilesPath");
+  }
+}
+
 // The HDF5 backend, wrapped in the XDMF decorator unless XDMFMode is NoIteration.
 std::unique_ptr<StoreBackend> with_xdmf(const Store& store, Hdf5Mode mode,
                                         const Hdf5Options& options, const StoreEnv& env) {
-  const XdmfMode xdmf =
-      xdmf_mode_of(option_or_default(store, *find_store_kind("HDF5"), "XDMFMode"));
+  const XdmfMode xdmf = xdmf_mode(store);
+  if (xdmf != XdmfMode::NoIteration) check_xdmf_directory(store, options.directory, env.config);
   std::unique_ptr<StoreBackend> hdf5 = make_hdf5_backend(mode, options, env);
   if (xdmf == XdmfMode::NoIteration) return hdf5;
   return std::make_unique<XdmfStore>(std::move(hdf5), xdmf, mode, options,

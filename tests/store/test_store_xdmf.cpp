@@ -126,5 +126,27 @@ TEST(StoreXdmf, OneWriterFailingLeavesNoDocumentAndNoWriterWaiting) {
   EXPECT_EQ(temporal.find("sim_It1.xmf"), std::string::npos);
 }
 
+TEST(StoreXdmf, TwoXdmfStoresInOneDirectoryAreRefused) {
+  const std::string dir = fresh_dir("xdmf_shared_directory");
+  Config config;
+  config.stores = {hdf5_store(dir, "FilePerCore", {{"XDMFMode", "EveryIteration"}}),
+                   hdf5_store(dir + "/", "Collective", {{"XDMFMode", "FirstIteration"}}),
+                   hdf5_store(dir, "Collective")};
+  config.stores[1].name = "b";
+  config.stores[2].name = "c";  // no XDMF: may share the directory
+  StoreEnv env = world_env();
+  env.config = &config;
+  const Error e = error_of([&] { make_store_collectively(config.stores[0], env); });
+  EXPECT_EQ(e.status(), ECLUSE_CONFIG_ERROR);
+  EXPECT_EQ(std::string(e.what()),
+            "store 'h5' of type 'HDF5': XDMFMode writes <simulation>_It<iteration>.xmf and "
+            "<simulation>.xmf into FilesPath '" +
+                dir +
+                "', as store 'b' does: their documents would replace each other. Give "
+                "each store its own FilesPath");
+  config.stores[1].options["FilesPath"] = dir + "/other";
+  EXPECT_NE(make_store_collectively(config.stores[0], env), nullptr);
+}
+
 }  // namespace
 }  // namespace ecluse::test
