@@ -444,7 +444,16 @@ class Reader {
     const StoreKind* kind = find_store_kind(store.type);
     if (!kind) unknown_store_type(node, store.type);
     for (const auto& option : node.children("option")) read_option(option, store, kind);
+    if (kind && kind->name == "HDF5") check_schedule(node, store);
     config_.stores.push_back(std::move(store));
+  }
+
+  // ConcurrentWriters (docs/scheduling.md), reported at its <option>.
+  void check_schedule(const pugi::xml_node& node, const Store& store) {
+    const std::string problem = concurrent_writers_problem(store);
+    if (problem.empty()) return;
+    const auto option = node.find_child_by_attribute("option", "key", "ConcurrentWriters");
+    diagnostics_.error(source_.of(option), problem);
   }
 
   void unknown_store_type(const pugi::xml_node& node, const std::string& type) {

@@ -53,6 +53,14 @@ std::vector<OptionSpec> hdf5_option_specs() {
        "NoIteration",
        {"NoIteration", "FirstIteration", "EveryIteration"},
        OptionType::Choice},
+      {"ConcurrentWriters",
+       "At most this many writers (FilePerCore) or nodes (FilePerNode) write at once; the "
+       "others wait for their turn, ordered from each one's write time of the previous "
+       "iteration (docs/scheduling.md). 0: all at once. Not for Collective, which is one "
+       "coordinated write already.",
+       "0",
+       {},
+       OptionType::Number},
   };
 }
 
@@ -121,7 +129,42 @@ Hdf5StoreOptions hdf5_options(const Store& store) {
   }
   options.files_path = option_or_default(store, kind, "FilesPath");
   options.file_name = option_or_default(store, kind, "FileName");
+  if (const std::string problem = concurrent_writers_problem(store); !problem.empty()) {
+    throw Error(ECLUSE_CONFIG_ERROR, store_context(store) + ": " + problem);
+  }
+  options.concurrent_writers =
+      parse_concurrent_writers(option_or_default(store, kind, "ConcurrentWriters"));
   return options;
+}
+
+int parse_concurrent_writers(const std::string& text) {
+  const bool digits = !text.empty() && text.size() <= 7 &&
+                      text.find_first_not_of("0123456789") == std::string::npos;
+  const int writers = digits ? std::stoi(text) : -1;
+  return writers <= kMaxConcurrentWriters ? writers : -1;
+}
+
+std::string concurrent_writers_problem(const Store& store) {
+  const auto it = store.options.find("ConcurrentWriters");
+  if (it == store.options.end()) return {};
+  if (parse_concurrent_writers(it->second) < 0) {
+    return "option ConcurrentWriters of store '" + store.name + "' is '" + it->second +
+           "'; give a whole number of writers from 0 (all at once, the default) to " +
+           std::to_string(kMaxConcurrentWriters) + ".";
+  }
+  const auto mode = store.options.find("FileMode");
+  bool collective = false;
+  for (const auto& entry : enum_names(Hdf5FileMode{})) {
+    if (mode != store.options.end() && entry.name == mode->second) {
+      collective = entry.value == Hdf5FileMode::Collective;
+    }
+  }
+  if (collective && parse_concurrent_writers(it->second) > 0) {
+    return "option ConcurrentWriters of store '" + store.name +
+           "' applies to FilePerCore and FilePerNode; a Collective store is already one "
+           "coordinated write of all writers. Remove the option or choose another FileMode.";
+  }
+  return {};
 }
 
 }  // namespace ecluse

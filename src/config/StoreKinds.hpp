@@ -34,8 +34,16 @@ inline constexpr const char* kHdf5CollectivePattern = "{simulation}_It{iteration
 struct Hdf5StoreOptions {
   Hdf5FileMode mode = Hdf5FileMode::PerCore;
   std::string files_path;
-  std::string file_name;  // empty: the default pattern of the mode
+  std::string file_name;       // empty: the default pattern of the mode
+  int concurrent_writers = 0;  // 0: every writer at once (no write schedule)
 };
+
+/** The largest ConcurrentWriters accepted. */
+inline constexpr int kMaxConcurrentWriters = 1000000;
+/** ConcurrentWriters as a number, or -1 if it is not one from 0 to kMaxConcurrentWriters. */
+int parse_concurrent_writers(const std::string& text);
+/** What is wrong with an HDF5 store's ConcurrentWriters (empty: nothing). */
+std::string concurrent_writers_problem(const Store& store);
 
 /** Every store type known to this build, built or not. */
 const std::vector<StoreKind>& store_kinds();

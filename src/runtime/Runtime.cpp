@@ -163,8 +163,15 @@ bool Runtime::has_servers() const {
 }
 
 Statistics Runtime::statistics() const {
-  if (node_server_) return node_server_->statistics();
-  return transport_ ? transport_->statistics() : Statistics{};
+  Statistics all = node_server_ ? node_server_->statistics()
+                                : (transport_ ? transport_->statistics() : Statistics{});
+  if (writer_ && writer_->scheduled()) {
+    const TurnWaits waits = writer_->turn_waits();
+    all.push_back({Statistic::ScheduleTurns, static_cast<double>(waits.count)});
+    all.push_back({Statistic::ScheduleWaitSeconds, waits.seconds});
+    all.push_back({Statistic::ScheduleLongestWaitSeconds, waits.longest});
+  }
+  return all;
 }
 
 Client& Runtime::client() {
@@ -214,6 +221,7 @@ void Runtime::finalize(bool report) {
     }
     stop();
   }
+  if (writer_) writer_->leave_schedules();
   if (writer_) writer_->finish_hooks();
   accounting_->switch_to(Phase::Setup);
   governor_->finish();

@@ -29,6 +29,9 @@ enum class Statistic {
   DnReceivedBlocks,
   DnReceivedBytes,
   DnCreditMessages,
+  ScheduleTurns,
+  ScheduleWaitSeconds,
+  ScheduleLongestWaitSeconds,
 };
 
 /** Counters add up over ranks; peaks, windows and memories are maxima, lowest values minima. */
@@ -40,7 +43,7 @@ struct StatisticInfo {
   Combine combine;
 };
 
-inline constexpr std::array<StatisticInfo, 18> kStatistics = {{
+inline constexpr std::array<StatisticInfo, 21> kStatistics = {{
     {Statistic::DcWindowBytes, "dc.window_bytes", Combine::Max},
     {Statistic::DcBufferWaits, "dc.buffer_waits", Combine::Sum},
     {Statistic::DcSentBlocks, "dc.sent_blocks", Combine::Sum},
@@ -59,12 +62,16 @@ inline constexpr std::array<StatisticInfo, 18> kStatistics = {{
     {Statistic::DnReceivedBlocks, "dn.received_blocks", Combine::Sum},
     {Statistic::DnReceivedBytes, "dn.received_bytes", Combine::Sum},
     {Statistic::DnCreditMessages, "dn.credit_messages", Combine::Sum},
+    {Statistic::ScheduleTurns, "schedule.turns", Combine::Sum},
+    {Statistic::ScheduleWaitSeconds, "schedule.wait_seconds", Combine::Sum},
+    {Statistic::ScheduleLongestWaitSeconds, "schedule.longest_wait_seconds", Combine::Max},
 }};
 
 constexpr const StatisticInfo& info_of(Statistic key) {
   return kStatistics[static_cast<std::size_t>(key)];
 }
-static_assert(info_of(Statistic::DnCreditMessages).key == Statistic::DnCreditMessages,
+static_assert(info_of(Statistic::ScheduleLongestWaitSeconds).key ==
+                  Statistic::ScheduleLongestWaitSeconds,
               "kStatistics is in the order of the enum");
 
 /** One counter of one rank. */

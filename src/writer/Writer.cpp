@@ -4,11 +4,44 @@
 #include <algorithm>
 #include <optional>
 
+#include "config/StoreKinds.hpp"
 #include "core/Collective.hpp"
 #include "ecluse/Error.hpp"
 #include "store/StoreRegistry.hpp"
 
 namespace ecluse {
+namespace {
+
+// The writers that take turns: every writer (FilePerCore), or the first writer of each node, the
+// one that writes the node's file (FilePerNode; the others only hand it their blocks).
+MPI_Comm turn_takers(const StoreEnv& env, Hdf5FileMode mode) {
+  if (mode != Hdf5FileMode::PerNode) return duplicate(env.comm);
+  int node_rank = 0;
+  MPI_Comm_rank(env.node_comm, &node_rank);
+  MPI_Comm leaders = MPI_COMM_NULL;
+  MPI_Comm_split(env.comm, node_rank == 0 ? 0 : MPI_UNDEFINED, env.writer, &leaders);
+  return leaders;
+}
+
+// Collective over env.comm. Null when off, or when there are no more writers than turns.
+std::unique_ptr<WriteScheduler> make_schedule(const Store& store, const StoreEnv& env) {
+  if (store.type != "HDF5") return nullptr;
+  const Hdf5StoreOptions options = hdf5_options(store);
+  if (options.concurrent_writers == 0) return nullptr;
+  MPI_Comm takers = turn_takers(env, options.mode);
+  if (takers == MPI_COMM_NULL) return nullptr;
+  int size = 0;
+  MPI_Comm_size(takers, &size);
+  std::unique_ptr<WriteScheduler> schedule;
+  if (size > options.concurrent_writers) {
+    schedule = std::make_unique<WriteScheduler>(takers, options.concurrent_writers, store.name);
+  }
+  MPI_Comm_free(&takers);
+  return schedule;
+}
+
+}  // namespace
+
 Writer::Writer(const Config& config, const StoreEnv& env, Log& log, Accounting& accounting)
     : log_(log), accounting_(accounting) {
   StoreEnv logged = env;
@@ -16,9 +49,10 @@ Writer::Writer(const Config& config, const StoreEnv& env, Log& log, Accounting& 
   logged.config = &config;
   run_collectively(env.comm, [&] {
     for (const Store& store : config.stores) {
-      if (store.enabled) stores_.push_back({&store, make_store(store, logged)});
+      if (store.enabled) stores_.push_back({&store, make_store(store, logged), nullptr});
     }
   });
+  for (BoundStore& store : stores_) store.schedule = make_schedule(*store.config, env);
 }
 
 // A store with frequency f writes the iterations that are multiples of f; a variable that is
@@ -33,6 +67,7 @@ bool Writer::serves(const BoundStore& store, const Variable& variable, int itera
 void Writer::write_iteration(int iteration, const std::vector<BlockData>& blocks) {
   PhaseScope scope(accounting_, Phase::Store);
   const double start = wall_clock();
+  const double waited = waited_seconds();
   std::optional<Error> first;
   int failed = 0;
   for (BoundStore& store : stores_) {
@@ -41,6 +76,7 @@ void Writer::write_iteration(int iteration, const std::vector<BlockData>& blocks
       if (serves(store, *block.variable, iteration)) mine.push_back(block);
     }
     try {
+      const TurnScope turn(store.schedule.get(), accounting_);
       store.backend->write_iteration(iteration, mine);
     } catch (const Error& e) {
       if (failed_once_.insert(store.config).second) {
@@ -56,10 +92,42 @@ void Writer::write_iteration(int iteration, const std::vector<BlockData>& blocks
       ++failed;
     }
   }
-  accounting_.add_store(iteration, wall_clock() - start, blocks.size());
+  const double turns = waited_seconds() - waited;  // not store time: reported on its own
+  accounting_.add_store(iteration, wall_clock() - start - turns, blocks.size());
   if (failed > 0) accounting_.add_store_errors(iteration, failed);
   run_hooks(iteration, blocks);
   if (first) throw *first;
+}
+
+void Writer::leave_schedules() {
+  for (BoundStore& store : stores_) {
+    if (store.schedule) store.schedule->leave();
+  }
+}
+
+TurnWaits Writer::turn_waits() const {
+  TurnWaits all;
+  for (const BoundStore& store : stores_) {
+    if (!store.schedule) continue;
+    const TurnWaits& waits = store.schedule->waits();
+    all.count += waits.count;
+    all.seconds += waits.seconds;
+    all.longest = std::max(all.longest, waits.longest);
+  }
+  return all;
+}
+
+bool Writer::scheduled() const {
+  return std::any_of(stores_.begin(), stores_.end(),
+                     [](const BoundStore& store) { return store.schedule != nullptr; });
+}
+
+double Writer::waited_seconds() const {
+  double seconds = 0;
+  for (const BoundStore& store : stores_) {
+    if (store.schedule) seconds += store.schedule->waits().seconds;
+  }
+  return seconds;
 }
 
 void Writer::add_hook(std::unique_ptr<IterationHook> hook) {

@@ -11,6 +11,7 @@
 #include "core/Log.hpp"
 #include "store/StoreBackend.hpp"
 #include "writer/IterationHook.hpp"
+#include "writer/WriteScheduler.hpp"
 
 namespace ecluse {
 
@@ -28,6 +29,12 @@ class Writer {
   void add_hook(std::unique_ptr<IterationHook> hook);
   /** Calls every hook's finish() once (at finalize). */
   void finish_hooks();
+  /** Leaves the write schedules (ConcurrentWriters): collective with the writers that still
+   * write; call once this writer has written its last iteration (at finalize). */
+  void leave_schedules();
+  /** The time this writer waited for its turns, over every scheduled store. */
+  [[nodiscard]] TurnWaits turn_waits() const;
+  [[nodiscard]] bool scheduled() const;
   /** Hook runs that threw so far. */
   [[nodiscard]] std::uint64_t hook_failures() const { return hook_failures_; }
 
@@ -35,9 +42,11 @@ class Writer {
   struct BoundStore {
     const Store* config;
     std::unique_ptr<StoreBackend> backend;
+    std::unique_ptr<WriteScheduler> schedule;  // null: writes at once
   };
   [[nodiscard]] static bool serves(const BoundStore& store, const Variable& variable,
                                    int iteration);
+  [[nodiscard]] double waited_seconds() const;
   void run_hooks(int iteration, const std::vector<BlockData>& blocks);
   std::vector<BoundStore> stores_;
   std::vector<std::unique_ptr<IterationHook>> hooks_;

@@ -149,7 +149,7 @@ TEST(DamarisModel, EcluseNamespaceKeepsItsStrictness) {
       "</store></storage>";
   EXPECT_EQ(error_of(file("", "", option)),
             "c.xml:1:129: unknown option 'Compression' for store type 'HDF5'. Known options: "
-            "FileMode, FilesPath, FileName, Permissions, XDMFMode.");
+            "FileMode, FilesPath, FileName, Permissions, XDMFMode, ConcurrentWriters.");
   EXPECT_EQ(error_of(file(kDamarisNs, "", option)), "");
   const std::string mesh =
       "<layout name=\"l\" type=\"int\" dimensions=\"2\"/>"
