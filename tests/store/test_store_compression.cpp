@@ -268,6 +268,32 @@ TEST(StoreCompression, CollectiveWritesEveryMethodReadableWithinItsBound) {
   }
 }
 
+// Rank 0 holds 5 rows, the others 7: the chunks (5 rows, from the first block) straddle the
+// blocks of two writers, which parallel HDF5 merges before filtering each chunk once.
+TEST(StoreCompression, CollectiveChunksSharedByTwoWritersAreWrittenOnce) {
+  for (const std::string& method : {std::string("deflate"), std::string("zfp")}) {
+    const std::string dir = fresh_dir("compress_straddle_" + method);
+    auto store =
+        make_store_collectively(hdf5_store(dir, "Collective", options_of(method)), world_env());
+    const auto r = std::uint64_t(world_rank());
+    const auto p = std::uint64_t(world_size());
+    const std::uint64_t rows = r == 0 ? 5 : 7;
+    const std::uint64_t first = r == 0 ? 0 : 5 + 7 * (r - 1);
+    const std::uint64_t total = 5 + 7 * (p - 1);
+    Variable field = variable("field");
+    const Shape s{{rows, 12}, {}, {}, {std::int64_t(first), 0}, {total, 12}};
+    const auto data = fill_block(s, 0.0, [&](const std::vector<std::uint64_t>& inner) {
+      return smooth({inner[0] + first, inner[1]});
+    });
+    store->write_iteration(0, {block_of(field, data, s, int(r))});
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (r != 0) continue;
+    const std::string file = dir + "/sim_It0.h5";
+    const Stored stored = read_stored(file, "field");
+    expect_within(method, fill_block(Shape{{total, 12}}, 0.0, smooth), stored, file, "field");
+  }
+}
+
 TEST(StoreCompression, FilePerNodeCompressesEveryWritersBlocks) {
   for (const std::string& method : kMethods) {
     const std::string dir = fresh_dir("compress_node_" + method);
