@@ -9,6 +9,7 @@
 #include <random>
 
 #include "StoreTestHelpers.hpp"
+#include "config/PluginCatalog.hpp"
 #include "store/CompressionCodecs.hpp"
 #include "store/CompressionZfp.hpp"
 
@@ -114,6 +115,18 @@ TEST(CompressionOptions, ReadsTheTypedSettings) {
   EXPECT_FALSE(s.shuffle);
   EXPECT_EQ(hdf5_options(hdf5_store("/tmp", "FilePerCore")).compression.method,
             Hdf5Compression::None);
+}
+
+TEST(CompressionOptions, AreInThePluginListing) {
+  const std::string listing = plugin_listing();
+  for (const char* line :
+       {"    Compression (choice: none | deflate | half | scaled16 | zfp, default none): ",
+        "    CompressionLevel (number, default 6): ",
+        "    Shuffle (choice: yes | no, default yes): ",
+        "    ZfpMode (choice: accuracy | rate | precision, default accuracy): ",
+        "    ZfpValue (number): ", "    ChunkSize (number, default 4194304): "}) {
+    EXPECT_NE(listing.find(line), std::string::npos) << line << "\n" << listing;
+  }
 }
 
 // ---- reading back
