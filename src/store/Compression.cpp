@@ -145,6 +145,10 @@ FiniteRange interior_range(const BlockData& block) {
   return range;
 }
 
+Hdf5Compression applied_to_values(Hdf5Compression applied, const FiniteRange& range) noexcept {
+  return applied == Hdf5Compression::Zfp && range.nonfinite > 0 ? Hdf5Compression::None : applied;
+}
+
 std::vector<std::uint16_t> encode_interior(const BlockData& block, Hdf5Compression applied,
                                            const ScaledRange& range) {
   std::vector<std::uint16_t> codes;

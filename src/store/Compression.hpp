@@ -40,6 +40,9 @@ void add_compression(hid_t dcpl, const CompressionSettings& settings, Hdf5Compre
 
 /** The finite range of a block's interior (floating-point blocks). */
 FiniteRange interior_range(const BlockData& block);
+/** What a dataset whose values span `range` gets: zfp keeps no NaN or Inf, so such a dataset is
+ * stored unchanged (compression "none") rather than lose them. */
+Hdf5Compression applied_to_values(Hdf5Compression applied, const FiniteRange& range) noexcept;
 /** The block's interior (ghosts stripped), C order, encoded as half or scaled16. */
 std::vector<std::uint16_t> encode_interior(const BlockData& block, Hdf5Compression applied,
                                            const ScaledRange& range);

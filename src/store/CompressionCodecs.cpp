@@ -52,7 +52,10 @@ double from_half(std::uint16_t bits) noexcept {
 }
 
 void FiniteRange::add(double x) noexcept {
-  if (!std::isfinite(x)) return;
+  if (!std::isfinite(x)) {
+    ++nonfinite;
+    return;
+  }
   lo = std::min(lo, x);
   hi = std::max(hi, x);
 }
@@ -60,6 +63,7 @@ void FiniteRange::add(double x) noexcept {
 void FiniteRange::merge(const FiniteRange& other) noexcept {
   lo = std::min(lo, other.lo);
   hi = std::max(hi, other.hi);
+  nonfinite += other.nonfinite;
 }
 
 ScaledRange scaled_range(const FiniteRange& range) noexcept {

@@ -22,10 +22,12 @@ struct ScaledRange {
   double factor = 0;
 };
 
-/** Smallest and largest finite value seen so far; empty when lo > hi. */
+/** Smallest and largest finite value seen so far (empty when lo > hi), and how many values were
+ * not finite. */
 struct FiniteRange {
   double lo = std::numeric_limits<double>::infinity();
   double hi = -std::numeric_limits<double>::infinity();
+  std::uint64_t nonfinite = 0;
   void add(double x) noexcept;
   void merge(const FiniteRange& other) noexcept;
 };

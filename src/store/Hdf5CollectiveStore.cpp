@@ -295,16 +295,17 @@ Hdf5Handle create_dataset(hid_t file, const CollectiveVariable& v, const Dataset
                   H5Dclose, "create dataset '" + v.name + "'", path);
 }
 
-// Scaled16 shares one offset and factor per dataset: the range over every writer's blocks.
-ScaledRange collective_range(const std::vector<const BlockData*>& mine, MPI_Comm comm) {
+// Scaled16 shares one offset and factor per dataset, and zfp skips a dataset holding NaN or
+// Inf: both decided on the values of every writer's blocks.
+FiniteRange collective_range(const std::vector<const BlockData*>& mine, MPI_Comm comm) {
   FiniteRange range;
   for (const BlockData* block : mine) range.merge(interior_range(*block));
-  double local[2] = {range.lo, -range.hi};
-  double global[2] = {0, 0};
+  double local[3] = {range.lo, -range.hi, range.nonfinite > 0 ? -1.0 : 0.0};
+  double global[3] = {0, 0, 0};
   MPI_Request request = MPI_REQUEST_NULL;
-  MPI_Iallreduce(local, global, 2, MPI_DOUBLE, MPI_MIN, comm, &request);
-  complete(request, comm, "the scaled16 range of a variable");
-  return scaled_range({global[0], -global[1]});
+  MPI_Iallreduce(local, global, 3, MPI_DOUBLE, MPI_MIN, comm, &request);
+  complete(request, comm, "the value range of a compressed variable");
+  return {global[0], -global[1], global[2] < 0 ? 1u : 0u};
 }
 
 void select_in_file(hid_t file_space, const BlockData* block, const std::string& path) {
@@ -437,8 +438,11 @@ void Hdf5CollectiveStore::write_variable(hid_t file, const CollectiveVariable& v
                                          const std::vector<const BlockData*>& mine,
                                          const std::string& path) const {
   DatasetEncoding encoding = encoding_of(variable, options_.compression);
-  if (encoding.applied == Hdf5Compression::Scaled16) {
-    encoding.range = collective_range(mine, env_.comm);
+  const Hdf5Compression configured = encoding.applied;
+  if (configured == Hdf5Compression::Scaled16 || configured == Hdf5Compression::Zfp) {
+    const FiniteRange values = collective_range(mine, env_.comm);
+    encoding.applied = applied_to_values(configured, values);
+    if (configured == Hdf5Compression::Scaled16) encoding.range = scaled_range(values);
   }
   Hdf5Handle dataset;
   run_collectively(env_.comm, [&] {

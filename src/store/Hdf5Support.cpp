@@ -312,9 +312,12 @@ void write_block_dataset(hid_t file, const BlockData& block, int domains, const 
   const std::vector<std::uint64_t> interior = block.interior();
   const std::vector<std::uint64_t> chunk =
       chunk_extent(interior, interior, data_type_size(block.type), compression.chunk_bytes);
-  const Hdf5Compression applied = applied_method(compression, block.type, chunk);
+  Hdf5Compression applied = applied_method(compression, block.type, chunk);
+  const bool scans = applied == Hdf5Compression::Scaled16 || applied == Hdf5Compression::Zfp;
+  const FiniteRange values = scans ? interior_range(block) : FiniteRange{};
+  applied = applied_to_values(applied, values);
   const ScaledRange range =
-      applied == Hdf5Compression::Scaled16 ? scaled_range(interior_range(block)) : ScaledRange{};
+      applied == Hdf5Compression::Scaled16 ? scaled_range(values) : ScaledRange{};
   Hdf5Handle type = stored_type(applied, block.type, path);
   Hdf5Handle file_space = make_dataspace(interior, path);
   Hdf5Handle lcpl = intermediate_group_lcpl(path);

@@ -330,8 +330,8 @@ TEST(StoreCompression, FilePerNodeCompressesEveryWritersBlocks) {
   }
 }
 
-TEST(StoreCompression, HalfKeepsNonFiniteAndScaledMarksThem) {
-  for (const char* method : {"half", "scaled16"}) {
+TEST(StoreCompression, NonFiniteValuesHalfKeepsScaledMarksZfpLeavesUnchanged) {
+  for (const char* method : {"half", "scaled16", "zfp"}) {
     if (world_rank() != 0) return;
     const std::string dir = fresh_dir(std::string("compress_nonfinite_") + method, MPI_COMM_SELF);
     StoreEnv env = world_env();
@@ -344,6 +344,13 @@ TEST(StoreCompression, HalfKeepsNonFiniteAndScaledMarksThem) {
     store->write_iteration(0, {block_of(v, data, Shape{{6}})});
     const std::string file = dir + "/sim_It0_Pr0.h5";
     const Stored stored = read_stored(file, "v/P0");
+    if (std::string(method) == "zfp") {  // stored unchanged: zfp would lose NaN and Inf
+      EXPECT_EQ(stored.compression, "none");
+      EXPECT_TRUE(std::isnan(stored.values[1]));
+      EXPECT_EQ(stored.values[2], -inf);
+      EXPECT_EQ(stored.values[4], 70000.0);
+      continue;
+    }
     if (std::string(method) == "half") {
       EXPECT_TRUE(std::isnan(stored.values[1]));
       EXPECT_EQ(stored.values[0], 1.0);
@@ -362,6 +369,42 @@ TEST(StoreCompression, HalfKeepsNonFiniteAndScaledMarksThem) {
     EXPECT_EQ(read_double_attribute(file, "v/P0", "scale_offset"), -2.0);
     EXPECT_EQ(read_double_attribute(file, "v/P0", "scale_factor"), 70002.0 / 65534);
   }
+}
+
+// zfp keeps no NaN or Inf: a block holding one is stored unchanged, bit for bit, rather than
+// lose them; the other blocks of the same file are still compressed.
+TEST(StoreCompression, ZfpStoresDatasetsWithNonFiniteValuesUnchanged) {
+  const std::string dir = fresh_dir("compress_zfp_nonfinite");
+  auto store =
+      make_store_collectively(hdf5_store(dir, "Collective", options_of("zfp")), world_env());
+  const auto r = std::uint64_t(world_rank());
+  const auto p = std::uint64_t(world_size());
+  Variable holed = variable("holed");
+  Variable clean = variable("clean");
+  const Shape s{{4, 6}, {}, {}, {std::int64_t(4 * r), 0}, {4 * p, 6}};
+  const auto data = fill_block(s, 0.0, [&](const std::vector<std::uint64_t>& inner) {
+    return smooth({inner[0] + 4 * r, inner[1]});
+  });
+  std::vector<double> with_nan = data;
+  if (r + 1 == p) with_nan[5] = std::nan("");
+  store->write_iteration(0,
+                         {block_of(holed, with_nan, s, int(r)), block_of(clean, data, s, int(r))});
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (r != 0) return;
+  const std::string file = dir + "/sim_It0.h5";
+  const Stored stored = read_stored(file, "holed");
+  EXPECT_EQ(stored.compression, "none");
+  EXPECT_EQ(stored.filters, 0);
+  std::vector<double> expected = fill_block(Shape{{4 * p, 6}}, 0.0, smooth);
+  expected[4 * (p - 1) * 6 + 5] = std::nan("");
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    if (std::isnan(expected[i])) {
+      EXPECT_TRUE(std::isnan(stored.values[i]));
+    } else {
+      EXPECT_EQ(stored.values[i], expected[i]) << i;
+    }
+  }
+  EXPECT_EQ(read_stored(file, "clean").compression, "zfp");
 }
 
 }  // namespace
