@@ -27,16 +27,17 @@ check_proxy = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(check_proxy)
 
 
-def options_xml(method, mode):
+def options_xml(method, mode, zfp=("accuracy", ZFP_ACCURACY)):
     options = {"FileMode": mode, "Compression": method, "ChunkSize": "2048"}
     if method == "zfp":
-        options.update(ZfpMode="accuracy", ZfpValue=str(ZFP_ACCURACY))
+        options.update(ZfpMode=zfp[0], ZfpValue=str(zfp[1]))
     return "".join(f'<option key="{k}">{v}</option>' for k, v in options.items())
 
 
-def run_proxy(tmp_path, approach, method, mode="Collective"):
+def run_proxy(tmp_path, approach, method, mode="Collective", **zfp):
     config = (ROOT / "apps/proxy" / f"proxy-{approach}.xml").read_text()
-    config = config.replace('<option key="FileMode">Collective</option>', options_xml(method, mode))
+    config = config.replace('<option key="FileMode">Collective</option>',
+                            options_xml(method, mode, **zfp))
     (tmp_path / "proxy.xml").write_text(config)
     program = BUILD / "apps/proxy/ecluse_proxy"
     assert program.exists(), f"{program} is not built"
@@ -130,3 +131,25 @@ def test_per_block_files_under_dedicated_cores(tmp_path, mode, pattern, method):
             applied, got, factor = assemble(files, name, shape)
             assert applied == method and not np.isnan(got).any()
             assert_within(method, got, want[name], f"It{it}/{name}", factor)
+
+
+def test_zfp_rate_mode_stores_exactly_the_rate(tmp_path):
+    """Rate 16 on 6x5x4 chunks: 2x2x1 zfp blocks of 64 values at 16 bits, 512 bytes a chunk."""
+    out = run_proxy(tmp_path, "tp", "zfp", zfp=("rate", 16))
+    with h5py.File(out / "proxy_It0.h5", "r") as f:
+        want = expected_fields(f["u"].shape)[0]
+        for name in VARIABLES:
+            d = f[name]
+            assert d.chunks == (6, 5, 4) and d.id.get_create_plist().get_filter(0)[0] == 32013
+            assert d.id.get_storage_size() == 4 * 512  # 4 chunks on the 2x2 process grid
+            spread = np.ptp(want[name])
+            assert np.abs(d[...] - want[name]).max() <= 1e-3 * spread, name
+
+
+def test_zfp_precision_mode_is_read_by_hdf5plugin(tmp_path):
+    out = run_proxy(tmp_path, "dc", "zfp", zfp=("precision", 32))
+    with h5py.File(out / "proxy_It1.h5", "r") as f:
+        want = expected_fields(f["u"].shape)[1]
+        for name in VARIABLES:
+            scale = np.abs(want[name]).max()
+            assert np.abs(f[name][...] - want[name]).max() <= 1e-6 * scale, name
