@@ -2,6 +2,7 @@
 #include "store/Compression.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "core/EnumNames.hpp"
 #include "ecluse/Error.hpp"
@@ -55,11 +56,16 @@ void for_each_interior_row(const BlockData& block, F&& row) {
   }
 }
 
+// Loads through memcpy: a block received or placed in a buffer need not be aligned for T.
 template <class T, class F>
 void for_each_interior_value(const BlockData& block, F&& value) {
-  const T* data = static_cast<const T*>(block.data);
+  const auto* bytes = static_cast<const unsigned char*>(block.data);
   for_each_interior_row(block, [&](std::uint64_t first, std::uint64_t count) {
-    for (std::uint64_t i = 0; i < count; ++i) value(static_cast<double>(data[first + i]));
+    for (std::uint64_t i = 0; i < count; ++i) {
+      T x;
+      std::memcpy(&x, bytes + (first + i) * sizeof(T), sizeof(T));
+      value(static_cast<double>(x));
+    }
   });
 }
 

@@ -68,7 +68,10 @@ void FiniteRange::merge(const FiniteRange& other) noexcept {
 
 ScaledRange scaled_range(const FiniteRange& range) noexcept {
   if (!(range.lo <= range.hi)) return {};
-  return {range.lo, (range.hi - range.lo) / kScaledSteps};
+  const double spread = range.hi - range.lo;  // overflows for ranges beyond DBL_MAX
+  const double factor = std::isfinite(spread) ? spread / kScaledSteps
+                                              : range.hi / kScaledSteps - range.lo / kScaledSteps;
+  return {range.lo, factor};
 }
 
 std::uint16_t to_scaled(double x, const ScaledRange& range) noexcept {

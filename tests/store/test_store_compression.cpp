@@ -65,6 +65,11 @@ TEST(CompressionCodecs, ScaledIsWithinHalfAStepAndMarksNonFinite) {
   }
   const ScaledRange flat = scaled_range(FiniteRange{4.0, 4.0});
   EXPECT_EQ(from_scaled(to_scaled(4.0, flat), flat), 4.0);
+  const double huge = std::numeric_limits<double>::max();
+  const ScaledRange wide = scaled_range(FiniteRange{-huge, huge});
+  EXPECT_TRUE(std::isfinite(wide.factor));
+  EXPECT_EQ(to_scaled(huge, wide), 65534);
+  EXPECT_EQ(to_scaled(0.0, wide), 32767);
 }
 
 // ---- options
