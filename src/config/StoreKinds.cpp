@@ -1,6 +1,9 @@
 // The table of store types and their options, the lookups in it, and the HDF5 options typed.
 #include "config/StoreKinds.hpp"
 
+#include <cmath>
+#include <exception>
+
 #include "config/Suggest.hpp"
 #include "ecluse/Error.hpp"
 
@@ -61,6 +64,41 @@ std::vector<OptionSpec> hdf5_option_specs() {
        "0",
        {},
        OptionType::Number},
+      {"Compression",
+       "none; deflate: lossless, chunked datasets (CompressionLevel, Shuffle); half: floats "
+       "stored as IEEE binary16 (relative error <= 2^-11); scaled16: floats stored as 16-bit "
+       "integers with the dataset attributes scale_offset and scale_factor (absolute error <= "
+       "(max-min)/65534/2); zfp: the zfp filter of H5Z-ZFP (id 32013, read by hdf5plugin) with "
+       "ZfpMode and ZfpValue. Lossy methods store integer and string variables unchanged. "
+       "Runs where the store runs: on the servers with dedicated cores or nodes "
+       "(docs/compression.md).",
+       "none", names_of_enum<Hdf5Compression>(), OptionType::Choice},
+      {"CompressionLevel",
+       "Deflate level, 1 (fastest) to 9 (smallest).",
+       "6",
+       {},
+       OptionType::Number},
+      {"Shuffle",
+       "yes: shuffle the bytes of each value before deflate (better ratios on "
+       "floating-point data).",
+       "yes",
+       {"yes", "no"},
+       OptionType::Choice},
+      {"ZfpMode",
+       "accuracy: ZfpValue is the absolute error bound; rate: bits per value (0 < rate <= 64); "
+       "precision: bit planes kept (1-64).",
+       "accuracy", names_of_enum<ZfpMode>(), OptionType::Choice},
+      {"ZfpValue",
+       "The value of ZfpMode; required with Compression zfp.",
+       "",
+       {},
+       OptionType::Number},
+      {"ChunkSize",
+       "Largest chunk in bytes of a compressed dataset (1024 to 1073741824): a block is one "
+       "chunk, cut along its slowest dimensions when larger.",
+       std::to_string(CompressionSettings::kDefaultChunkBytes),
+       {},
+       OptionType::Number},
   };
 }
 
@@ -119,6 +157,86 @@ void check_store_options(const Store& store, const StoreKind& kind) {
   }
 }
 
+namespace {
+
+[[noreturn]] void bad_compression_option(const Store& store, const std::string& key,
+                                         const std::string& value, const std::string& fix) {
+  throw Error(ECLUSE_CONFIG_ERROR,
+              store_context(store) + ": option " + key + " is '" + value + "'; " + fix);
+}
+
+// The whole text must be a finite number: "1e-3", not "1e-3x" nor "nan".
+bool parse_number(const std::string& text, double& value) {
+  std::size_t used = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return used == text.size() && std::isfinite(value);
+}
+
+double number_in(const Store& store, const StoreKind& kind, const std::string& key, double low,
+                 double high, bool integer, const std::string& fix) {
+  const std::string text = option_or_default(store, kind, key);
+  double value = 0;
+  const bool ok = parse_number(text, value) && value >= low && value <= high &&
+                  (!integer || value == std::floor(value));
+  if (!ok) bad_compression_option(store, key, text, fix);
+  return value;
+}
+
+double zfp_value(const Store& store, const StoreKind& kind, ZfpMode mode) {
+  if (option_or_default(store, kind, "ZfpValue").empty()) {
+    throw Error(ECLUSE_CONFIG_ERROR,
+                store_context(store) +
+                    ": Compression zfp needs the option ZfpValue (the absolute error bound in "
+                    "accuracy mode, bits per value in rate mode, bit planes in precision mode)");
+  }
+  if (mode == ZfpMode::Rate) {
+    return number_in(store, kind, "ZfpValue", 1.0 / 64, 64, false,
+                     "in rate mode give bits per value from 1/64 to 64, e.g. 16");
+  }
+  if (mode == ZfpMode::Precision) {
+    return number_in(store, kind, "ZfpValue", 1, 64, true,
+                     "in precision mode give an integer from 1 to 64, e.g. 20");
+  }
+  const double accuracy = number_in(store, kind, "ZfpValue", 0, 1e300, false,
+                                    "in accuracy mode give an absolute error bound > 0, e.g. 1e-4");
+  if (accuracy <= 0) {
+    bad_compression_option(store, "ZfpValue", option_or_default(store, kind, "ZfpValue"),
+                           "in accuracy mode give an absolute error bound > 0, e.g. 1e-4");
+  }
+  return accuracy;
+}
+
+template <class E>
+E enum_option(const Store& store, const StoreKind& kind, const std::string& key) {
+  const std::string text = option_or_default(store, kind, key);
+  for (const auto& entry : enum_names(E{})) {
+    if (entry.name == text) return entry.value;
+  }
+  return E{};  // unreachable: check_store_options accepted the value
+}
+
+CompressionSettings compression_settings(const Store& store, const StoreKind& kind) {
+  CompressionSettings settings;
+  settings.method = enum_option<Hdf5Compression>(store, kind, "Compression");
+  settings.level = static_cast<int>(
+      number_in(store, kind, "CompressionLevel", 1, 9, true, "give an integer from 1 to 9"));
+  settings.shuffle = option_or_default(store, kind, "Shuffle") == "yes";
+  settings.zfp_mode = enum_option<ZfpMode>(store, kind, "ZfpMode");
+  if (settings.method == Hdf5Compression::Zfp) {
+    settings.zfp_value = zfp_value(store, kind, settings.zfp_mode);
+  }
+  settings.chunk_bytes = static_cast<std::uint64_t>(
+      number_in(store, kind, "ChunkSize", 1024, 1u << 30, true,
+                "give a number of bytes from 1024 to 1073741824, e.g. 4194304"));
+  return settings;
+}
+
+}  // namespace
+
 Hdf5StoreOptions hdf5_options(const Store& store) {
   const StoreKind& kind = *find_store_kind("HDF5");
   check_store_options(store, kind);
@@ -134,6 +252,7 @@ Hdf5StoreOptions hdf5_options(const Store& store) {
   }
   options.concurrent_writers =
       parse_concurrent_writers(option_or_default(store, kind, "ConcurrentWriters"));
+  options.compression = compression_settings(store, kind);
   return options;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,12 +31,43 @@ inline constexpr const char* kHdf5PerCorePattern = "{simulation}_It{iteration}_P
 inline constexpr const char* kHdf5PerNodePattern = "{simulation}_It{iteration}_Node{node}.h5";
 inline constexpr const char* kHdf5CollectivePattern = "{simulation}_It{iteration}.h5";
 
+/** The HDF5 store's Compression: lossless deflate, or a lossy encoding of floating-point
+ * variables (docs/compression.md). */
+enum class Hdf5Compression { None, Deflate, Half, Scaled16, Zfp };
+constexpr std::array<EnumName<Hdf5Compression>, 5> enum_names(Hdf5Compression) {
+  return {{{Hdf5Compression::None, "none"},
+           {Hdf5Compression::Deflate, "deflate"},
+           {Hdf5Compression::Half, "half"},
+           {Hdf5Compression::Scaled16, "scaled16"},
+           {Hdf5Compression::Zfp, "zfp"}}};
+}
+
+/** What ZfpValue means: an absolute error bound, bits per value, or bit planes kept. */
+enum class ZfpMode { Accuracy, Rate, Precision };
+constexpr std::array<EnumName<ZfpMode>, 3> enum_names(ZfpMode) {
+  return {{{ZfpMode::Accuracy, "accuracy"},
+           {ZfpMode::Rate, "rate"},
+           {ZfpMode::Precision, "precision"}}};
+}
+
+/** An HDF5 store's compression settings, checked. */
+struct CompressionSettings {
+  Hdf5Compression method = Hdf5Compression::None;
+  int level = 6;        // deflate level, 1-9
+  bool shuffle = true;  // byte shuffle before deflate
+  ZfpMode zfp_mode = ZfpMode::Accuracy;
+  double zfp_value = 0;  // accuracy > 0; rate in (0, 64]; precision 1-64
+  std::uint64_t chunk_bytes = kDefaultChunkBytes;
+  static constexpr std::uint64_t kDefaultChunkBytes = 4u << 20;
+};
+
 /** An HDF5 <store>'s options, typed (defaults filled in). */
 struct Hdf5StoreOptions {
   Hdf5FileMode mode = Hdf5FileMode::PerCore;
   std::string files_path;
   std::string file_name;       // empty: the default pattern of the mode
   int concurrent_writers = 0;  // 0: every writer at once (no write schedule)
+  CompressionSettings compression;
 };
 
 /** The largest ConcurrentWriters accepted. */

@@ -9,6 +9,7 @@
 
 #include "core/Collective.hpp"
 #include "ecluse/Error.hpp"
+#include "store/Compression.hpp"
 #include "store/Packer.hpp"
 
 namespace ecluse {
@@ -24,6 +25,7 @@ struct CollectiveVariable {
   std::int64_t total = 0;               // blocks over all writers
   std::int64_t unpositioned = 0;        // blocks whose client never called set_position
   std::uint64_t covered = 0;            // sum of the blocks' interior cells (saturating)
+  std::vector<std::uint64_t> chunk;     // the first block's interior: the compressed chunk
   [[nodiscard]] DataType data_type() const { return static_cast<DataType>(type); }
   [[nodiscard]] const std::vector<std::uint64_t>& extent() const {
     return declared.empty() ? reach : declared;
@@ -31,6 +33,15 @@ struct CollectiveVariable {
 };
 
 namespace {
+
+/** How one dataset of the shared file is compressed, the same on every writer. */
+struct DatasetEncoding {
+  const CompressionSettings* settings = nullptr;
+  DataType type = DataType::Float64;
+  std::vector<std::uint64_t> chunk;
+  Hdf5Compression applied = Hdf5Compression::None;
+  ScaledRange range;  // scaled16: over all writers' blocks
+};
 
 /** What one writer sends to all others: its variables, or the error that stops it. */
 struct WriterSummary {
@@ -53,6 +64,7 @@ std::string pack(const WriterSummary& summary) {
     out.put(v.total);
     out.put(v.unpositioned);
     out.put(static_cast<std::int64_t>(v.covered));
+    out.put(v.chunk);
   }
   return out.bytes();
 }
@@ -73,6 +85,7 @@ WriterSummary unpack(std::string_view bytes) {
     v.total = in.integer();
     v.unpositioned = in.integer();
     v.covered = static_cast<std::uint64_t>(in.integer());
+    v.chunk = in.extent();
     summary.variables.push_back(std::move(v));
   }
   return summary;
@@ -132,6 +145,7 @@ void start_variable(CollectiveVariable& v, const BlockData& block) {
   v.type = static_cast<std::int64_t>(block.type);
   v.declared = block.global;
   v.reach.assign(block.dims.size(), 0);
+  v.chunk = block.interior();
 }
 
 // Blocks of one variable must agree on what the dataset is; the first block decides.
@@ -250,20 +264,48 @@ Hdf5Handle collective_transfer(const std::string& path) {
 
 // Parallel HDF5 allocates datasets at creation; writing fill values there would write every
 // byte twice. Parts no block covers stay unwritten (holes of a new file, read back as zeros).
-Hdf5Handle dataset_creation_list(const std::string& path) {
+// Compressed datasets are chunked, each chunk filtered by the writer that owns it.
+Hdf5Handle dataset_creation_list(const DatasetEncoding& encoding, const std::string& path) {
   Hdf5Handle dcpl =
       hdf5_own(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create a property list", path);
   hdf5_check(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), "disable fill values", path);
+  add_compression(dcpl.get(), *encoding.settings, encoding.applied, encoding.type, encoding.chunk,
+                  path);
   return dcpl;
 }
 
-Hdf5Handle create_dataset(hid_t file, const CollectiveVariable& v, const std::string& path) {
+DatasetEncoding encoding_of(const CollectiveVariable& v, const CompressionSettings& settings) {
+  DatasetEncoding encoding;
+  encoding.settings = &settings;
+  encoding.type = v.data_type();
+  encoding.chunk =
+      chunk_extent(v.extent(), v.chunk, data_type_size(encoding.type), settings.chunk_bytes);
+  encoding.applied = applied_method(settings, encoding.type, encoding.chunk);
+  return encoding;
+}
+
+Hdf5Handle create_dataset(hid_t file, const CollectiveVariable& v, const DatasetEncoding& encoding,
+                          const std::string& path) {
   Hdf5Handle space = make_dataspace(v.extent(), path);
   Hdf5Handle lcpl = intermediate_group_lcpl(path);
-  Hdf5Handle dcpl = dataset_creation_list(path);
-  return hdf5_own(H5Dcreate2(file, v.name.c_str(), native_type(v.data_type()), space.get(),
-                             lcpl.get(), dcpl.get(), H5P_DEFAULT),
+  Hdf5Handle dcpl = dataset_creation_list(encoding, path);
+  Hdf5Handle type = stored_type(encoding.applied, encoding.type, path);
+  return hdf5_own(H5Dcreate2(file, v.name.c_str(), type.get(), space.get(), lcpl.get(), dcpl.get(),
+                             H5P_DEFAULT),
                   H5Dclose, "create dataset '" + v.name + "'", path);
+}
+
+// Scaled16 shares one offset and factor per dataset, and zfp skips a dataset holding NaN or
+// Inf: both decided on the values of every writer's blocks.
+FiniteRange collective_range(const std::vector<const BlockData*>& mine, MPI_Comm comm) {
+  FiniteRange range;
+  for (const BlockData* block : mine) range.merge(interior_range(*block));
+  double local[3] = {range.lo, -range.hi, range.nonfinite > 0 ? -1.0 : 0.0};
+  double global[3] = {0, 0, 0};
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Iallreduce(local, global, 3, MPI_DOUBLE, MPI_MIN, comm, &request);
+  complete(request, comm, "the value range of a compressed variable");
+  return {global[0], -global[1], global[2] < 0 ? 1u : 0u};
 }
 
 void select_in_file(hid_t file_space, const BlockData* block, const std::string& path) {
@@ -289,18 +331,34 @@ Hdf5Handle memory_space_of(const BlockData* block, const std::string& path) {
 }
 
 // A writer with fewer blocks than others still takes part, with an empty selection: the
-// write is collective and every writer must make the same number of calls.
-void write_collective_block(hid_t dataset, const CollectiveVariable& v, const BlockData* block,
+// write is collective and every writer must make the same number of calls. Converted blocks
+// are written from their encoded interior, in the file type.
+void write_collective_block(hid_t dataset, const CollectiveVariable& v,
+                            const DatasetEncoding& encoding, const BlockData* block,
                             const std::string& path) {
   Hdf5Handle file_space = hdf5_own(H5Dget_space(dataset), H5Sclose, "get a dataspace", path);
   select_in_file(file_space.get(), block, path);
-  Hdf5Handle memory_space = memory_space_of(block, path);
+  const bool converted = converts(encoding.applied) && block != nullptr;
+  Hdf5Handle memory_space =
+      converted ? make_dataspace(block->interior(), path) : memory_space_of(block, path);
+  if (converted && element_count(block->interior()) == 0) {
+    hdf5_check(H5Sselect_none(memory_space.get()), "select nothing", path);
+  }
   Hdf5Handle dxpl = collective_transfer(path);
-  static const char nothing = 0;
-  const void* data = block != nullptr && block->data != nullptr ? block->data : &nothing;
-  hdf5_check(H5Dwrite(dataset, native_type(v.data_type()), memory_space.get(), file_space.get(),
-                      dxpl.get(), data),
-             "write dataset '" + v.name + "'", path);
+  const std::vector<std::uint16_t> codes =
+      converted ? encode_interior(*block, encoding.applied, encoding.range)
+                : std::vector<std::uint16_t>{};
+  Hdf5Handle memory_type =
+      converts(encoding.applied)
+          ? stored_type(encoding.applied, encoding.type, path)
+          : hdf5_own(H5Tcopy(native_type(v.data_type())), H5Tclose, "copy a type", path);
+  static const char nothing[8] = {};
+  const void* data = converted && !codes.empty()                                ? codes.data()
+                     : !converted && block != nullptr && block->data != nullptr ? block->data
+                                                                                : nothing;
+  hdf5_check(
+      H5Dwrite(dataset, memory_type.get(), memory_space.get(), file_space.get(), dxpl.get(), data),
+      "write dataset '" + v.name + "'", path);
 }
 
 std::uint64_t payload_bytes(const std::vector<CollectiveVariable>& plan) {
@@ -321,7 +379,9 @@ std::map<std::string, std::vector<const BlockData*>> by_variable(
 }  // namespace
 
 Hdf5CollectiveStore::Hdf5CollectiveStore(Hdf5Options options, StoreEnv env)
-    : options_(std::move(options)), env_(std::move(env)) {}
+    : options_(std::move(options)), env_(std::move(env)) {
+  check_compression_built(options_.compression, options_.store_name);
+}
 
 bool Hdf5CollectiveStore::is_root() const {
   int rank = 0;
@@ -377,15 +437,25 @@ void Hdf5CollectiveStore::write_file(const std::string& path, int iteration,
 void Hdf5CollectiveStore::write_variable(hid_t file, const CollectiveVariable& variable,
                                          const std::vector<const BlockData*>& mine,
                                          const std::string& path) const {
+  DatasetEncoding encoding = encoding_of(variable, options_.compression);
+  const Hdf5Compression configured = encoding.applied;
+  if (configured == Hdf5Compression::Scaled16 || configured == Hdf5Compression::Zfp) {
+    const FiniteRange values = collective_range(mine, env_.comm);
+    encoding.applied = applied_to_values(configured, values);
+    if (configured == Hdf5Compression::Scaled16) encoding.range = scaled_range(values);
+  }
   Hdf5Handle dataset;
   run_collectively(env_.comm, [&] {
-    dataset = create_dataset(file, variable, path);
+    dataset = create_dataset(file, variable, encoding, path);
     write_string_attribute(dataset.get(), "units", variable.units, path);
+    if (options_.compression.method == Hdf5Compression::None) return;
+    write_compression_attributes(dataset.get(), encoding.applied, encoding.type, encoding.range,
+                                 path);
   });
   for (std::size_t i = 0; i < static_cast<std::size_t>(variable.blocks); ++i) {
     const BlockData* block = i < mine.size() ? mine[i] : nullptr;
-    run_collectively(env_.comm,
-                     [&] { write_collective_block(dataset.get(), variable, block, path); });
+    run_collectively(
+        env_.comm, [&] { write_collective_block(dataset.get(), variable, encoding, block, path); });
   }
 }
 

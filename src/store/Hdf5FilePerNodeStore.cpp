@@ -22,6 +22,7 @@
 
 #include "core/Collective.hpp"
 #include "ecluse/Error.hpp"
+#include "store/Compression.hpp"
 #include "store/Packer.hpp"
 
 namespace ecluse {
@@ -251,7 +252,7 @@ void drain_bytes(std::uint64_t bytes, int from, MPI_Comm comm) {
 }
 
 void write_received_block(hid_t file, const NodeBlock& received, const void* data, int domains,
-                          const std::string& path) {
+                          const std::string& path, const CompressionSettings& compression) {
   Variable variable;
   variable.name = received.variable;
   variable.unit = received.units;
@@ -264,24 +265,25 @@ void write_received_block(hid_t file, const NodeBlock& received, const void* dat
   block.dims = received.interior;
   block.position = received.position;
   block.data = data;
-  write_block_dataset(file, block, domains, path);
+  write_block_dataset(file, block, domains, path, compression);
 }
 
 /** The leader's writes of one file: the first failure is kept and the rest skipped, but every
  * member block is still received. */
 class LeaderWrites {
  public:
-  LeaderWrites(hid_t file, const std::string& path, int domains, MPI_Comm comm)
-      : file_(file), path_(path), domains_(domains), comm_(comm) {}
+  LeaderWrites(hid_t file, const std::string& path, int domains, MPI_Comm comm,
+               const CompressionSettings& compression)
+      : file_(file), path_(path), domains_(domains), comm_(comm), compression_(compression) {}
   void own(const BlockData& block) {
-    attempt([&] { write_block_dataset(file_, block, domains_, path_); });
+    attempt([&] { write_block_dataset(file_, block, domains_, path_, compression_); });
   }
   void member(int from, const NodeBlock& block) {
     std::unique_ptr<unsigned char[]> data;
     attempt([&] { data = std::make_unique_for_overwrite<unsigned char[]>(block.bytes()); });
     if (!data) return drain_bytes(block.bytes(), from, comm_);
     receive_bytes(data.get(), block.bytes(), from, comm_);
-    attempt([&] { write_received_block(file_, block, data.get(), domains_, path_); });
+    attempt([&] { write_received_block(file_, block, data.get(), domains_, path_, compression_); });
   }
   void rethrow_failure() const {
     if (failure_) std::rethrow_exception(failure_);
@@ -301,6 +303,7 @@ class LeaderWrites {
   const std::string& path_;
   int domains_;
   MPI_Comm comm_;
+  const CompressionSettings& compression_;
   std::exception_ptr failure_;
 };
 
@@ -309,6 +312,7 @@ class LeaderWrites {
 Hdf5FilePerNodeStore::Hdf5FilePerNodeStore(Hdf5Options options, StoreEnv env)
     : options_(std::move(options)), env_(std::move(env)) {
   if (env_.node_comm == MPI_COMM_NULL) env_.node_comm = MPI_COMM_SELF;
+  check_compression_built(options_.compression, options_.store_name);
 }
 
 bool Hdf5FilePerNodeStore::is_leader() const {
@@ -372,7 +376,7 @@ Hdf5Handle Hdf5FilePerNodeStore::create_file(const std::string& path, int iterat
 void Hdf5FilePerNodeStore::write_blocks(hid_t file, const std::string& path,
                                         const std::vector<NodeWriterBlocks>& node,
                                         const std::vector<BlockData>& blocks) const {
-  LeaderWrites writes(file, path, env_.domains, env_.node_comm);
+  LeaderWrites writes(file, path, env_.domains, env_.node_comm, options_.compression);
   for (const BlockData& block : blocks) writes.own(block);
   for (std::size_t member = 1; member < node.size(); ++member) {
     for (const NodeBlock& block : node[member].blocks) writes.member(int(member), block);

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <utility>
 
+#include "store/Compression.hpp"
+
 namespace ecluse {
 namespace {
 
@@ -18,7 +20,9 @@ std::uint64_t payload_bytes(const std::vector<BlockData>& blocks) {
 }  // namespace
 
 Hdf5FilePerProcessStore::Hdf5FilePerProcessStore(Hdf5Options options, StoreEnv env)
-    : options_(std::move(options)), env_(std::move(env)) {}
+    : options_(std::move(options)), env_(std::move(env)) {
+  check_compression_built(options_.compression, options_.store_name);
+}
 
 void Hdf5FilePerProcessStore::write_iteration(int iteration, const std::vector<BlockData>& blocks) {
   if (blocks.empty()) return;
@@ -44,7 +48,8 @@ void Hdf5FilePerProcessStore::write_file(Hdf5Handle& file, const std::string& pa
   // Flushed first, so that the small file left if the reservation fails closes cleanly.
   hdf5_check(H5Fflush(file.get(), H5F_SCOPE_LOCAL), "flush the file", path);
   reserve_space(path, reservation_size(payload_bytes(blocks), blocks.size()), options_.store_name);
-  for (const BlockData& block : blocks) write_block_dataset(file.get(), block, env_.domains, path);
+  for (const BlockData& block : blocks)
+    write_block_dataset(file.get(), block, env_.domains, path, options_.compression);
   close_serial_part(file, path);
 }
 

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "ecluse/Error.hpp"
+#include "store/Compression.hpp"
 
 #ifndef ECLUSE_VERSION_STRING
 #define ECLUSE_VERSION_STRING "unknown"
@@ -282,20 +283,55 @@ std::string block_dataset_path(const BlockData& block, int domains) {
   return name;
 }
 
-void write_block_dataset(hid_t file, const BlockData& block, int domains, const std::string& path) {
-  const std::string name = block_dataset_path(block, domains);
-  const hid_t type = native_type(block.type);
-  Hdf5Handle file_space = make_dataspace(block.interior(), path);
-  Hdf5Handle memory_space = interior_memory_space(block, path);
-  Hdf5Handle lcpl = intermediate_group_lcpl(path);
-  Hdf5Handle dataset = hdf5_own(
-      H5Dcreate2(file, name.c_str(), type, file_space.get(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
-      H5Dclose, "create dataset '" + name + "'", path);
-  if (element_count(block.interior()) > 0) {
-    hdf5_check(H5Dwrite(dataset.get(), type, memory_space.get(), H5S_ALL, H5P_DEFAULT, block.data),
+namespace {
+
+// A converted block is written from its contiguous encoded interior, the others from the
+// block itself with the ghosts left out by the memory selection.
+void write_block_values(hid_t dataset, const BlockData& block, Hdf5Compression applied,
+                        const ScaledRange& range, const std::string& name,
+                        const std::string& path) {
+  if (element_count(block.interior()) == 0) return;
+  if (!converts(applied)) {
+    Hdf5Handle memory_space = interior_memory_space(block, path);
+    hdf5_check(H5Dwrite(dataset, native_type(block.type), memory_space.get(), H5S_ALL, H5P_DEFAULT,
+                        block.data),
                "write dataset '" + name + "'", path);
+    return;
   }
+  const std::vector<std::uint16_t> codes = encode_interior(block, applied, range);
+  Hdf5Handle type = stored_type(applied, block.type, path);
+  hdf5_check(H5Dwrite(dataset, type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, codes.data()),
+             "write dataset '" + name + "'", path);
+}
+
+}  // namespace
+
+void write_block_dataset(hid_t file, const BlockData& block, int domains, const std::string& path,
+                         const CompressionSettings& compression) {
+  const std::string name = block_dataset_path(block, domains);
+  const std::vector<std::uint64_t> interior = block.interior();
+  const std::vector<std::uint64_t> chunk =
+      chunk_extent(interior, interior, data_type_size(block.type), compression.chunk_bytes);
+  Hdf5Compression applied = applied_method(compression, block.type, chunk);
+  const bool scans = applied == Hdf5Compression::Scaled16 || applied == Hdf5Compression::Zfp;
+  const FiniteRange values = scans ? interior_range(block) : FiniteRange{};
+  applied = applied_to_values(applied, values);
+  const ScaledRange range =
+      applied == Hdf5Compression::Scaled16 ? scaled_range(values) : ScaledRange{};
+  Hdf5Handle type = stored_type(applied, block.type, path);
+  Hdf5Handle file_space = make_dataspace(interior, path);
+  Hdf5Handle lcpl = intermediate_group_lcpl(path);
+  Hdf5Handle dcpl =
+      hdf5_own(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create a property list", path);
+  add_compression(dcpl.get(), compression, applied, block.type, chunk, path);
+  Hdf5Handle dataset = hdf5_own(H5Dcreate2(file, name.c_str(), type.get(), file_space.get(),
+                                           lcpl.get(), dcpl.get(), H5P_DEFAULT),
+                                H5Dclose, "create dataset '" + name + "'", path);
+  write_block_values(dataset.get(), block, applied, range, name, path);
   write_block_attributes(dataset.get(), block, path);
+  if (compression.method != Hdf5Compression::None) {
+    write_compression_attributes(dataset.get(), applied, block.type, range, path);
+  }
 }
 
 std::string output_file_path(const Hdf5Options& options, const std::string& simulation,

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "config/StoreKinds.hpp"
 #include "core/DataType.hpp"
 #include "store/StoreBackend.hpp"
 
@@ -19,6 +20,7 @@ struct Hdf5Options {
   std::string directory;  // absolute, no trailing separator
   std::string file_name;  // pattern with {simulation} {iteration} {writer} {node}
   int permissions = -1;   // mode of the published files; -1: 0666 minus the umask
+  CompressionSettings compression = {};
 };
 
 /** Owns one HDF5 identifier and closes it with the matching H5?close function. */
@@ -96,9 +98,11 @@ std::uint64_t interior_bytes(const BlockData& block);
 /** Dataset path of a block in the per-core and per-node files: "<variable>/P<source>", plus
  * "/B<block>" when domains > 1. */
 std::string block_dataset_path(const BlockData& block, int domains);
-/** Creates the block's dataset at its interior extent, writes the interior (ghosts skipped)
- * and the attributes iteration, source, block, global_offset, units. */
-void write_block_dataset(hid_t file, const BlockData& block, int domains, const std::string& path);
+/** Creates the block's dataset at its interior extent, compressed as configured (one chunk
+ * per block up to the chunk size), writes the interior (ghosts skipped) and the attributes
+ * iteration, source, block, global_offset, units, and those of the compression. */
+void write_block_dataset(hid_t file, const BlockData& block, int domains, const std::string& path,
+                         const CompressionSettings& compression = {});
 
 /** Full path of the file of one iteration: directory / expanded pattern. */
 std::string output_file_path(const Hdf5Options& options, const std::string& simulation,

@@ -34,7 +34,7 @@ TEST(StoreRegistry, ListsHdf5AndNull) {
 
 TEST(StoreRegistry, Hdf5OptionsAndDefaults) {
   const StoreKind& kind = *find_store_kind("HDF5");
-  ASSERT_EQ(kind.options.size(), 5u);
+  ASSERT_EQ(kind.options.size(), 12u);  // 6 of compression: test_store_compression.cpp
   EXPECT_EQ(option(kind, "Permissions").default_value, "");
   EXPECT_EQ(option(kind, "FileMode").default_value, "FilePerCore");
   EXPECT_EQ(option(kind, "FileMode").allowed,
@@ -80,7 +80,9 @@ TEST(StoreRegistry, RejectsBadOptionsWithLocation) {
   store.options = {{"FilePath", "x"}};
   EXPECT_STREQ(make_error(store).what(),
                "sim.xml:12:5: store 'out' of type 'HDF5': unknown option 'FilePath'; known "
-               "options: FileMode, FilesPath, FileName, Permissions, XDMFMode");
+               "options: FileMode, FilesPath, FileName, Permissions, XDMFMode, "
+               "ConcurrentWriters, Compression, CompressionLevel, Shuffle, ZfpMode, ZfpValue, "
+               "ChunkSize");
   store.options = {{"XDMFMode", "Always"}};
   EXPECT_STREQ(make_error(store).what(),
                "sim.xml:12:5: store 'out' of type 'HDF5': option XDMFMode is 'Always'; allowed "

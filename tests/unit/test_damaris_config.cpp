@@ -121,7 +121,7 @@ TEST(DamarisModel, StorageVariants) {
   EXPECT_EQ(c.find_store("files")->frequency, 1);
   EXPECT_FALSE(c.find_store("checkpoint")->enabled);
   // Options a store does not know are passed over, not kept: the store never sees them.
-  EXPECT_EQ(c.find_store("files")->options.count("Compression"), 0u);
+  EXPECT_EQ(c.find_store("files")->options.count("Checksum"), 0u);
   EXPECT_EQ(c.find_store("every2")->options.count("FileMod"), 0u);
   EXPECT_EQ(ecluse::hdf5_options(*c.find_store("every2")).mode, ecluse::Hdf5FileMode::Collective);
 }
@@ -145,11 +145,12 @@ TEST(DamarisModel, WithoutStoreEcluseWritesEverywhereDamarisNowhere) {
 
 TEST(DamarisModel, EcluseNamespaceKeepsItsStrictness) {
   const std::string option =
-      "<storage><store name=\"s\" type=\"HDF5\"><option key=\"Compression\">gzip</option>"
+      "<storage><store name=\"s\" type=\"HDF5\"><option key=\"Checksum\">crc32</option>"
       "</store></storage>";
   EXPECT_EQ(error_of(file("", "", option)),
-            "c.xml:1:129: unknown option 'Compression' for store type 'HDF5'. Known options: "
-            "FileMode, FilesPath, FileName, Permissions, XDMFMode, ConcurrentWriters.");
+            "c.xml:1:129: unknown option 'Checksum' for store type 'HDF5'. Known options: "
+            "FileMode, FilesPath, FileName, Permissions, XDMFMode, ConcurrentWriters, "
+            "Compression, CompressionLevel, Shuffle, ZfpMode, ZfpValue, ChunkSize.");
   EXPECT_EQ(error_of(file(kDamarisNs, "", option)), "");
   const std::string mesh =
       "<layout name=\"l\" type=\"int\" dimensions=\"2\"/>"
