@@ -100,14 +100,15 @@ def config(approach, scripts, script_attr="script=\"count\""):
     return text.replace("</storage>", "</storage>\n  <scripts>\n" + scripts + "\n  </scripts>")
 
 
-def run(tmp_path, approach, scripts, files, script_attr='script="count"', timeout=120):
+def run(tmp_path, approach, scripts, files, script_attr='script="count"', timeout=120, env=None):
     ranks = APPROACHES[approach][0]
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     (tmp_path / "simulation.xml").write_text(config(approach, scripts, script_attr))
     return subprocess.run([mpiexec(), "-n", str(ranks),
                            str(BUILD / "examples" / "ecluse_example_simulation"), "simulation.xml",
-                           str(ITERATIONS)], cwd=tmp_path, env=child_env(), capture_output=True,
+                           str(ITERATIONS)], cwd=tmp_path, env=dict(child_env(), **(env or {})),
+                          capture_output=True,
                           text=True, timeout=timeout)
 
 
@@ -167,8 +168,21 @@ def test_failing_script_prints_its_traceback_and_the_files_are_complete(tmp_path
 def test_missing_script_file_is_an_error_at_initialize(tmp_path):
     result = run(tmp_path, "dc", '<pyscript name="count" file="absent.py"/>', {})
     assert result.returncode != 0
-    assert ("simulation.xml:37:35: cannot read the script file 'absent.py' of <pyscript "
-            "name=\"count\">: No such file or directory") in result.stderr
+    assert ("initialize failed (ECLUSE_CONFIG_ERROR): simulation.xml:36:24: cannot read the "
+            "script file 'absent.py' of <pyscript name=\"count\">: No such file or directory (a "
+            "relative path is taken from the working directory); fix file= or the file's "
+            "permissions.") in result.stderr
+
+
+def test_python_library_that_cannot_load_is_an_error_at_initialize(tmp_path):
+    result = run(tmp_path, "dn", '<pyscript name="count" file="count.py"/>', {"count.py": COUNT},
+                 env={"ECLUSE_PYTHON_LIBRARY": "/nonexistent/libecluse_python.so"})
+    assert result.returncode != 0
+    assert ("initialize failed (ECLUSE_INIT_ERROR): <scripts>: cannot load the Python library "
+            "'/nonexistent/libecluse_python.so': /nonexistent/libecluse_python.so: cannot open "
+            "shared object file: No such file or directory. Build Ecluse with Python's embedding "
+            "library (Debian: libpython3-dev) or set ECLUSE_PYTHON_LIBRARY to "
+            "libecluse_python.so.") in result.stderr
 
 
 @pytest.fixture(scope="module")

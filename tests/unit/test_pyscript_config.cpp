@@ -11,7 +11,8 @@
 namespace {
 
 std::string file(const std::string& variable, const std::string& scripts) {
-  return "<simulation name=\"s\">\n<data>\n<layout name=\"l\" type=\"double\" "
+  return "<simulation name=\"s\"><architecture><domains "
+         "count=\"1\"/></architecture>\n<data>\n<layout name=\"l\" type=\"double\" "
          "dimensions=\"4\"/>\n" +
          variable + "\n</data>\n" + scripts + "\n</simulation>";
 }
@@ -51,19 +52,20 @@ TEST(PyScriptConfig, ReadsEveryAttributeAndTheVariablesScripts) {
 TEST(PyScriptConfig, UnknownScriptNamedWithLineAndSuggestion) {
   EXPECT_EQ(error_of(file("<variable name=\"v\" layout=\"l\" script=\"stat\"/>",
                           "<scripts><pyscript name=\"stats\" file=\"a.py\"/></scripts>")),
-            "c.xml:4:33: variable 'v' names script 'stat', which is not a <pyscript>; did you "
+            "c.xml:4:31: variable 'v' names script 'stat', which is not a <pyscript>; did you "
             "mean 'stats'? Known scripts: stats.");
   EXPECT_EQ(error_of(file("<variable name=\"v\" layout=\"l\" script=\"x\"/>", "")),
-            "c.xml:4:33: variable 'v' names script 'x', which is not a <pyscript>. There is no "
+            "c.xml:4:31: variable 'v' names script 'x', which is not a <pyscript>. There is no "
             "<scripts> section: declare <scripts><pyscript name=\"x\" file=\"...\"/></scripts>.");
   EXPECT_EQ(error_of(file("<variable name=\"v\" layout=\"l\" script=\"#\"/>", "")), "");
 }
 
 TEST(PyScriptConfig, FrequencyAndDuplicatesAndSchedulers) {
-  EXPECT_EQ(error_of(file("",
-                          "<scripts><pyscript name=\"a\" file=\"a.py\" frequency=\"0\"/>"
-                          "</scripts>")),
-            "c.xml:6:42: invalid value '0' for frequency on <pyscript>: expected an integer >= 1.");
+  EXPECT_EQ(
+      error_of(file("",
+                    "<scripts><pyscript name=\"a\" file=\"a.py\" frequency=\"0\"/>"
+                    "</scripts>")),
+      "c.xml:6:41: invalid value '0' for 'frequency' on <pyscript>; expected an integer >= 1.");
   EXPECT_EQ(error_of(file("",
                           "<scripts><pyscript name=\"a\" file=\"a.py\"/>\n"
                           "<pyscript name=\"a\" file=\"b.py\"/></scripts>")),
@@ -80,7 +82,7 @@ TEST(PyScriptConfig, UnreadableFileNamedWithItsAttribute) {
   const ecluse::Config c = ecluse::parse_config(
       "c.xml", file("", "<scripts><pyscript name=\"a\" file=\"/nonexistent/a.py\"/></scripts>"));
   EXPECT_EQ(ecluse::script_file_problem(c.scripts[0]),
-            "c.xml:6:34: cannot read the script file '/nonexistent/a.py' of <pyscript "
+            "c.xml:6:29: cannot read the script file '/nonexistent/a.py' of <pyscript "
             "name=\"a\">: No such file or directory (a relative path is taken from the working "
             "directory); fix file= or the file's permissions.");
 }
