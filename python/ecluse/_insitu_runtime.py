@@ -80,13 +80,19 @@ class _Worker:
         started = time.monotonic()
         self._wait_for_scheduler_file(started)
         self.log = os.path.join(tempfile.gettempdir(), f"{self.name}.log")
+        command = [sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file",
+                   self.scheduler_file, "--name", self.name, "--nthreads", str(_threads(dask)),
+                   "--no-nanny", "--no-dashboard"]
+        if not self.keep:  # the worker ends with this server, even if it is killed
+            command += ["--preload", "ecluse._worker_watch"]
+        package_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        path = [package_dir, os.environ.get("PYTHONPATH", "")]
+        environment = dict(os.environ, ECLUSE_WORKER_PARENT=str(os.getpid()),
+                           PYTHONPATH=os.pathsep.join(p for p in path if p))
         with open(self.log, "ab") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file",
-                 self.scheduler_file, "--name", self.name, "--nthreads", str(_threads(dask)),
-                 "--no-nanny", "--no-dashboard"],
-                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                start_new_session=self.keep)
+            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
+                                            stdin=subprocess.DEVNULL, env=environment,
+                                            start_new_session=self.keep)
         self.client, self.address = self._attach(started)
         self.start_seconds = time.monotonic() - started
 

@@ -220,3 +220,20 @@ def test_dask_sum_over_two_servers_equals_the_numpy_sum(tmp_path, approach, sche
         while client.scheduler_info()["workers"] and time.monotonic() < deadline:
             time.sleep(0.2)
         assert client.scheduler_info()["workers"] == {}, "workers are removed at the end"
+
+
+def test_keep_workers_leaves_them_attached_to_the_scheduler(tmp_path, scheduler):
+    scripts = (f'<pyscript name="count" file="count.py" scheduler-file="{scheduler}" '
+               'keep-workers="yes" timeout="60"/>')
+    result = run(tmp_path, "dc", scripts, {"count.py": COUNT})
+    assert result.returncode == 0, result.stderr
+    dask_env = records(tmp_path, "count-*.jsonl")[0]["dask"]
+    from distributed import Client
+    with Client(scheduler_file=str(scheduler), timeout="10s") as client:
+        names = sorted(w["name"] for w in client.scheduler_info()["workers"].values())
+        assert names == [f"{dask_env['dask_workers_name']}-{r}" for r in range(2)]
+        client.retire_workers(close_workers=True)
+        deadline = time.monotonic() + 20
+        while client.scheduler_info()["workers"] and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert client.scheduler_info()["workers"] == {}
