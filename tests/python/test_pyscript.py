@@ -237,3 +237,32 @@ def test_keep_workers_leaves_them_attached_to_the_scheduler(tmp_path, scheduler)
         while client.scheduler_info()["workers"] and time.monotonic() < deadline:
             time.sleep(0.2)
         assert client.scheduler_info()["workers"] == {}
+
+
+def test_examples_statistics_png_and_dask_sum(tmp_path, scheduler):
+    """examples/python/insitu as its XML says, with the module's scheduler."""
+    example = ROOT / "examples" / "python" / "insitu"
+    for name in ("stats.py", "slice_png.py", "dask_sum.py"):
+        (tmp_path / name).write_text((example / name).read_text())
+    (tmp_path / "insitu.xml").write_text((example / "insitu.xml").read_text().replace(
+        'scheduler-file="scheduler.json"', f'scheduler-file="{scheduler}"'))
+    result = subprocess.run([mpiexec(), "-n", "6", str(BUILD / "examples" /
+                                                       "ecluse_example_simulation"),
+                             "insitu.xml", str(ITERATIONS)], cwd=tmp_path, env=child_env(),
+                            capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stderr
+    for i in range(ITERATIONS):
+        assert (f"dask_sum: iteration {i} shape ({NX}, {NY}) sum {expected_sum(i):.17g} "
+                f"simulation {expected_sum(i):.17g} ok") in result.stdout
+    rows = [line.split(",") for line in (tmp_path / "stats.csv").read_text().splitlines()]
+    temperature = [r for r in rows if r[1] == "temperature"]
+    assert [int(r[0]) for r in temperature] == list(range(ITERATIONS))
+    for r in temperature:
+        i = int(r[0])
+        assert int(r[2]) == NX * NY
+        assert float(r[3]) == i * 1e6 and float(r[4]) == i * 1e6 + (NX - 1) * 1e3 + NY - 1
+        assert float(r[5]) == expected_sum(i) / (NX * NY)
+    import matplotlib.image
+    pngs = sorted(p.name for p in tmp_path.glob("temperature-*.png"))
+    assert pngs == [f"temperature-{i}.png" for i in range(0, ITERATIONS, 2)]
+    assert matplotlib.image.imread(tmp_path / pngs[0]).shape[:2] == (320, 400)
