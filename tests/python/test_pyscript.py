@@ -266,3 +266,19 @@ def test_examples_statistics_png_and_dask_sum(tmp_path, scheduler):
     pngs = sorted(p.name for p in tmp_path.glob("temperature-*.png"))
     assert pngs == [f"temperature-{i}.png" for i in range(0, ITERATIONS, 2)]
     assert matplotlib.image.imread(tmp_path / pngs[0]).shape[:2] == (320, 400)
+
+
+def test_blocks_are_placed_by_their_offsets_and_must_tile_a_box():
+    import numpy as np
+    from ecluse import insitu
+    a = np.arange(12.0).reshape(3, 4)
+    pieces = [((3, 0), (3, 4), "<f8", a + 100), ((0, 4), (3, 2), "<f8", a[:, :2] + 10),
+              ((0, 0), (3, 4), "<f8", a), ((3, 4), (3, 2), "<f8", a[:, :2] + 1000)]
+    import dask.array as da
+    x = da.block(insitu._grid(pieces)).compute(scheduler="synchronous")
+    assert x.shape == (6, 6)
+    assert (x[:3, :4] == a).all() and (x[3:, :4] == a + 100).all()
+    assert (x[:3, 4:] == a[:, :2] + 10).all() and (x[3:, 4:] == a[:, :2] + 1000).all()
+    with pytest.raises(ValueError, match=r"the 3 blocks do not tile a box \(offsets per "
+                                         r"dimension: \[\[0, 3\], \[0, 4\]\]\)"):
+        insitu._grid(pieces[:3])
