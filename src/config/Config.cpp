@@ -32,6 +32,9 @@ const Event* Config::find_event(std::string_view name) const {
 const Mesh* Config::find_mesh(std::string_view name) const {
   return find_named(meshes, name);
 }
+const PyScript* Config::find_script(std::string_view name) const {
+  return find_named(scripts, name);
+}
 
 std::string to_string(const SourceLocation& where) {
   return where.file + ":" + std::to_string(where.line) + ":" + std::to_string(where.column);

@@ -55,6 +55,8 @@ struct Variable {
   Centering centering = Centering::Zonal;
   std::string group;  // enclosing groups ("a/b/"), where relative references are looked up
   SourceLocation where;
+  std::vector<std::string> scripts;  // the <pyscript>s its blocks are given to (script=)
+  SourceLocation scripts_where;      // of the script= attribute
 };
 
 struct Mesh {
@@ -96,6 +98,20 @@ struct Event {
   EventExecution execution = EventExecution::Remote;
   EventScope scope = EventScope::Core;
   SourceLocation where;
+};
+
+/** A <pyscript> of <scripts> (Damaris 1.7): the file whose main(DD) every writer calls every
+ * `frequency` iterations, and the Dask worker each writer starts when scheduler_file is given. */
+struct PyScript {
+  std::string name;
+  std::string file;            // as written: relative to the working directory
+  int frequency = 1;           // iterations that are multiples of it
+  std::string scheduler_file;  // empty: no Dask worker
+  int nthreads = 1;  // the Dask worker's threads; 0: OMP_NUM_THREADS (nthreads="openmp" or "0")
+  bool keep_workers = false;    // leave the Dask workers running at the end
+  double timeout_seconds = 60;  // bound on the Dask worker's start and stop
+  SourceLocation where;
+  SourceLocation file_where;
 };
 
 /** Which node-local ranks become dedicated cores, from <placement mask start step blocksize>:
@@ -175,6 +191,7 @@ struct Config {
   std::vector<Mesh> meshes;
   std::vector<Store> stores;
   std::vector<Event> events;
+  std::vector<PyScript> scripts;  // <scripts><pyscript>
   LogConfig log;
   EnergyConfig energy;
   ReportConfig report;
@@ -185,6 +202,7 @@ struct Config {
   [[nodiscard]] const Store* find_store(std::string_view name) const;
   [[nodiscard]] const Event* find_event(std::string_view name) const;
   [[nodiscard]] const Mesh* find_mesh(std::string_view name) const;
+  [[nodiscard]] const PyScript* find_script(std::string_view name) const;
 };
 
 /** "file:line:col" */

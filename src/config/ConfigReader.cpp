@@ -8,6 +8,7 @@
 #include "config/DamarisCompat.hpp"
 #include "config/EnergySourceKinds.hpp"
 #include "config/Limits.hpp"
+#include "config/ScriptsReader.hpp"
 #include "config/StoreKinds.hpp"
 #include "config/Suggest.hpp"
 #include "ecluse/Error.hpp"
@@ -45,6 +46,7 @@ class Reader {
     read_data(root.child("data"), "", {});
     read_storage(root.child("storage"));
     read_actions(root.child("actions"));
+    config_.scripts = read_scripts(root.child("scripts"), attrs_);
     read_log(root.child("log"));
     read_energy(root.child("energy"));
     read_report(root.child("report"));
@@ -374,6 +376,7 @@ class Reader {
                         "scalar");
     (void)attrs_.boolean(node, "visualizable", true);
     read_variable_stores(node, inherited, v);
+    read_variable_scripts(node, attrs_, v);
     warn_variable(node, attrs_);
     v.where = source_.of(node);
     config_.variables.push_back(std::move(v));

@@ -7,6 +7,7 @@
 
 #include "config/FrequencyPolicy.hpp"
 #include "config/Parameters.hpp"
+#include "config/ScriptsReader.hpp"
 #include "config/Suggest.hpp"
 #include "ecluse/Error.hpp"
 
@@ -241,6 +242,7 @@ void validate_config(Config& config, Diagnostics& d) {
   check_unique(config.meshes, "mesh", d);
   check_unique(config.stores, "store", d);
   check_unique(config.events, "event", d);
+  check_unique(config.scripts, "pyscript", d);
   { const Parameters values(config, d); }
   for (auto& v : config.variables) check_variable(v, config, d);
   for (auto& mesh : config.meshes) check_mesh(mesh, config, d);
@@ -248,6 +250,7 @@ void validate_config(Config& config, Diagnostics& d) {
   check_unstored(config, d);
   check_architecture(config, d);
   check_events(config, d);
+  check_scripts(config, d);
   check_energy(config, d);
 }
 

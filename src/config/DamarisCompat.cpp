@@ -80,22 +80,6 @@ void check_placement_use(const pugi::xml_node& node, const CorePlacement& p, con
   }
 }
 
-std::string names_of_children(const pugi::xml_node& node, const char* name) {
-  std::vector<std::string> names;
-  for (const auto& child : node.children(name)) names.emplace_back(child.attribute("name").value());
-  return join(names);
-}
-
-void warn_scripts(const pugi::xml_node& scripts, const AttributeReader& attrs) {
-  const std::size_t n = count_children(scripts, "pyscript");
-  warn(attrs, scripts, "scripts",
-       "<scripts>: Ecluse runs no Python scripts on its servers; the " + std::to_string(n) +
-           " <pyscript> (" + names_of_children(scripts, "pyscript") +
-           ") will not run and variables' script= are ignored (variables that name a store are "
-           "still written). Remove <scripts>, or run the analysis from a function bound to an "
-           "event (damaris_bind / ecluse_bind).");
-}
-
 void warn_visualization(const pugi::xml_node& root, const AttributeReader& attrs) {
   if (const auto visit = root.child("visit")) {
     warn(attrs, visit, "visit",
@@ -111,8 +95,9 @@ void warn_visualization(const pugi::xml_node& root, const AttributeReader& attrs
   }
   if (const auto python = root.child("python")) {
     warn(attrs, python, "python",
-         "<python>: Ecluse embeds no Python interpreter on its servers; this section is not "
-         "used. Remove it.");
+         "<python>: not used: the servers' Python is the one Ecluse was built with, or the "
+         "virtual environment of ECLUSE_PYTHON / VIRTUAL_ENV (docs/python-insitu.md). Remove "
+         "it.");
   }
 }
 
@@ -171,7 +156,6 @@ CorePlacement read_core_placement(const pugi::xml_node& node, const Architecture
 }
 
 void warn_without_backend(const pugi::xml_node& root, const AttributeReader& attrs) {
-  if (const auto scripts = root.child("scripts")) warn_scripts(scripts, attrs);
   warn_visualization(root, attrs);
   if (const auto actions = root.child("actions")) warn_actions(actions, attrs);
 }
@@ -215,13 +199,6 @@ void warn_variable(const pugi::xml_node& node, const AttributeReader& attrs) {
                 "= on <variable> is not used by Ecluse: every block is written "
                 "as the simulation gives it. Remove " +
                 name + ".");
-  }
-  const std::string script = attrs.text(node, "script");
-  if (!script.empty() && script != "#" && !node.root().child("simulation").child("scripts")) {
-    warn_at(attrs, node, "script", "variable-script",
-            "script=\"" + script +
-                "\" on <variable>: Ecluse runs no Python scripts, this variable is only stored. "
-                "Remove script.");
   }
 }
 

@@ -23,8 +23,8 @@ std::vector<std::string> store_list(const std::string& text);
 CorePlacement read_core_placement(const pugi::xml_node& node, const Architecture& architecture,
                                   const AttributeReader& attrs);
 
-/** One warning per section Ecluse has no back-end for (<visit>, <paraview>, <scripts>,
- * <python>, <actions><script>, <error>), naming what will not run and what to do. */
+/** One warning per section Ecluse has no back-end for (<visit>, <paraview>, <python>,
+ * <actions><script>, <error>), naming what will not run and what to do. */
 void warn_without_backend(const pugi::xml_node& root, const AttributeReader& attrs);
 
 /** <buffer type="sysv" blocks enabled="false">: accepted, what Ecluse does instead. */
@@ -33,8 +33,7 @@ void warn_buffer(const pugi::xml_node& node, const AttributeReader& attrs);
 /** <log RotationSize LogFormat>: accepted, not used. */
 void warn_log(const pugi::xml_node& node, const AttributeReader& attrs);
 
-/** Variable attributes Ecluse keeps no meaning for (select, select-file, vectorlength), and
- * script= when no <scripts> section will warn about it. */
+/** Variable attributes Ecluse keeps no meaning for (select, select-file, vectorlength). */
 void warn_variable(const pugi::xml_node& node, const AttributeReader& attrs);
 
 }  // namespace ecluse

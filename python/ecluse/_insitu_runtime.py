@@ -1,0 +1,219 @@
+"""The writer side of <pyscript>s, called by libecluse_python (python/embed/): loads the scripts
+once, builds DD (Damaris 1.7's shape) for each iteration from read-only views of the writer's
+buffer, calls main(DD), prints a failing script's traceback with the iteration, and starts and
+stops this writer's Dask worker. Scripts use ecluse.insitu (or damaris4py), not this module."""
+import json
+import os
+import runpy
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+import numpy as np
+
+_state = None
+
+# Damaris's type_string of a variable, by NumPy kind and size.
+_TYPE_STRINGS = {"i1": "_char", "i2": "_short", "i4": "_int", "i8": "_longint",
+                 "f4": "_float", "f8": "_double"}
+
+
+class _Script:
+    def __init__(self, spec):
+        self.name = spec["name"]
+        self.file = spec["file"]
+        self.frequency = spec["frequency"]
+        self.variables = spec["variables"]
+        namespace = runpy.run_path(self.file, run_name=f"ecluse_pyscript_{self.name}")
+        self.main = namespace.get("main")
+        if not callable(self.main):
+            raise ValueError(f"{self.file} (<pyscript name=\"{self.name}\">) defines no main(DD): "
+                             "write def main(DD): ... (called every frequency iterations)")
+        self.kept_warned = False
+
+
+class _State:
+    def __init__(self, setup, comm):
+        self.rank = setup["rank"]
+        self.size = setup["size"]
+        self.comm_handle = comm
+        self.damaris_env = setup["damaris_env"]
+        self.dask = setup["dask"]
+        self.scripts = [_Script(spec) for spec in setup["scripts"]]
+        self.sources = set()
+        self.worker = None
+        self.client = None
+        self.comm = None
+
+    def dask_env(self):
+        d = self.dask
+        if not d.get("scheduler_file"):
+            return {"dask_scheduler_file": "", "dask_workers_name": "", "dask_nworkers": 0,
+                    "dask_threads_per_worker": 0}
+        return {"dask_scheduler_file": d["scheduler_file"],
+                "dask_workers_name": d["workers_name"], "dask_nworkers": self.size,
+                "dask_threads_per_worker": _threads(d)}
+
+
+def state():
+    """The runtime of this writer; RuntimeError outside a server running <pyscript>s."""
+    if _state is None:
+        raise RuntimeError("no <pyscript> runtime in this process: ecluse.insitu works inside "
+                           "main(DD) of a script named in <scripts>")
+    return _state
+
+
+def _threads(dask):
+    return dask.get("nthreads") or int(os.environ.get("OMP_NUM_THREADS", "1") or 1)
+
+
+class _Worker:
+    """This writer's `dask worker` process, attached to the scheduler of scheduler-file."""
+
+    def __init__(self, dask, rank):
+        self.scheduler_file = dask["scheduler_file"]
+        self.timeout = float(dask["timeout"])
+        self.keep = dask["keep_workers"]
+        self.name = f"{dask['workers_name']}-{rank}"
+        started = time.monotonic()
+        self._wait_for_scheduler_file(started)
+        self.log = os.path.join(tempfile.gettempdir(), f"{self.name}.log")
+        command = [sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file",
+                   self.scheduler_file, "--name", self.name, "--nthreads", str(_threads(dask)),
+                   "--no-nanny", "--no-dashboard"]
+        if not self.keep:  # the worker ends with this server, even if it is killed
+            command += ["--preload", "ecluse._worker_watch"]
+        package_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        path = [package_dir, os.environ.get("PYTHONPATH", "")]
+        environment = dict(os.environ, ECLUSE_WORKER_PARENT=str(os.getpid()),
+                           PYTHONPATH=os.pathsep.join(p for p in path if p))
+        with open(self.log, "ab") as log:
+            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
+                                            stdin=subprocess.DEVNULL, env=environment,
+                                            start_new_session=self.keep)
+        self.client, self.address = self._attach(started)
+        self.start_seconds = time.monotonic() - started
+
+    def _wait_for_scheduler_file(self, started):
+        while not os.path.exists(self.scheduler_file):
+            if time.monotonic() - started > self.timeout:
+                raise RuntimeError(
+                    f"scheduler-file '{self.scheduler_file}' does not exist after "
+                    f"{self.timeout:g} s: start the scheduler first (dask scheduler "
+                    f"--scheduler-file {self.scheduler_file}) or raise timeout= on <pyscript>")
+            time.sleep(0.05)
+
+    def _attach(self, started):
+        from distributed import Client
+        client = Client(scheduler_file=self.scheduler_file, timeout=f"{self.timeout}s")
+        while True:
+            for address, info in client.scheduler_info()["workers"].items():
+                if info.get("name") == self.name:
+                    return client, address
+            if self.process.poll() is not None or time.monotonic() - started > self.timeout:
+                client.close()
+                self.stop()
+                raise RuntimeError(f"Dask worker '{self.name}' did not join the scheduler of "
+                                   f"'{self.scheduler_file}' within {self.timeout:g} s; its log: "
+                                   f"{self.log}")
+            time.sleep(0.05)
+
+    def stop(self):
+        if self.keep or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(self.timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def start(setup_text, comm):
+    """Called once per writer process by ecluse_python_start."""
+    global _state
+    if _state is not None:
+        return
+    _state = _State(json.loads(setup_text), comm)
+    if _state.dask.get("scheduler_file"):
+        _state.worker = _Worker(_state.dask, _state.rank)
+        _state.client = _state.worker.client
+
+
+def _variable_entry(dtype):
+    return {"numpy_data": {}, "block_source": [], "block_domains": [], "sort_data": [],
+            "ghosts": {}, "type_string": _TYPE_STRINGS.get(np.dtype(dtype).str[1:], "")}
+
+
+def _iteration_data(iteration, blocks, s, arrays):
+    """DD['iteration_data']; every NumPy view made is appended to `arrays`."""
+    data = {"iteration": iteration}
+    magic = s.damaris_env["simulation_magic_number"]
+    for variable, dtype, source, block, dims, lo, hi, position, view in blocks:
+        entry = data.setdefault(variable, _variable_entry(dtype))
+        key = f"P{source}_B{block}"
+        array = np.frombuffer(view, dtype=dtype).reshape(dims)
+        arrays.append(array)
+        entry["numpy_data"][key] = array
+        entry["block_source"].append(source)
+        entry["block_domains"].append(block)
+        offsets = list(position) if position is not None else [0] * len(dims)
+        entry["sort_data"].append([f"S{s.rank}_I{iteration}_{magic}", key, offsets])
+        entry["ghosts"][key] = (tuple(lo), tuple(hi))
+        s.sources.add(source)
+    for entry in data.values():
+        if isinstance(entry, dict):
+            entry["sort_list"] = entry["sort_data"]  # the name of Damaris before 1.7
+    return data
+
+
+def _run(script, iteration, data, s):
+    DD = {"damaris_env": s.damaris_env, "dask_env": s.dask_env(), "iteration_data": data}
+    try:
+        script.main(DD)
+        return None
+    except BaseException as error:  # noqa: B902  (a script's SystemExit must not end the server)
+        text = "".join(traceback.format_exception(type(error), error, error.__traceback__.tb_next))
+        sys.stderr.write(f"[ecluse {s.rank}] pyscript '{script.name}' ({script.file}) failed at "
+                         f"iteration {iteration}; the iteration's data is stored:\n{text}")
+        sys.stderr.flush()
+        return f"{type(error).__name__}: {error}"
+
+
+def iteration(index, iteration_number, blocks):
+    """main(DD) of script `index`: None when it returned, else the error's one-line text."""
+    s = state()
+    script = s.scripts[index]
+    arrays = []
+    data = _iteration_data(iteration_number, blocks, s, arrays)
+    result = _run(script, iteration_number, data, s)
+    del data
+    sys.stdout.flush()
+    _check_released(script, iteration_number, arrays)
+    for block in blocks:
+        block[-1].release()
+    return result
+
+
+def _check_released(script, iteration_number, arrays):
+    """The views' memory is the writer's buffer, reused once this call returns: a script that
+    kept an array of DD (or a view of one) past main(DD) is told, once, to copy it."""
+    kept = any(sys.getrefcount(array) > 3 for array in arrays)  # list, loop name, argument
+    if kept and not script.kept_warned:
+        script.kept_warned = True
+        sys.stderr.write(f"[ecluse] pyscript '{script.name}' kept a NumPy view of iteration "
+                         f"{iteration_number}'s blocks after main(DD) returned: that memory is "
+                         "reused for later blocks; keep a copy (np.array(view)) instead.\n")
+
+
+def finish():
+    """At finalize: the Dask worker is stopped (unless keep-workers), streams flushed."""
+    s = _state
+    if s is not None and s.worker is not None:
+        if s.client is not None:
+            s.client.close()
+        s.worker.stop()
+    sys.stdout.flush()
+    sys.stderr.flush()

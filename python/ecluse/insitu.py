@@ -1,0 +1,144 @@
+"""What a <pyscript>'s main(DD) uses on an Ecluse server (docs/python-insitu.md): the servers'
+communicator, the clients seen, a variable's blocks without ghosts, a value by position, and a
+dask.array of a variable across all servers, built from the blocks' offsets. The names Damaris
+users import from damaris4py are aliases of these (python/damaris4py/).
+
+Every function takes DD as main(DD) received it; its arrays are read-only views of the server's
+buffer, valid only until main(DD) returns: keep a copy (np.array(view)) of what you keep."""
+import numpy as np
+
+from . import _insitu_runtime as _runtime
+
+
+def server_comm():
+    """The servers' communicator (mpi4py): every server running this script (the clients' in
+    time partitioning)."""
+    s = _runtime.state()
+    if s.comm is None:
+        from mpi4py import MPI
+        s.comm = MPI.Comm.f2py(s.comm_handle)
+    return s.comm
+
+
+def known_clients():
+    """Ranks (in the clients' communicator) of the clients whose blocks this server received so
+    far, sorted."""
+    return sorted(_runtime.state().sources)
+
+
+def iteration(DD):
+    return DD["iteration_data"]["iteration"]
+
+
+def magic_number(DD):
+    """The run-unique identifier, the same on every rank (Damaris's simulation_magic_number)."""
+    return DD["damaris_env"]["simulation_magic_number"]
+
+
+def scheduler_file(DD):
+    """The scheduler-file of <pyscript>, "" without Dask."""
+    return DD["dask_env"]["dask_scheduler_file"]
+
+
+def dask_client(DD=None):
+    """The Dask client of this server (attached to the scheduler of scheduler-file)."""
+    client = _runtime.state().client
+    if client is None:
+        raise RuntimeError("no Dask scheduler: give scheduler-file= on <pyscript>")
+    return client
+
+
+def worker_address():
+    """The address of this server's own Dask worker."""
+    worker = _runtime.state().worker
+    if worker is None:
+        raise RuntimeError("no Dask worker: give scheduler-file= on <pyscript>")
+    return worker.address
+
+
+def interior(DD, varname, key):
+    """Block `key` ('P<source>_B<block>') of a variable without its ghost cells (a view)."""
+    entry = DD["iteration_data"][varname]
+    lo, hi = entry["ghosts"][key]
+    array = entry["numpy_data"][key]
+    return array[tuple(slice(a, n - b) for a, b, n in zip(lo, hi, array.shape))]
+
+
+def blocks(DD, varname):
+    """(key, offsets, interior view) of each of this server's blocks of a variable, by key."""
+    entry = DD["iteration_data"].get(varname)
+    if entry is None:
+        return []
+    return [(key, tuple(offsets), interior(DD, varname, key))
+            for _, key, offsets in sorted(entry["sort_data"], key=lambda item: item[1])]
+
+
+def scalar(DD, varname, pos=(0,), client_rank=0, block_number=0):
+    """The value at `pos` of block P<client_rank>_B<block_number> of a variable, or None when
+    this server did not receive that block."""
+    entry = DD["iteration_data"].get(varname, {})
+    array = entry.get("numpy_data", {}).get(f"P{client_rank}_B{block_number}")
+    if array is None:
+        return None
+    return array[tuple(pos) if isinstance(pos, (tuple, list)) else pos].item()
+
+
+def _scatter(DD, varname, client):
+    """Copies this server's blocks (interiors) to its own worker: (offsets, shape, dtype,
+    future) each."""
+    address = worker_address()
+    pieces = []
+    for _, offsets, view in blocks(DD, varname):
+        future = client.scatter(np.array(view), workers=[address], hash=False)
+        pieces.append((offsets, view.shape, view.dtype.str, future))
+    return pieces
+
+
+def _grid(pieces):
+    """The blocks as the nested list da.block wants, from their offsets; ValueError when they do
+    not tile a box."""
+    import dask.array as da
+    ndim = len(pieces[0][0])
+    axes = [sorted({p[0][d] for p in pieces}) for d in range(ndim)]
+    cells = {tuple(axes[d].index(p[0][d]) for d in range(ndim)): p for p in pieces}
+    if len(cells) != len(pieces) or len(cells) != int(np.prod([len(a) for a in axes])):
+        raise ValueError(f"the {len(pieces)} blocks do not tile a box (offsets per dimension: "
+                         f"{axes}); dask_array needs blocks on a regular grid")
+
+    def nest(prefix):
+        if len(prefix) == ndim:
+            offsets, shape, dtype, future = cells[prefix]
+            return da.from_delayed(_delayed(future), shape=shape, dtype=dtype)
+        return [nest(prefix + (i,)) for i in range(len(axes[len(prefix)]))]
+    return nest(())
+
+
+def _delayed(future):
+    import dask
+    return dask.delayed(lambda x: x)(future)
+
+
+def dask_array(DD, varname, client=None, comm=None, root=0):
+    """A dask.array of `varname` over every server's blocks (ghosts removed), placed by their
+    offsets, on rank `root` of the servers' communicator (None elsewhere). Collective over the
+    servers: every server must call it for the same iteration. Each server's blocks are copied
+    to its own Dask worker; the array holds them until it is dropped."""
+    import dask.array as da
+    client = client or dask_client(DD)
+    comm = comm or server_comm()
+    name = f"ecluse-{magic_number(DD)}-{varname}-{iteration(DD)}-{comm.Get_rank()}"
+    mine = _scatter(DD, varname, client)
+    client.publish_dataset([p[3] for p in mine], name=name)
+    shapes = comm.gather([(p[0], p[1], p[2]) for p in mine], root=root)
+    result = None
+    if comm.Get_rank() == root:
+        pieces = []
+        for rank, described in enumerate(shapes):
+            futures = client.get_dataset(f"ecluse-{magic_number(DD)}-{varname}-{iteration(DD)}-"
+                                         f"{rank}")
+            pieces += [d + (f,) for d, f in zip(described, futures)]
+        if pieces:
+            result = da.block(_grid(pieces))
+    comm.Barrier()
+    client.unpublish_dataset(name)
+    return result

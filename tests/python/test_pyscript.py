@@ -1,0 +1,284 @@
+"""<pyscript>s on the writers (docs/python-insitu.md): the example simulation (C, so the
+interpreter is embedded, not inherited) under TP, DC and DN; every block of every iteration is
+seen exactly once; a failing script prints its traceback with the iteration and the HDF5 files
+stay complete; with a local Dask scheduler, each iteration's Dask sum over 2 servers equals the
+NumPy sum of every block written."""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+import pytest
+
+from mpirun import BUILD, ROOT, child_env, mpiexec
+
+sys.path.insert(0, str(ROOT / "examples"))
+import read_output  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not list(BUILD.glob("libecluse_python.so*")),
+                                reason="libecluse_python not built (no Python embedding library)")
+
+NX, NY, ITERATIONS = 64, 48, 4
+
+# ranks, the <dedicated> line (and virtual nodes), clients, writers
+APPROACHES = {
+    "tp": (2, '<dedicated cores="0" nodes="0"/>', 2, 2),
+    "dc": (6, '<dedicated cores="1" nodes="0"/><virtual-nodes ranks-per-node="3"/>', 4, 2),
+    "dn": (6, '<dedicated cores="0" nodes="1"/><virtual-nodes ranks-per-node="2"/>', 4, 2),
+}
+
+COUNT = '''
+import json
+def main(DD):
+    env = DD["damaris_env"]
+    it = DD["iteration_data"]
+    from ecluse import insitu
+    rank = insitu.server_comm().Get_rank()
+    t = it.get("temperature", {"numpy_data": {}, "sort_data": []})
+    offsets = {key: o for _, key, o in t["sort_data"]}
+    blocks = {key: [float(insitu.interior(DD, "temperature", key).sum()), offsets[key],
+                    list(a.shape), a.flags.writeable]
+              for key, a in t["numpy_data"].items()}
+    with open(f"count-{rank}.jsonl", "a") as f:
+        f.write(json.dumps({"iteration": it["iteration"], "blocks": blocks,
+                            "variables": sorted(k for k in it if k != "iteration"),
+                            "env": env, "dask": DD["dask_env"],
+                            "clients": insitu.known_clients()}) + "\\n")
+'''
+
+EVERY_OTHER = '''
+from ecluse import insitu
+def main(DD):
+    with open(f"other-{insitu.server_comm().Get_rank()}.txt", "a") as f:
+        f.write(f"{DD['iteration_data']['iteration']}\\n")
+'''
+
+FAILING = '''
+def main(DD):
+    if DD["iteration_data"]["iteration"] == 1:
+        return 1 / 0
+'''
+
+DASK_SUM = '''
+import json
+import numpy as np
+from damaris4py.server import getservercomm
+from damaris4py.dask import damaris_dask
+from ecluse import insitu
+def main(DD):
+    comm = getservercomm()
+    it = damaris_dask.return_iteration(DD)
+    mine = sum(float(a.sum()) for _, _, a in insitu.blocks(DD, "temperature"))
+    numpy_sum = comm.reduce(mine, root=0)
+    x = damaris_dask.return_dask_array(DD, insitu.dask_client(DD), "temperature", comm)
+    if comm.Get_rank() == 0:
+        with open("dask.jsonl", "a") as f:
+            f.write(json.dumps({"iteration": it, "dask": float(x.sum().compute()),
+                                "numpy": numpy_sum, "shape": list(x.shape),
+                                "workers": DD["dask_env"]["dask_nworkers"]}) + "\\n")
+'''
+
+
+def expected_sum(iteration):
+    """Sum of the example's temperature over the global NX x NY field."""
+    i_sum, j_sum = NX * (NX - 1) // 2, NY * (NY - 1) // 2
+    return iteration * 1e6 * NX * NY + 1e3 * i_sum * NY + j_sum * NX
+
+
+def expected_block_sum(iteration, x0, rows):
+    i_sum = sum(range(x0, x0 + rows))
+    return iteration * 1e6 * rows * NY + 1e3 * i_sum * NY + NY * (NY - 1) // 2 * rows
+
+
+def config(approach, scripts, script_attr="script=\"count\""):
+    ranks, dedicated, _, _ = APPROACHES[approach]
+    text = (ROOT / "examples" / "simulation.xml").read_text()
+    text = text.replace('<dedicated cores="0" nodes="0"/>', dedicated)
+    text = text.replace('store="files,shared"/>', f'store="files,shared" {script_attr}/>')
+    return text.replace("</storage>", "</storage>\n  <scripts>\n" + scripts + "\n  </scripts>")
+
+
+def run(tmp_path, approach, scripts, files, script_attr='script="count"', timeout=120, env=None):
+    ranks = APPROACHES[approach][0]
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "simulation.xml").write_text(config(approach, scripts, script_attr))
+    return subprocess.run([mpiexec(), "-n", str(ranks),
+                           str(BUILD / "examples" / "ecluse_example_simulation"), "simulation.xml",
+                           str(ITERATIONS)], cwd=tmp_path, env=dict(child_env(), **(env or {})),
+                          capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def records(tmp_path, pattern):
+    return [json.loads(line) for path in sorted(tmp_path.glob(pattern))
+            for line in path.read_text().splitlines()]
+
+
+@pytest.mark.parametrize("approach", ["tp", "dc", "dn"])
+def test_every_block_of_every_iteration_once(tmp_path, approach):
+    scripts = ('    <pyscript name="count" file="count.py" language="python" frequency="1"/>\n'
+               '    <pyscript name="other" file="other.py" frequency="2"/>')
+    result = run(tmp_path, approach, scripts, {"count.py": COUNT, "other.py": EVERY_OTHER})
+    assert result.returncode == 0, result.stderr
+    _, _, clients, writers = APPROACHES[approach]
+    seen = records(tmp_path, "count-*.jsonl")
+    assert len(seen) == ITERATIONS * writers  # main(DD) once per iteration on every writer
+    blocks = [(r["iteration"], key) for r in seen for key in r["blocks"]]
+    assert sorted(blocks) == sorted((i, f"P{c}_B0") for i in range(ITERATIONS)
+                                    for c in range(clients))
+    rows = [NX // clients + (c < NX % clients) for c in range(clients)]
+    for r in seen:
+        assert r["variables"] == ["temperature"]  # only the variables naming the script
+        for key, (total, offsets, shape, writeable) in r["blocks"].items():
+            c = int(key[1:].split("_")[0])
+            x0 = sum(rows[:c])
+            assert offsets == [x0, 0] and shape == [rows[c] + 2, NY + 2] and not writeable
+            assert total == expected_block_sum(r["iteration"], x0, rows[c])
+        env = r["env"]
+        assert env["is_dedicated_core"] == (approach == "dc")
+        assert env["is_dedicated_node"] == (approach == "dn")
+        assert env["simulation_name"] == "heat"
+        assert r["dask"]["dask_scheduler_file"] == ""
+    assert len({r["env"]["simulation_magic_number"] for r in seen}) == 1
+    assert sorted(c for r in seen if r["iteration"] == ITERATIONS - 1
+                  for c in r["clients"]) == list(range(clients))
+    other = sorted(int(x) for p in tmp_path.glob("other-*.txt") for x in p.read_text().split())
+    assert other == sorted(list(range(0, ITERATIONS, 2)) * writers)
+    assert read_output.check_per_process(tmp_path / "out", ITERATIONS, clients) > 0
+
+
+@pytest.mark.parametrize("approach", ["dc", "dn"])
+def test_failing_script_prints_its_traceback_and_the_files_are_complete(tmp_path, approach):
+    result = run(tmp_path, approach, '<pyscript name="bad" file="bad.py"/>',
+                 {"bad.py": FAILING}, script_attr='script="bad"')
+    assert result.returncode == 0, result.stderr
+    _, _, clients, writers = APPROACHES[approach]
+    assert result.stderr.count("pyscript 'bad' (bad.py) failed at iteration 1; the iteration's "
+                               "data is stored:\nTraceback (most recent call last):") == writers
+    assert result.stderr.count("ZeroDivisionError: division by zero") >= writers
+    assert "failed at iteration 0" not in result.stderr
+    out = tmp_path / "out"
+    assert read_output.check_per_process(out, ITERATIONS, clients) == ITERATIONS * writers
+    assert read_output.check_collective(out, ITERATIONS, clients) == ITERATIONS
+
+
+def test_missing_script_file_is_an_error_at_initialize(tmp_path):
+    result = run(tmp_path, "dc", '<pyscript name="count" file="absent.py"/>', {})
+    assert result.returncode != 0
+    assert ("initialize failed (ECLUSE_CONFIG_ERROR): simulation.xml:36:24: cannot read the "
+            "script file 'absent.py' of <pyscript name=\"count\">: No such file or directory (a "
+            "relative path is taken from the working directory); fix file= or the file's "
+            "permissions.") in result.stderr
+
+
+def test_python_library_that_cannot_load_is_an_error_at_initialize(tmp_path):
+    result = run(tmp_path, "dn", '<pyscript name="count" file="count.py"/>', {"count.py": COUNT},
+                 env={"ECLUSE_PYTHON_LIBRARY": "/nonexistent/libecluse_python.so"})
+    assert result.returncode != 0
+    assert ("initialize failed (ECLUSE_INIT_ERROR): <scripts>: cannot load the Python library "
+            "'/nonexistent/libecluse_python.so': /nonexistent/libecluse_python.so: cannot open "
+            "shared object file: No such file or directory. Build Ecluse with Python's embedding "
+            "library (Debian: libpython3-dev) or set ECLUSE_PYTHON_LIBRARY to "
+            "libecluse_python.so.") in result.stderr
+
+
+@pytest.fixture(scope="module")
+def scheduler(tmp_path_factory):
+    """One local Dask scheduler for the module (its start-up is slow)."""
+    directory = tmp_path_factory.mktemp("dask")
+    path = directory / "scheduler.json"
+    dask = pathlib.Path(sys.executable).parent / "dask"
+    process = subprocess.Popen([str(dask), "scheduler", "--scheduler-file", str(path),
+                                "--no-dashboard", "--port", "0", "--host", "127.0.0.1"],
+                               cwd=directory, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    yield path
+    process.terminate()
+    process.wait(30)
+
+
+@pytest.mark.parametrize("approach", ["dc", "dn"])
+def test_dask_sum_over_two_servers_equals_the_numpy_sum(tmp_path, approach, scheduler):
+    scripts = (f'<pyscript name="count" file="sum.py" scheduler-file="{scheduler}" nthreads="1" '
+               'keep-workers="no" timeout="60"/>')
+    result = run(tmp_path, approach, scripts, {"sum.py": DASK_SUM}, timeout=180)
+    assert result.returncode == 0, result.stderr
+    sums = records(tmp_path, "dask.jsonl")
+    assert [s["iteration"] for s in sums] == list(range(ITERATIONS))
+    for s in sums:
+        assert s["dask"] == s["numpy"] == expected_sum(s["iteration"])
+        assert s["shape"] == [NX, NY] and s["workers"] == 2
+    from distributed import Client
+    with Client(scheduler_file=str(scheduler), timeout="10s") as client:
+        deadline = time.monotonic() + 20
+        while client.scheduler_info()["workers"] and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert client.scheduler_info()["workers"] == {}, "workers are removed at the end"
+
+
+def test_keep_workers_leaves_them_attached_to_the_scheduler(tmp_path, scheduler):
+    scripts = (f'<pyscript name="count" file="count.py" scheduler-file="{scheduler}" '
+               'keep-workers="yes" timeout="60"/>')
+    result = run(tmp_path, "dc", scripts, {"count.py": COUNT})
+    assert result.returncode == 0, result.stderr
+    dask_env = records(tmp_path, "count-*.jsonl")[0]["dask"]
+    from distributed import Client
+    with Client(scheduler_file=str(scheduler), timeout="10s") as client:
+        names = sorted(w["name"] for w in client.scheduler_info()["workers"].values())
+        assert names == [f"{dask_env['dask_workers_name']}-{r}" for r in range(2)]
+        client.retire_workers(close_workers=True)
+        deadline = time.monotonic() + 20
+        while client.scheduler_info()["workers"] and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert client.scheduler_info()["workers"] == {}
+
+
+def test_examples_statistics_png_and_dask_sum(tmp_path, scheduler):
+    """examples/python/insitu as its XML says, with the module's scheduler."""
+    example = ROOT / "examples" / "python" / "insitu"
+    for name in ("stats.py", "slice_png.py", "dask_sum.py"):
+        (tmp_path / name).write_text((example / name).read_text())
+    (tmp_path / "insitu.xml").write_text((example / "insitu.xml").read_text().replace(
+        'scheduler-file="scheduler.json"', f'scheduler-file="{scheduler}"'))
+    result = subprocess.run([mpiexec(), "-n", "6", str(BUILD / "examples" /
+                                                       "ecluse_example_simulation"),
+                             "insitu.xml", str(ITERATIONS)], cwd=tmp_path, env=child_env(),
+                            capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stderr
+    for i in range(ITERATIONS):
+        assert (f"dask_sum: iteration {i} shape ({NX}, {NY}) sum {expected_sum(i):.17g} "
+                f"simulation {expected_sum(i):.17g} ok") in result.stdout
+    rows = [line.split(",") for line in (tmp_path / "stats.csv").read_text().splitlines()]
+    temperature = [r for r in rows if r[1] == "temperature"]
+    assert [int(r[0]) for r in temperature] == list(range(ITERATIONS))
+    for r in temperature:
+        i = int(r[0])
+        assert int(r[2]) == NX * NY
+        assert float(r[3]) == i * 1e6 and float(r[4]) == i * 1e6 + (NX - 1) * 1e3 + NY - 1
+        assert float(r[5]) == expected_sum(i) / (NX * NY)
+    import matplotlib.image
+    pngs = sorted(p.name for p in tmp_path.glob("temperature-*.png"))
+    assert pngs == [f"temperature-{i}.png" for i in range(0, ITERATIONS, 2)]
+    assert matplotlib.image.imread(tmp_path / pngs[0]).shape[:2] == (320, 400)
+
+
+def test_blocks_are_placed_by_their_offsets_and_must_tile_a_box():
+    import numpy as np
+    from ecluse import insitu
+    a = np.arange(12.0).reshape(3, 4)
+    pieces = [((3, 0), (3, 4), "<f8", a + 100), ((0, 4), (3, 2), "<f8", a[:, :2] + 10),
+              ((0, 0), (3, 4), "<f8", a), ((3, 4), (3, 2), "<f8", a[:, :2] + 1000)]
+    import dask.array as da
+    x = da.block(insitu._grid(pieces)).compute(scheduler="synchronous")
+    assert x.shape == (6, 6)
+    assert (x[:3, :4] == a).all() and (x[3:, :4] == a + 100).all()
+    assert (x[:3, 4:] == a[:, :2] + 10).all() and (x[3:, 4:] == a[:, :2] + 1000).all()
+    with pytest.raises(ValueError, match=r"the 3 blocks do not tile a box \(offsets per "
+                                         r"dimension: \[\[0, 3\], \[0, 4\]\]\)"):
+        insitu._grid(pieces[:3])
