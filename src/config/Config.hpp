@@ -96,6 +96,8 @@ struct Event {
   EventExecution execution = EventExecution::Remote;
   EventScope scope = EventScope::Core;
   SourceLocation where;
+  EventKind kind = EventKind::Signal;
+  int every = 0;  // kind iteration: every N-th iteration (1 when not given); 0: not given
 };
 
 /** Which node-local ranks become dedicated cores, from <placement mask start step blocksize>:

@@ -65,6 +65,13 @@ constexpr std::array<EnumName<EventScope>, 3> enum_names(EventScope) {
   return {{{EventScope::Core, "core"}, {EventScope::Group, "group"}, {EventScope::Bcast, "bcast"}}};
 }
 
+/** <event kind>: run when a client signals it (signal, Damaris's signal_t), or at the end of
+ * every N-th iteration with the iteration's blocks (iteration, ecluse/plugin.h). */
+enum class EventKind { Signal, Iteration };
+constexpr std::array<EnumName<EventKind>, 2> enum_names(EventKind) {
+  return {{{EventKind::Signal, "signal"}, {EventKind::Iteration, "iteration"}}};
+}
+
 enum class Centering { Zonal, Nodal };
 constexpr std::array<EnumName<Centering>, 2> enum_names(Centering) {
   return {{{Centering::Zonal, "zonal"}, {Centering::Nodal, "nodal"}}};

@@ -526,6 +526,8 @@ class Reader {
       e.library = attrs_.text(child, "library");
       e.execution = attrs_.choice(child, "execution", EventExecution::Remote);
       e.scope = attrs_.choice(child, "scope", EventScope::Core);
+      e.kind = attrs_.choice(child, "kind", EventKind::Signal);
+      e.every = static_cast<int>(attrs_.integer(child, "every", 0, 1));
       e.where = source_.of(child);
       config_.events.push_back(std::move(e));
     }

@@ -79,7 +79,7 @@ std::vector<ElementRule> build_rules() {
       {"option", {"key"}, {"key"}, {}},
       {"actions", {}, {}, {"event", "error", "script"}, {"event", "error", "script"}},
       {"event",
-       {"name", "action", "library", "execution", "scope", "external"},
+       {"name", "action", "library", "execution", "scope", "external", "kind", "every"},
        {"name", "action"},
        {}},
       {"error", {"event", "script", "action", "library"}, {"event"}, {}},

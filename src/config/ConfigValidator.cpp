@@ -225,11 +225,30 @@ void check_energy(const Config& config, Diagnostics& d) {
   }
 }
 
+// An iteration action runs on the writers at the end of every N-th iteration: signal-only
+// attributes are refused rather than ignored, and `every` means nothing to a signal.
+void check_event_kind(const Event& e, Diagnostics& d) {
+  if (e.kind == EventKind::Signal) {
+    if (e.every > 0) {
+      d.error(e.where, "event '" + e.name +
+                           "' has every= but is run by signals; add kind=\"iteration\" to run it "
+                           "every N-th iteration, or remove every=.");
+    }
+    return;
+  }
+  if (e.execution != EventExecution::Remote || e.scope != EventScope::Core) {
+    d.error(e.where, "event '" + e.name +
+                         "' has kind=\"iteration\": it runs on every writer (the servers in DC "
+                         "and DN, the clients in TP); remove execution= and scope=.");
+  }
+}
+
 void check_events(const Config& config, Diagnostics& d) {
   for (const Event& e : config.events) {
     if (e.action.empty()) {
       d.error(e.where, "event '" + e.name + "' has an empty action; name the function to call.");
     }
+    check_event_kind(e, d);
   }
 }
 

@@ -2,13 +2,12 @@
 #include "insitu/InSitu.hpp"
 
 #include "core/Collective.hpp"
+#include "insitu/PluginHooks.hpp"
 
 namespace ecluse {
 
 void attach_insitu(Writer& writer, const InSituContext& context) {
-  run_collectively(context.writers, [&] {
-    (void)writer;  // hooks are added here as the configuration asks for them
-  });
+  run_collectively(context.writers, [&] { add_plugin_hooks(writer, context); });
 }
 
 }  // namespace ecluse

@@ -32,7 +32,9 @@ Runtime::Runtime(const std::string& source_name, const std::string& xml, MPI_Com
   MPI_Comm_rank(comm, &rank);
   log_ = std::make_unique<Log>(config_.log, rank);
   if (rank == 0) log_->warnings_also_on_stderr(config_.warnings);
-  events_ = std::make_unique<EventTable>(config_);
+  // Action libraries load here, on the ranks that run them: every rank fails alike.
+  const ActionPlaces places{!has_servers() || !topology_->is_client(), topology_->is_client()};
+  run_collectively(comm, [&] { events_ = std::make_unique<EventTable>(config_, places); });
   energy_ = std::make_unique<HostEnergy>(comm, config_.energy, *log_);
   governor_ =
       std::make_unique<FrequencyGovernor>(config_.energy, topology_->role(), *log_, system_root());
@@ -183,7 +185,9 @@ Client& Runtime::client() {
 void Runtime::signal(std::string_view name) {
   Client& c = client();
   const Event* event = config_.find_event(name);
-  const bool local = event && event->execution == EventExecution::Local;
+  // An iteration event is refused here, by the client (EventTable::fire).
+  const bool local =
+      event && (event->execution == EventExecution::Local || event->kind == EventKind::Iteration);
   if (local || !event || !transport_->signal(std::string(name), c.iteration())) {
     events_->fire(name, topology_->world_rank(), c.iteration());
   }
