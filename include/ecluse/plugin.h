@@ -18,8 +18,21 @@ extern "C" {
  * ECLUSE_PLUGIN_DECLARE(); Ecluse refuses, at initialize, a library declaring another one. */
 #define ECLUSE_PLUGIN_VERSION 1
 
-/** Put once in every plugin library (one source file): exports the version it was built for. */
-#define ECLUSE_PLUGIN_DECLARE() const uint32_t ecluse_plugin_version = ECLUSE_PLUGIN_VERSION
+#if defined(__GNUC__)
+#define ECLUSE_PLUGIN_EXPORT __attribute__((visibility("default")))
+#else
+#define ECLUSE_PLUGIN_EXPORT
+#endif
+#ifdef __cplusplus
+#define ECLUSE_PLUGIN_LINKAGE extern "C" ECLUSE_PLUGIN_EXPORT
+#else
+#define ECLUSE_PLUGIN_LINKAGE ECLUSE_PLUGIN_EXPORT
+#endif
+
+/** Put once in every plugin library (one source file, at global scope, C or C++): exports the
+ * version it was built for. */
+#define ECLUSE_PLUGIN_DECLARE() \
+  ECLUSE_PLUGIN_LINKAGE const uint32_t ecluse_plugin_version = ECLUSE_PLUGIN_VERSION
 
 /** One block of one variable of the iteration, as this writer received it. Arrays have
  * `ndims` elements, in C order (slowest dimension first; Fortran layouts reversed). */

@@ -127,6 +127,8 @@ struct Architecture {
   std::string queue_name = "ecluse-queue";
   int queue_size = 1024;
   SourceLocation dedicated_where;
+  std::vector<ServerRole> roles;  // <dedicated roles>, by core index on a node; empty: symmetric
+  SourceLocation roles_where;
 
   /** DC with dedicated cores, DN with dedicated nodes, else TP. */
   [[nodiscard]] Approach approach() const {

@@ -72,6 +72,13 @@ constexpr std::array<EnumName<EventKind>, 2> enum_names(EventKind) {
   return {{{EventKind::Signal, "signal"}, {EventKind::Iteration, "iteration"}}};
 }
 
+/** <dedicated roles>: what a dedicated core does with its node's blocks: store them, or run the
+ * in-situ actions on them (in the shared buffer, after a storing core forwarded them). */
+enum class ServerRole { Store, Analysis };
+constexpr std::array<EnumName<ServerRole>, 2> enum_names(ServerRole) {
+  return {{{ServerRole::Store, "store"}, {ServerRole::Analysis, "analysis"}}};
+}
+
 enum class Centering { Zonal, Nodal };
 constexpr std::array<EnumName<Centering>, 2> enum_names(Centering) {
   return {{{Centering::Zonal, "zonal"}, {Centering::Nodal, "nodal"}}};

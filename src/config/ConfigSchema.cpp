@@ -47,7 +47,7 @@ std::vector<ElementRule> build_rules() {
        {},
        {"domains", "dedicated", "buffer", "placement", "queue", "virtual-nodes"}},
       {"domains", {"count"}, {"count"}, {}},
-      {"dedicated", {"cores", "nodes"}, {}, {}},
+      {"dedicated", {"cores", "nodes", "roles"}, {}, {}},
       {"buffer",
        {"name", "size", "type", "blocks", "enabled", "allocator", "policy"},
        {"size"},

@@ -9,13 +9,14 @@
 #include "store/StoreRegistry.hpp"
 
 namespace ecluse {
-Writer::Writer(const Config& config, const StoreEnv& env, Log& log, Accounting& accounting)
+Writer::Writer(const Config& config, const StoreEnv& env, Log& log, Accounting& accounting,
+               bool stores)
     : log_(log), accounting_(accounting) {
   StoreEnv logged = env;
   logged.log = &log;
   run_collectively(env.comm, [&] {
     for (const Store& store : config.stores) {
-      if (store.enabled) stores_.push_back({&store, make_store(store, logged)});
+      if (store.enabled && stores) stores_.push_back({&store, make_store(store, logged)});
     }
   });
 }

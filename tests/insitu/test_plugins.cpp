@@ -4,6 +4,10 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <string>
 
 #include "PluginTestSupport.hpp"
@@ -65,6 +69,42 @@ TEST(Plugins, FailingActionsAreLoggedAndTheirIterationsStored) {
     EXPECT_EQ(log.find("iteration 1: throw_always"), std::string::npos) << "every=2 ran at 1";
   }
 }
+
+#ifdef ECLUSE_STATS_PLUGIN
+// The example of docs/plugins.md, under TP: each rank prints the min, max and mean of the
+// interior of its own blocks (field: two ghost rows left out of each 8x5 block).
+TEST(Plugins, ExampleStatsPluginPrintsEachVariable) {
+  if (world_size() != 4) GTEST_SKIP() << "runs with 4 ranks";
+  const std::string dir = fresh_dir("stats");
+  const std::string out = dir + "/stats." + std::to_string(world_rank()) + ".txt";
+  std::fflush(stdout);
+  const int saved = dup(1);
+  const int file = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  dup2(file, 1);
+  run(config(dir, "",
+             R"(<event name="stats" action="stats_iteration" library=")" ECLUSE_STATS_PLUGIN
+             R"(" kind="iteration" every="2"/>)"));
+  std::fflush(stdout);
+  dup2(saved, 1);
+  close(file);
+  close(saved);
+  const std::string text = read_text(out);
+  if (world_rank() == 0) {
+    EXPECT_NE(text.find("stats: iteration 0 writer 0 variable field: min 5 max 1034 mean 519.5 "
+                        "(60 values)\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("stats: iteration 0 writer 0 variable grp/fort: min 0 max 67 mean 33.5 "
+                        "(36 values)\n"),
+              std::string::npos)
+        << text;
+  }
+  EXPECT_EQ(text.find("iteration 1 "), std::string::npos) << "every=\"2\" ran at iteration 1";
+  EXPECT_NE(text.find("stats: iteration 2 writer " + std::to_string(world_rank())),
+            std::string::npos)
+      << text;
+}
+#endif
 
 /** Initialize fails on every rank (the servers load, the clients learn it) with `message`. */
 void expect_initialize_error(const std::string& event, const std::string& message) {
