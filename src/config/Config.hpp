@@ -98,6 +98,8 @@ struct Event {
   EventExecution execution = EventExecution::Remote;
   EventScope scope = EventScope::Core;
   SourceLocation where;
+  EventKind kind = EventKind::Signal;
+  int every = 0;  // kind iteration: every N-th iteration (1 when not given); 0: not given
 };
 
 /** A <pyscript> of <scripts> (Damaris 1.7): the file whose main(DD) every writer calls every
@@ -141,6 +143,8 @@ struct Architecture {
   std::string queue_name = "ecluse-queue";
   int queue_size = 1024;
   SourceLocation dedicated_where;
+  std::vector<ServerRole> roles;  // <dedicated roles>, by core index on a node; empty: symmetric
+  SourceLocation roles_where;
 
   /** DC with dedicated cores, DN with dedicated nodes, else TP. */
   [[nodiscard]] Approach approach() const {

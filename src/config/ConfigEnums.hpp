@@ -65,6 +65,20 @@ constexpr std::array<EnumName<EventScope>, 3> enum_names(EventScope) {
   return {{{EventScope::Core, "core"}, {EventScope::Group, "group"}, {EventScope::Bcast, "bcast"}}};
 }
 
+/** <event kind>: run when a client signals it (signal, Damaris's signal_t), or at the end of
+ * every N-th iteration with the iteration's blocks (iteration, ecluse/plugin.h). */
+enum class EventKind { Signal, Iteration };
+constexpr std::array<EnumName<EventKind>, 2> enum_names(EventKind) {
+  return {{{EventKind::Signal, "signal"}, {EventKind::Iteration, "iteration"}}};
+}
+
+/** <dedicated roles>: what a dedicated core does with its node's blocks: store them, or run the
+ * in-situ actions on them (in the shared buffer, after a storing core forwarded them). */
+enum class ServerRole { Store, Analysis };
+constexpr std::array<EnumName<ServerRole>, 2> enum_names(ServerRole) {
+  return {{{ServerRole::Store, "store"}, {ServerRole::Analysis, "analysis"}}};
+}
+
 enum class Centering { Zonal, Nodal };
 constexpr std::array<EnumName<Centering>, 2> enum_names(Centering) {
   return {{{Centering::Zonal, "zonal"}, {Centering::Nodal, "nodal"}}};

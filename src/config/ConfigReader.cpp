@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <sstream>
 
 #include "config/AttributeReader.hpp"
 #include "config/DamarisCompat.hpp"
@@ -80,12 +81,32 @@ class Reader {
         static_cast<int>(attrs_.integer(node.child("virtual-nodes"), "ranks-per-node", 0, 1));
   }
 
+  // <dedicated roles="store analysis">: one word per dedicated core (checked by the validator).
+  void read_roles(const pugi::xml_node& dedicated) {
+    if (!dedicated.attribute("roles")) return;
+    Architecture& a = config_.architecture;
+    a.roles_where = attrs_.where(dedicated, "roles");
+    std::istringstream words(attrs_.text(dedicated, "roles"));
+    for (std::string word; words >> word;) {
+      const auto& names = enum_names(ServerRole{});
+      const auto role = std::find_if(names.begin(), names.end(),
+                                     [&](const auto& entry) { return entry.name == word; });
+      // An unknown word still counts as a core, so the count is not reported wrong as well.
+      a.roles.push_back(role != names.end() ? role->value : ServerRole::Store);
+      if (role != names.end()) continue;
+      diagnostics_.error(a.roles_where, "unknown role '" + word +
+                                            "' in <dedicated roles>; each dedicated core is "
+                                            "'store' or 'analysis'.");
+    }
+  }
+
   // Damaris runs dedicated nodes when both are given; Ecluse's own files must choose (validator).
   void read_dedicated(const pugi::xml_node& dedicated, const pugi::xml_node& architecture) {
     Architecture& a = config_.architecture;
     a.dedicated_cores = static_cast<int>(attrs_.integer(dedicated, "cores", 0, 0));
     a.dedicated_nodes = static_cast<int>(attrs_.integer(dedicated, "nodes", 0, 0));
     a.dedicated_where = dedicated ? source_.of(dedicated) : source_.of(architecture);
+    read_roles(dedicated);
     if (!damaris() || a.dedicated_cores == 0 || a.dedicated_nodes == 0) return;
     diagnostics_.warning(a.dedicated_where, "dedicated-both",
                          "<dedicated> asks for cores=\"" + std::to_string(a.dedicated_cores) +
@@ -532,6 +553,8 @@ class Reader {
       e.library = attrs_.text(child, "library");
       e.execution = attrs_.choice(child, "execution", EventExecution::Remote);
       e.scope = attrs_.choice(child, "scope", EventScope::Core);
+      e.kind = attrs_.choice(child, "kind", EventKind::Signal);
+      e.every = static_cast<int>(attrs_.integer(child, "every", 0, 1));
       e.where = source_.of(child);
       config_.events.push_back(std::move(e));
     }

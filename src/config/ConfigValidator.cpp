@@ -205,6 +205,31 @@ void check_layouts(const Config& config, Diagnostics& d) {
   }
 }
 
+// Asymmetric dedicated cores: one role per core, and someone must store the blocks.
+void check_roles(const Architecture& a, Diagnostics& d) {
+  if (a.roles_where.line == 0) return;
+  const auto count = static_cast<int>(a.roles.size());
+  if (count != a.dedicated_cores) {
+    d.error(a.roles_where, "<dedicated roles> names " + std::to_string(count) +
+                               " role(s) for cores=\"" + std::to_string(a.dedicated_cores) +
+                               "\"; give one role per dedicated core, e.g. roles=\"store "
+                               "analysis\" with cores=\"2\".");
+    return;
+  }
+  const auto stores = std::count(a.roles.begin(), a.roles.end(), ServerRole::Store);
+  if (stores > 0 && 2 * stores < count) {
+    d.error(a.roles_where, "<dedicated roles> has " + std::to_string(count - stores) +
+                               " 'analysis' core(s) for " + std::to_string(stores) +
+                               " 'store' core(s); each analysis core is fed by its own storing "
+                               "cores, so give at least as many 'store' as 'analysis'.");
+  }
+  if (stores == 0) {
+    d.error(a.roles_where,
+            "<dedicated roles> has no 'store' role: nothing would write the "
+            "blocks; make at least one dedicated core 'store'.");
+  }
+}
+
 void check_architecture(const Config& config, Diagnostics& d) {
   const Architecture& a = config.architecture;
   if (a.dedicated_cores > 0 && a.dedicated_nodes > 0) {
@@ -213,6 +238,7 @@ void check_architecture(const Config& config, Diagnostics& d) {
                                    std::to_string(a.dedicated_nodes) +
                                    "\"; choose one approach: set the other to 0.");
   }
+  check_roles(a, d);
 }
 
 void check_energy(const Config& config, Diagnostics& d) {
@@ -226,11 +252,30 @@ void check_energy(const Config& config, Diagnostics& d) {
   }
 }
 
+// An iteration action runs on the writers at the end of every N-th iteration: signal-only
+// attributes are refused rather than ignored, and `every` means nothing to a signal.
+void check_event_kind(const Event& e, Diagnostics& d) {
+  if (e.kind == EventKind::Signal) {
+    if (e.every > 0) {
+      d.error(e.where, "event '" + e.name +
+                           "' has every= but is run by signals; add kind=\"iteration\" to run it "
+                           "every N-th iteration, or remove every=.");
+    }
+    return;
+  }
+  if (e.execution != EventExecution::Remote || e.scope != EventScope::Core) {
+    d.error(e.where, "event '" + e.name +
+                         "' has kind=\"iteration\": it runs on every writer (the servers in DC "
+                         "and DN, the clients in TP); remove execution= and scope=.");
+  }
+}
+
 void check_events(const Config& config, Diagnostics& d) {
   for (const Event& e : config.events) {
     if (e.action.empty()) {
       d.error(e.where, "event '" + e.name + "' has an empty action; name the function to call.");
     }
+    check_event_kind(e, d);
   }
 }
 

@@ -22,15 +22,12 @@ DedicatedCoreServer::DedicatedCoreServer(const Config& config, const Topology& t
       last_check_(std::chrono::steady_clock::now()),
       timeout_(peer_timeout()) {
   const NodePlan& plan = topology.plan();
-  for (std::size_t local = 0; local < plan.roles.size(); ++local) {
-    if (plan.roles[local] == Role::Client && plan.server_index[local] == index_) {
-      my_clients_.push_back(plan.client_index[local]);
-    }
-  }
+  forward_ = plan.forward_to[static_cast<std::size_t>(index_)];
+  my_clients_ = plan.clients_of(index_);
   // Group signals of a node all go to its first server, which sees every client of the node.
   collector_ = std::make_unique<BlockCollector>(config, writer, events, log, topology.servers(),
                                                 static_cast<int>(my_clients_.size()), plan.clients,
-                                                [this](const BlockMessage& e) { release(e); });
+                                                [this](const BlockMessage& e) { hand_on(e); });
 }
 
 void DedicatedCoreServer::run() {
@@ -51,6 +48,8 @@ void DedicatedCoreServer::run() {
     check_silence();
   }
   accounting_.switch_to(Phase::Gather);
+  collector_->flush_unended();
+  forward_stops();
   collector_->finish();
   publish_failures();
 }
@@ -74,15 +73,45 @@ void DedicatedCoreServer::handle(const BlockMessage& event) {
     case MessageType::Write:
       return collector_->on_write(event, buffer_.address(event.handle));
     case MessageType::EndIteration:
-      return collector_->on_end(event);
+      collector_->on_end(event);  // hands the iteration's blocks on first, if it completes it
+      if (forward_ >= 0) forward(event);
+      return;
     case MessageType::Signal:
       return collector_->on_signal(event);
     case MessageType::Stop:
       ++stopped_;
+      if (forward_ >= 0) stops_.push_back(event);
       return;
     default:
       log_.warning("unknown event type ignored");
   }
+}
+
+// A storing server with an analysis partner never frees a block: the partner does, once its
+// actions ran, so the buffer's back-pressure covers both roles.
+void DedicatedCoreServer::hand_on(const BlockMessage& w) {
+  if (forward_ >= 0) {
+    forward(w);
+  } else {
+    release(w);
+  }
+}
+
+void DedicatedCoreServer::forward(const BlockMessage& event) {
+  while (!buffer_.queue(forward_).push(event, kIdleSlice, true)) {
+    const pid_t pid = buffer_.server_pid(forward_);
+    if (process_gone(pid)) {
+      throw Error(ECLUSE_CHANNEL_ERROR, "the analysis dedicated core (process " +
+                                            std::to_string(pid) +
+                                            ") of this node died; the storing core stops.");
+    }
+  }
+}
+
+// After the last blocks: the analysis server stops once it counted every client's Stop.
+void DedicatedCoreServer::forward_stops() {
+  for (const BlockMessage& stop : stops_) forward(stop);
+  stops_.clear();
 }
 
 void DedicatedCoreServer::release(const BlockMessage& w) {

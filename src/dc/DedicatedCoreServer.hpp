@@ -30,6 +30,9 @@ class DedicatedCoreServer {
  private:
   void handle(const BlockMessage& event);
   void release(const BlockMessage& event);
+  void hand_on(const BlockMessage& event);
+  void forward(const BlockMessage& event);
+  void forward_stops();
   void check_clients();
   void check_silence() const;
   void publish_failures();
@@ -37,8 +40,10 @@ class DedicatedCoreServer {
   NodeBuffer& buffer_;
   Log& log_;
   Accounting& accounting_;
-  int index_;                    // this server's index on its node
-  std::vector<int> my_clients_;  // node-local client indices served here
+  int index_;                        // this server's index on its node
+  std::vector<int> my_clients_;      // node-local client indices served here
+  int forward_ = -1;                 // the analysis server fed by this storing server, or -1
+  std::vector<BlockMessage> stops_;  // held until the last iteration was handed on
   int stopped_ = 0;
   std::uint32_t published_ = 0;  // store failures published to the clients
   std::unique_ptr<BlockCollector> collector_;

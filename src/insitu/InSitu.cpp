@@ -4,6 +4,7 @@
 #include "config/ScriptsReader.hpp"
 #include "core/Collective.hpp"
 #include "ecluse/Error.hpp"
+#include "insitu/PluginHooks.hpp"
 #include "insitu/PyScriptHook.hpp"
 #include "insitu/PyScriptSetup.hpp"
 
@@ -28,7 +29,10 @@ void attach_pyscripts(Writer& writer, const InSituContext& context) {
 }  // namespace
 
 void attach_insitu(Writer& writer, const InSituContext& context) {
-  run_collectively(context.writers, [&] { attach_pyscripts(writer, context); });
+  run_collectively(context.writers, [&] {
+    add_plugin_hooks(writer, context);
+    attach_pyscripts(writer, context);
+  });
 }
 
 }  // namespace ecluse

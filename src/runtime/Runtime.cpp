@@ -32,7 +32,9 @@ Runtime::Runtime(const std::string& source_name, const std::string& xml, MPI_Com
   MPI_Comm_rank(comm, &rank);
   log_ = std::make_unique<Log>(config_.log, rank);
   if (rank == 0) log_->warnings_also_on_stderr(config_.warnings);
-  events_ = std::make_unique<EventTable>(config_);
+  // Action libraries load here, on the ranks that run them: every rank fails alike.
+  const ActionPlaces places{!has_servers() || !topology_->is_client(), topology_->is_client()};
+  run_collectively(comm, [&] { events_ = std::make_unique<EventTable>(config_, places); });
   energy_ = std::make_unique<HostEnergy>(comm, config_.energy, *log_);
   governor_ =
       std::make_unique<FrequencyGovernor>(config_.energy, topology_->role(), *log_, system_root());
@@ -52,18 +54,33 @@ Runtime::~Runtime() {
   // Stores may use the node communicator until they are destroyed.
   writer_.reset();
   if (node_writers_ != MPI_COMM_NULL) MPI_Comm_free(&node_writers_);
+  if (role_writers_ != MPI_COMM_NULL) MPI_Comm_free(&role_writers_);
 }
 
-std::unique_ptr<Writer> Runtime::make_writer(MPI_Comm writers) {
+std::unique_ptr<Writer> Runtime::make_writer(MPI_Comm writers, bool stores, bool hooks) {
   int rank = 0;
   MPI_Comm_rank(writers, &rank);
   MPI_Comm_split(writers, topology_->node(), rank, &node_writers_);
   StoreEnv env{
       writers,           rank, node_writers_, topology_->node(), config_.architecture.domains,
       config_.simulation};
-  auto writer = std::make_unique<Writer>(config_, env, *log_, *accounting_);
-  attach_insitu(*writer, {config_, *topology_, writers, job_, *log_, *events_});
+  auto writer = std::make_unique<Writer>(config_, env, *log_, *accounting_, stores);
+  if (hooks) attach_insitu(*writer, {config_, *topology_, writers, job_, *log_, *events_});
   return writer;
+}
+
+// <dedicated roles>: the storing cores' writers have the stores (collective among them), the
+// analysis cores' the in-situ hooks, over the blocks the storing cores hand on.
+std::unique_ptr<Writer> Runtime::make_core_writer() {
+  if (config_.architecture.roles.empty()) return make_writer(topology_->servers());
+  const NodePlan& plan = topology_->plan();
+  const auto local = static_cast<std::size_t>(topology_->local_rank());
+  const bool store =
+      plan.server_roles[static_cast<std::size_t>(plan.server_index[local])] == ServerRole::Store;
+  int rank = 0;
+  MPI_Comm_rank(topology_->servers(), &rank);
+  MPI_Comm_split(topology_->servers(), store ? 0 : 1, rank, &role_writers_);
+  return make_writer(role_writers_, store, !store);
 }
 
 void Runtime::build_time_partitioning() {
@@ -82,7 +99,7 @@ void Runtime::build_dedicated_cores(MPI_Comm comm) {
     if (topology_->is_client()) {
       build_dedicated_core_client();
     } else {
-      writer_ = make_writer(topology_->servers());
+      writer_ = make_core_writer();
       server_ = std::make_unique<DedicatedCoreServer>(config_, *topology_, *node_buffer_, *writer_,
                                                       *events_, *log_, *accounting_);
     }
@@ -190,7 +207,9 @@ Client& Runtime::client() {
 void Runtime::signal(std::string_view name) {
   Client& c = client();
   const Event* event = config_.find_event(name);
-  const bool local = event && event->execution == EventExecution::Local;
+  // An iteration event is refused here, by the client (EventTable::fire).
+  const bool local =
+      event && (event->execution == EventExecution::Local || event->kind == EventKind::Iteration);
   if (local || !event || !transport_->signal(std::string(name), c.iteration())) {
     events_->fire(name, topology_->world_rank(), c.iteration());
   }

@@ -53,7 +53,8 @@ class Runtime {
   void build_dedicated_core_client();
   void build_dedicated_nodes(MPI_Comm comm);
   [[nodiscard]] std::uint64_t receive_memory(int server) const;
-  std::unique_ptr<Writer> make_writer(MPI_Comm writers);
+  std::unique_ptr<Writer> make_writer(MPI_Comm writers, bool stores = true, bool hooks = true);
+  std::unique_ptr<Writer> make_core_writer();
   void write_report();
   [[nodiscard]] std::string store_failure_of_run() const;
   void end_unended_iteration();
@@ -78,6 +79,7 @@ class Runtime {
   std::unique_ptr<HostEnergy> energy_;
   std::unique_ptr<FrequencyGovernor> governor_;
   MPI_Comm node_writers_ = MPI_COMM_NULL;
+  MPI_Comm role_writers_ = MPI_COMM_NULL;  // asymmetric dedicated cores: the servers of one role
   bool stopped_ = false;
   bool served_ = false;  // a server returned from a phase: its next start is a restart
   bool finalized_ = false;

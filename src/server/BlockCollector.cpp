@@ -52,13 +52,16 @@ void BlockCollector::flush(std::map<int, Iteration>::iterator it) {
   iterations_.erase(it);
 }
 
+void BlockCollector::flush_unended() {
+  if (iterations_.empty()) return;
+  log_.warning(std::to_string(iterations_.size()) +
+               " iteration(s) were not ended by every client before stop; storing them as "
+               "they are.");
+  while (!iterations_.empty()) flush(iterations_.begin());
+}
+
 void BlockCollector::finish() {
-  if (!iterations_.empty()) {
-    log_.warning(std::to_string(iterations_.size()) +
-                 " iteration(s) were not ended by every client before stop; storing them as "
-                 "they are.");
-    while (!iterations_.empty()) flush(iterations_.begin());
-  }
+  flush_unended();
   // Servers learn how many broadcast signals each peer sent them and receive every one before
   // leaving, so a signal sent just before a peer's clients stopped is not lost.
   std::vector<int> expected(sent_to_.size());

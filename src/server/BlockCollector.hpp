@@ -35,6 +35,9 @@ class BlockCollector {
   /** Every client stopped: stores what is left, then receives the peers' last broadcasts.
    * Collective over the servers' communicator. */
   void finish();
+  /** Stores the iterations not ended by every client (with a warning); finish() does it first.
+   * A storing dedicated core calls it before handing its Stops on to its analysis core. */
+  void flush_unended();
   /** Iterations whose storing failed so far, and the first failure ("iteration I in store
    * 'S': cause"). */
   [[nodiscard]] std::uint32_t failures() const { return failures_; }

@@ -83,22 +83,59 @@ std::vector<int> dedicated_core_ranks(int node, int local_size, int k, ServerPla
   return ranks;
 }
 
+std::vector<int> NodePlan::clients_of(int index) const {
+  std::vector<int> mine;
+  for (std::size_t local = 0; local < roles.size(); ++local) {
+    if (roles[local] != Role::Client) continue;
+    const int server = server_index[local];
+    if (server == index || forward_to[static_cast<std::size_t>(server)] == index) {
+      mine.push_back(client_index[local]);
+    }
+  }
+  return mine;
+}
+
+namespace {
+
+// Storing servers take the clients; analysis servers are fed by the storing ones.
+void assign_roles(NodePlan& plan, const std::vector<ServerRole>& roles, std::vector<int>& storers) {
+  std::vector<int> analysts;
+  plan.server_roles.assign(static_cast<std::size_t>(plan.servers), ServerRole::Store);
+  plan.forward_to.assign(static_cast<std::size_t>(plan.servers), -1);
+  for (int i = 0; i < plan.servers; ++i) {
+    if (!roles.empty())
+      plan.server_roles[static_cast<std::size_t>(i)] = roles[static_cast<std::size_t>(i)];
+    (plan.server_roles[static_cast<std::size_t>(i)] == ServerRole::Store ? storers : analysts)
+        .push_back(i);
+  }
+  for (std::size_t i = 0; i < storers.size() && !analysts.empty(); ++i) {
+    plan.forward_to[static_cast<std::size_t>(storers[i])] = analysts[i % analysts.size()];
+  }
+}
+
+}  // namespace
+
 NodePlan plan_dedicated_cores(int node, int local_size, int dedicated_cores,
-                              ServerPlacement placement, const CorePlacement& cores) {
+                              ServerPlacement placement, const CorePlacement& cores,
+                              const std::vector<ServerRole>& roles) {
   const int k = dedicated_cores;
   const std::vector<int> servers = dedicated_core_ranks(node, local_size, k, placement, cores);
   NodePlan plan;
   plan.servers = k;
   plan.clients = local_size - k;
+  std::vector<int> storers;
+  assign_roles(plan, roles, storers);
+  const auto s = static_cast<int>(storers.size());
   int next_client = 0;
   for (int local = 0; local < local_size; ++local) {
     const auto found = std::find(servers.begin(), servers.end(), local);
     const bool server = found != servers.end();
     plan.roles.push_back(server ? Role::DedicatedCore : Role::Client);
     plan.client_index.push_back(server ? -1 : next_client);
-    // Contiguous groups: client c goes to server floor(c * k / clients).
-    plan.server_index.push_back(server ? static_cast<int>(found - servers.begin())
-                                       : next_client * k / plan.clients);
+    // Contiguous groups: client c goes to storing server floor(c * s / clients).
+    plan.server_index.push_back(
+        server ? static_cast<int>(found - servers.begin())
+               : storers[static_cast<std::size_t>(next_client * s / plan.clients)]);
     if (!server) ++next_client;
   }
   return plan;

@@ -16,15 +16,24 @@ struct NodePlan {
   std::vector<int> client_index;  // by node-local rank: index among the node's clients, or -1
   int clients = 0;
   int servers = 0;
+  std::vector<ServerRole> server_roles;  // by server index: every Store when symmetric
+  std::vector<int> forward_to;  // by server index: the analysis server a storing server hands
+                                // its blocks to once stored, or -1 (it releases them)
+  /** The node-local client indices whose blocks reach server `index` (directly, or forwarded
+   * by a storing server when `index` is an analysis server). */
+  [[nodiscard]] std::vector<int> clients_of(int index) const;
 };
 
 /** k dedicated cores among local_size ranks, placed last (default) or first, or where
  * <placement mask start step blocksize> says (`cores`); clients, in local-rank order, are spread
- * over the servers in contiguous groups whose sizes differ by at most one. Throws
+ * over the servers in contiguous groups whose sizes differ by at most one. With `roles`
+ * (<dedicated roles>), clients go to the storing servers only, and storing server i forwards
+ * to analysis server i mod (number of analysis servers). Throws
  * Error(ECLUSE_INIT_ERROR) when the node has no rank left for the simulation or the placement
  * does not fit the node. */
 NodePlan plan_dedicated_cores(int node, int local_size, int dedicated_cores,
-                              ServerPlacement placement, const CorePlacement& cores = {});
+                              ServerPlacement placement, const CorePlacement& cores = {},
+                              const std::vector<ServerRole>& roles = {});
 
 /** The local ranks of the node's dedicated cores, in increasing order (see above). */
 std::vector<int> dedicated_core_ranks(int node, int local_size, int dedicated_cores,

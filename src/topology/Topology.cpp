@@ -43,7 +43,8 @@ Topology::Topology(MPI_Comm world, const Architecture& architecture) {
 void Topology::plan_cores(MPI_Comm world, const Architecture& architecture) {
   run_collectively(world, [&] {
     plan_ = plan_dedicated_cores(node_, local_size_, architecture.dedicated_cores,
-                                 architecture.placement, architecture.core_placement);
+                                 architecture.placement, architecture.core_placement,
+                                 architecture.roles);
   });
   role_ = plan_.roles[static_cast<std::size_t>(local_rank_)];
 }

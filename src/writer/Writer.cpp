@@ -42,14 +42,17 @@ std::unique_ptr<WriteScheduler> make_schedule(const Store& store, const StoreEnv
 
 }  // namespace
 
-Writer::Writer(const Config& config, const StoreEnv& env, Log& log, Accounting& accounting)
+Writer::Writer(const Config& config, const StoreEnv& env, Log& log, Accounting& accounting,
+               bool stores)
     : log_(log), accounting_(accounting) {
   StoreEnv logged = env;
   logged.log = &log;
   logged.config = &config;
   run_collectively(env.comm, [&] {
     for (const Store& store : config.stores) {
-      if (store.enabled) stores_.push_back({&store, make_store(store, logged), nullptr});
+      if (store.enabled && stores) {
+        stores_.push_back({&store, make_store(store, logged), nullptr});
+      }
     }
   });
   for (BoundStore& store : stores_) store.schedule = make_schedule(*store.config, env);

@@ -18,7 +18,9 @@ namespace ecluse {
 class Writer {
  public:
   /** Creates one backend per <store>; collective over env.comm (errors agreed by all). */
-  Writer(const Config& config, const StoreEnv& env, Log& log, Accounting& accounting);
+  /** Without `stores`, no store is made (an analysis dedicated core's writer: hooks only). */
+  Writer(const Config& config, const StoreEnv& env, Log& log, Accounting& accounting,
+         bool stores = true);
   /** Runs every store with the blocks of the variables it serves; every store runs even if
    * one fails, then the first error is thrown. Collective over env.comm. */
   void write_iteration(int iteration, const std::vector<BlockData>& blocks);

@@ -67,5 +67,21 @@ TEST_F(EventTableLibraries, BareNamesAreLookedUpOnlyInTheAllowedDirectories) {
   EXPECT_NE(refusal(config_loading("/lib/x86_64-linux-gnu/../../etc/passwd")), "");
 }
 
+// Loaded when the table is made (at initialize), not at the first signal.
+TEST_F(EventTableLibraries, MissingSymbolIsRefusedWhenTheTableIsMade) {
+  Config config = config_loading(kLibm);
+  config.events[0].action = "no_such_function";
+  EXPECT_EQ(refusal(config),
+            "sim.xml:31:5: event 'probe': function 'no_such_function' not found "
+            "in library '" +
+                kLibm + "'; export it (extern \"C\") or bind one with ecluse_bind.");
+}
+
+TEST_F(EventTableLibraries, ALibraryIsLoadedOnlyWhereItsActionRuns) {
+  Config config = config_loading("libecluse-no-such-plugin.so");
+  EXPECT_NE(refusal(config), "");                                  // local: the clients load it
+  EXPECT_NO_THROW(EventTable(config, ActionPlaces{true, false}));  // a server does not
+}
+
 }  // namespace
 }  // namespace ecluse

@@ -132,3 +132,31 @@ TEST(NodePlan, PlacementThatDoesNotFitIsAClearError) {
 }
 
 }  // namespace
+
+// <dedicated roles>: clients go to the storing cores only; each storing core feeds an analysis
+// core, which serves (indirectly) the clients of the storing cores that feed it.
+namespace roles {
+
+using ecluse::ServerRole;
+
+TEST(NodePlanRoles, ClientsGoToStoringCoresWhichFeedTheAnalysisCores) {
+  const NodePlan plan =
+      plan_dedicated_cores(0, 8, 3, ecluse::ServerPlacement::Last, {},
+                           {ServerRole::Store, ServerRole::Analysis, ServerRole::Store});
+  EXPECT_EQ(clients_per_server(plan), (std::map<int, int>{{0, 3}, {2, 2}}));
+  // local ranks 5, 6, 7 are cores 0, 1, 2 (each its own index); clients 0-2 -> 0, 3-4 -> 2
+  EXPECT_EQ(plan.server_index, (std::vector<int>{0, 0, 0, 2, 2, 0, 1, 2}));
+  EXPECT_EQ(plan.forward_to, (std::vector<int>{1, -1, 1}));
+  EXPECT_EQ(plan.clients_of(0), (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(plan.clients_of(2), (std::vector<int>{3, 4}));
+  EXPECT_EQ(plan.clients_of(1), (std::vector<int>{0, 1, 2, 3, 4}));
+}
+
+TEST(NodePlanRoles, WithoutRolesEveryCoreStoresAndFeedsNoOne) {
+  const NodePlan plan = plan_dedicated_cores(0, 4, 2, ecluse::ServerPlacement::Last);
+  EXPECT_EQ(plan.server_roles, (std::vector<ServerRole>{ServerRole::Store, ServerRole::Store}));
+  EXPECT_EQ(plan.forward_to, (std::vector<int>{-1, -1}));
+  EXPECT_EQ(plan.clients_of(1), (std::vector<int>{1}));
+}
+
+}  // namespace roles
