@@ -4,28 +4,13 @@
 #include <cstdio>
 #include <vector>
 
+#include "core/JsonEscape.hpp"
+
 namespace ecluse {
 namespace {
 
-std::string quoted(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
 std::string field(const std::string& key, const std::string& json_value) {
-  return quoted(key) + ": " + json_value;
+  return json_escape(key) + ": " + json_value;
 }
 
 std::string boolean(bool value) {
@@ -42,7 +27,7 @@ std::string variables_of(const Config& config, const std::string& script) {
   std::string out = "[";
   for (const Variable& v : config.variables) {
     for (const std::string& name : v.scripts) {
-      if (name == script) out += (out.size() > 1 ? ", " : "") + quoted(v.name);
+      if (name == script) out += (out.size() > 1 ? ", " : "") + json_escape(v.name);
     }
   }
   return out + "]";
@@ -52,7 +37,7 @@ std::string scripts_of(const Config& config) {
   std::string out = "[";
   for (const PyScript& s : config.scripts) {
     out += (out.size() > 1 ? ", " : "") +
-           object({field("name", quoted(s.name)), field("file", quoted(s.file)),
+           object({field("name", json_escape(s.name)), field("file", json_escape(s.file)),
                    field("frequency", std::to_string(s.frequency)),
                    field("variables", variables_of(config, s.name))});
   }
@@ -82,8 +67,8 @@ std::string damaris_env(const InSituContext& c) {
                  field("ranks_per_node", std::to_string(c.topology.local_size())),
                  field("cores_per_node", std::to_string(c.topology.local_size())),
                  field("number_of_nodes", std::to_string(c.topology.node_count())),
-                 field("simulation_name", quoted(c.config.simulation)),
-                 field("simulation_magic_number", quoted(c.job))});
+                 field("simulation_name", json_escape(c.config.simulation)),
+                 field("simulation_magic_number", json_escape(c.job))});
 }
 
 const PyScript* dask_script(const Config& config) {
@@ -95,12 +80,12 @@ const PyScript* dask_script(const Config& config) {
 
 std::string dask(const InSituContext& c) {
   const PyScript* s = dask_script(c.config);
-  if (!s) return object({field("scheduler_file", quoted(""))});
-  return object({field("scheduler_file", quoted(s->scheduler_file)),
+  if (!s) return object({field("scheduler_file", json_escape(""))});
+  return object({field("scheduler_file", json_escape(s->scheduler_file)),
                  field("nthreads", std::to_string(s->nthreads)),
                  field("keep_workers", boolean(s->keep_workers)),
                  field("timeout", std::to_string(s->timeout_seconds)),
-                 field("workers_name", quoted(c.config.simulation + "-" + c.job))});
+                 field("workers_name", json_escape(c.config.simulation + "-" + c.job))});
 }
 
 }  // namespace

@@ -28,23 +28,6 @@ Json& Json::operator[](const std::string& key) {
   return items_.back();
 }
 
-std::string json_escape(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char code[8];
-      std::snprintf(code, sizeof code, "\\u%04x", c);
-      out += code;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
 namespace {
 // The shortest text that reads back as the same double: a reader gets the very number (the
 // report's sums equal those of the trace, bit for bit).

@@ -2,6 +2,8 @@
 // booleans, null, arrays and objects (keys keep their insertion order), properly escaped.
 #pragma once
 
+#include "core/JsonEscape.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -54,7 +56,5 @@ class Json {
   std::vector<std::string> keys_;  // objects: the key of each item
   std::vector<Json> items_;        // arrays and objects
 };
-
-std::string json_escape(const std::string& text);
 
 }  // namespace ecluse
