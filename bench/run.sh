@@ -111,7 +111,7 @@ dc_suite() {
   # store fits in the compute phase here, and 32 MiB, whose store does not (see README).
   local wc_args jitter_args jitter_sizes tput_args mib fsync config mode ranks name
   if ((quick)); then
-    wc_args=(--max-mib 16 --reps-scale 0.2)
+    wc_args=(--max-mib 64 --reps-scale 0.2)  # 64 MiB: the end_iteration figure
     jitter_args=(--iterations 12) jitter_sizes=(8)
     tput_args=(--iterations 8 --reps 2 --fsync-reps 1)
   else
