@@ -78,9 +78,9 @@ def results(tmp_path):
     now = write(tmp_path, "dc-20260103-000000.json",
                 dc_doc(True, 1.05, 1.08, 0.95, idle=0.4, with_64=False))
     write(tmp_path, "adios2-20260102-120000.json",
-          {"benchmark": "adios2_compare", "date": "2026-01-02T12:00:00+00:00",
-           "summary": {"ratios": {"write_dc_over_bp5_async": 0.3,
-                                  "write_dn_over_bp5_async": 0.7}}})
+          {"benchmark": "adios2", "date": "2026-01-02T12:00:00Z",
+           "summary": {"16MiB": {"ratios": {"write_p50_dc_over_adios2_async": 0.3,
+                                            "write_p50_dn_over_adios2_async": 0.7}}}})
     return tmp_path, now
 
 
@@ -116,7 +116,9 @@ def test_values_are_the_worst_store_and_goals_are_judged(results):
     assert (rows[FIGURES[7]]["value"], rows[FIGURES[7]]["met"]) == (0.95, "yes")
     assert (rows[FIGURES[9]]["value"], rows[FIGURES[9]]["met"]) == (1.4, "yes")
     assert (rows[FIGURES[10]]["value"], rows[FIGURES[10]]["met"]) == (0.4, "yes")
+    assert (rows[FIGURES[12]]["value"], rows[FIGURES[12]]["met"]) == (0.3, "yes")
     assert (rows[FIGURES[13]]["value"], rows[FIGURES[13]]["met"]) == (0.7, "no")
+    assert rows[FIGURES[13]]["detail"] == "16MiB"
 
 
 def test_missing_program_or_key_is_not_measured(results):
