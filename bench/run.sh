@@ -211,6 +211,7 @@ adios2_suite() {
   out="$results/adios2-$(date -u +%Y%m%d-%H%M%S).json"
   if "$ECLUSE_ROOT/bench/adios2.sh" --out "$out" "${args[@]}"; then
     written+=("$out")
+    python3 "$ECLUSE_ROOT/bench/collect.py" --before-after "$out"
   else
     echo "bench: adios2.sh FAILED; its result is left out" >&2
   fi
