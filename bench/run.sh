@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Builds and runs the benchmarks side by side; writes bench/results/<suite>-<date>.json per suite.
-# Usage: bench/run.sh [--quick] [--suite dc|approaches|all]   (default all; ECLUSE_BUILD: build
-# directory; ECLUSE_BENCH_QUIET_WAIT: seconds to wait for an idle machine before each benchmark,
-# default 60; ECLUSE_BENCH_NOTE: a note on the machine, kept in the results)
+# Builds and runs the benchmarks side by side; writes bench/results/<suite>-<date>.json per suite,
+# then prints the performance table (issue 18's figures, goal and before/after beside each).
+# Usage: bench/run.sh [--quick] [--suite dc|approaches|adios2|perf|all]   (default all = perf:
+# every suite the table needs; ECLUSE_BUILD: build directory; ECLUSE_BENCH_QUIET_WAIT: seconds to
+# wait for an idle machine before each benchmark, default 60; ECLUSE_BENCH_NOTE: a note on the
+# machine, kept in the results)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/env.sh"
 
@@ -11,11 +13,15 @@ while (($#)); do
   case $1 in
     --quick) quick=1 ;;
     --suite) suite=$2 && shift ;;
-    *) echo "usage: bench/run.sh [--quick] [--suite dc|approaches|all]" >&2 && exit 2 ;;
+    *) echo "usage: bench/run.sh [--quick] [--suite dc|approaches|adios2|perf|all]" >&2 && exit 2 ;;
   esac
   shift
 done
-case $suite in dc | approaches | all) ;; *) echo "bench: unknown suite '$suite'" >&2 && exit 2 ;; esac
+case $suite in
+  dc | approaches | adios2 | all) ;;
+  perf) suite=all ;;
+  *) echo "bench: unknown suite '$suite'" >&2 && exit 2 ;;
+esac
 quiet_wait=${ECLUSE_BENCH_QUIET_WAIT:-60}
 bench="$ECLUSE_BUILD/bench"
 results="$ECLUSE_ROOT/bench/results"
@@ -60,17 +66,18 @@ wait_quiet() {
 run() {
   local name=$1 ranks=$2
   shift 2
-  rm -rf "${tmp:?}/out" && mkdir -p "$tmp/out" && sync
+  rm -rf "${tmp:?}/out" && rm -f "$tmp"/*-report.json && mkdir -p "$tmp/out" && sync
   wait_quiet >"$tmp/$name.busy"
   echo "bench: $name ($ranks ranks)" >&2
   if ! (cd "$tmp" && "$ECLUSE_MPIEXEC" -n "$ranks" "$@") >"$tmp/$name.json"; then
     echo "bench: $name FAILED; its result is left out" >&2
     : >"$tmp/$name.json"
   fi
-  # Ecluse's own run report of the last session, if the program put it in the output directory
-  # (approach_compare does): collect.py takes the per-iteration store times from it.
+  # Ecluse's own run report of the last session, in the output directory (approach_compare puts
+  # it there) or else in the working directory (the default): collect.py takes the per-iteration
+  # store times and the servers' idle CPU from it.
   local report
-  for report in "$tmp"/out/*-report.json; do
+  for report in "$tmp"/*-report.json "$tmp"/out/*-report.json; do
     [[ -f $report ]] && cp "$report" "$tmp/$name.report"
   done
   return 0
@@ -104,7 +111,7 @@ dc_suite() {
   # store fits in the compute phase here, and 32 MiB, whose store does not (see README).
   local wc_args jitter_args jitter_sizes tput_args mib fsync config mode ranks name
   if ((quick)); then
-    wc_args=(--max-mib 16 --reps-scale 0.2)
+    wc_args=(--max-mib 64 --reps-scale 0.2)  # 64 MiB: the end_iteration figure
     jitter_args=(--iterations 12) jitter_sizes=(8)
     tput_args=(--iterations 8 --reps 2 --fsync-reps 1)
   else
@@ -173,12 +180,53 @@ run_suite() {
   rm -rf "$tmp"
   cat "$out"
   python3 "$ECLUSE_ROOT/bench/collect.py" --table "$out"
+  echo
+  python3 "$ECLUSE_ROOT/bench/collect.py" --before-after "$out"
+  written+=("$out")
   echo "bench: results in $out" >&2
+}
+
+# ADIOS2 with MPI beside Ecluse DC and DN: bench/adios2.sh writes
+# bench/results/adios2-<date>.json. It runs only when its ADIOS2 build is present (the stamp
+# scripts/build-adios2.sh leaves in $ADIOS2_PREFIX, or in its cache): a run never downloads
+# and builds ADIOS2 by itself. Otherwise the performance table takes the newest committed
+# adios2-*.json.
+adios2_available() {
+  local stamps=("${ADIOS2_PREFIX:-/nonexistent}/ecluse-build.json"
+    "${XDG_CACHE_HOME:-$HOME/.cache}"/ecluse/adios2-*-"${ECLUSE_MPI:-openmpi}"/ecluse-build.json)
+  [[ -x "$ECLUSE_ROOT/bench/adios2.sh" ]] || return 1
+  local stamp
+  for stamp in "${stamps[@]}"; do [[ -f $stamp ]] && return 0; done
+  return 1
+}
+
+adios2_suite() {
+  local out args=()
+  if ! adios2_available; then
+    echo "bench: no MPI-enabled ADIOS2 build (scripts/build-adios2.sh); the performance table" \
+      "uses the newest committed bench/results/adios2-*.json" >&2
+    return 0
+  fi
+  ((quick)) && args=(--iterations 12 --reps 1)
+  out="$results/adios2-$(date -u +%Y%m%d-%H%M%S).json"
+  if "$ECLUSE_ROOT/bench/adios2.sh" --out "$out" "${args[@]}"; then
+    written+=("$out")
+    python3 "$ECLUSE_ROOT/bench/collect.py" --before-after "$out"
+  else
+    echo "bench: adios2.sh FAILED; its result is left out" >&2
+  fi
+  return 0
 }
 
 build
 tmp=""
+written=()
 trap '[[ -n "$tmp" ]] && rm -rf "$tmp"' EXIT
 [[ $suite == dc || $suite == all ]] && run_suite dc
 [[ $suite == approaches || $suite == all ]] && run_suite approaches
+[[ $suite == adios2 || $suite == all ]] && adios2_suite
+echo
+echo "## Performance (issue 18): every figure with its goal, before and after"
+echo
+python3 "$ECLUSE_ROOT/bench/collect.py" --performance "${written[@]}"
 exit 0
