@@ -5,6 +5,7 @@
 
 #include "config/ConfigLoader.hpp"
 #include "core/Collective.hpp"
+#include "core/RunFailure.hpp"
 #include "dc/DedicatedCoreServer.hpp"
 #include "dc/NodeBuffer.hpp"
 #include "dc/ShmTransport.hpp"
@@ -13,6 +14,7 @@
 #include "frequency/FrequencyGovernor.hpp"
 #include "insitu/InSitu.hpp"
 #include "report/HostEnergy.hpp"
+#include "report/PartialReport.hpp"
 #include "report/RunReport.hpp"
 #include "transport/DirectTransport.hpp"
 
@@ -41,6 +43,7 @@ Runtime::Runtime(const std::string& source_name, const std::string& xml, MPI_Com
   accounting_->on_change([this](Phase from, Phase to) { governor_->on_phase(from, to); });
   start_trace(*accounting_, config_, rank, topology_->role(), *log_);
   job_ = job_identifier(comm);
+  report_failures();
   if (config_.architecture.dedicated_cores > 0) {
     build_dedicated_cores(comm);
   } else if (config_.architecture.dedicated_nodes > 0) {
@@ -50,7 +53,24 @@ Runtime::Runtime(const std::string& source_name, const std::string& xml, MPI_Com
   }
 }
 
+// A survivor of a failure cannot take part in the report gather (a process is gone): it adds
+// what it saw to a partial report itself, before it gives up.
+void Runtime::report_failures() {
+  const std::string path = report_path(config_);
+  if (path.empty()) return;
+  FailureWitness witness{config_.simulation,
+                         config_.source,
+                         std::string(name_of(config_.architecture.approach())),
+                         job_,
+                         topology_->world_rank(),
+                         std::string(name_of(topology_->role()))};
+  set_failure_handler([path, witness](const RunFailure& failure) {
+    add_to_partial_report(path, witness, failure);
+  });
+}
+
 Runtime::~Runtime() {
+  set_failure_handler({});
   // Stores may use the node communicator until they are destroyed.
   writer_.reset();
   if (node_writers_ != MPI_COMM_NULL) MPI_Comm_free(&node_writers_);

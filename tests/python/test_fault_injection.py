@@ -7,6 +7,7 @@ and name on stderr what was lost. A simulation that uses MPI_COMM_WORLD instead 
 communicator must end the same way, with a message that names the right communicator.
 ECLUSE_FAULT_SEED=<n> replays a run; the default seed is fixed, ECLUSE_FAULT_SEED=random draws one."""
 import functools
+import json
 import os
 import pathlib
 import random
@@ -105,6 +106,51 @@ def test_killed_process_ends_the_run_in_bounded_time_leaving_no_segment(tmp_path
     # ends every process at a kill, even with -disable-auto-cleanup, sometimes with no word.
     output = result.stdout + result.stderr
     assert named_loss(output) or hydra(), f"{context}: nothing names the loss:\n{output}"
+    report = check_partial_report(tmp_path, output, victim_rank(approach, victim),
+                                  VICTIM_ROLE[(approach, victim)], context)
+    # With error recovery the survivors live until they give up, and write it; a kill within
+    # set-up can come before the run has agreed on its identifier (then stderr only), and
+    # MPICH's Hydra or the default clean-up may end them first.
+    if recovery and run == 1 and not hydra():
+        assert report is not None, f"{context}: no partial report:\n{output}"
+
+
+VICTIM_ROLE = {("dc", "client"): "simulation", ("dc", "server"): "dedicated-core",
+               ("dn", "client"): "simulation", ("dn", "server"): "dedicated-node"}
+
+
+def victim_rank(approach, victim):
+    """As tests/fault/fault_program.cpp."""
+    return 0 if victim == "client" else (1 if approach == "dc" else 3)
+
+
+def check_partial_report(directory, output, victim, role, context):
+    """The survivors' report (docs/report.md, "After a failure"), if one was written: marked
+    incomplete, every failure printed on stderr by a survivor, the dead process named with its
+    role, and the lost iterations counted as the message names them. Returns it, or None."""
+    path = pathlib.Path(directory) / "fault-report.json"
+    assert not list(pathlib.Path(directory).glob("fault-report.json*.part")), context
+    if not path.exists():
+        return None
+    report = json.loads(path.read_text())
+    assert report["complete"] is False and report["simulation"] == "fault", (context, report)
+    assert report["failures"] and report["failures_not_listed"] == 0, (context, report)
+    for failure in report["failures"]:
+        assert failure["seen_by"]["world_rank"] != victim, (context, failure)
+        assert failure["cause"] in output, (context, failure)
+        lost = failure["lost_process"]
+        if lost is not None:
+            assert lost["role"] == role, (context, failure)
+            assert f"process {lost['pid']}" in failure["cause"], (context, failure)
+            assert lost["world_rank"] in (None, victim), (context, failure)
+        iterations = failure["lost_iterations"]
+        if iterations is not None:
+            first, last = iterations["first"], iterations["last"]
+            assert iterations["count"] == last - first + 1 >= 1, (context, failure)
+            named = (f"iteration {first} was" if first == last
+                     else f"iterations {first} to {last} were")
+            assert f"{named} received in part and" in failure["cause"], (context, failure)
+    return report
 
 
 def named_loss(output):
@@ -129,6 +175,16 @@ def test_killed_client_does_not_hang_the_dedicated_node_at_finalize(tmp_path):
     # the survivors have no finalize to give up.
     assert ours or hydra(), result.stdout + result.stderr
     assert elapsed < 2 * TIMEOUT + 30, f"{elapsed:.1f} s"
+    report = check_partial_report(tmp_path, result.stdout + result.stderr, 0, "simulation",
+                                  "dn client killed at finalize")
+    if not hydra():
+        # The dedicated node saw its client die: it names it, its world rank and its role.
+        seen = [f for f in report["failures"] if f["lost_process"] is not None]
+        assert [(f["seen_by"]["world_rank"], f["lost_process"]["world_rank"]) for f in seen] == \
+            [(3, 0)], report
+        timeouts = [f["seen_by"]["world_rank"] for f in report["failures"]
+                    if f["cause"].startswith("timeout (ECLUSE_TIMEOUT=3 s) waiting in finalize")]
+        assert timeouts and set(timeouts) <= {1, 2, 3}, report
 
 
 @pytest.mark.parametrize("approach,ranks,server,clients", [("dc", 4, "dedicated core", 1),
