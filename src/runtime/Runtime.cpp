@@ -16,6 +16,7 @@
 #include "report/HostEnergy.hpp"
 #include "report/PartialReport.hpp"
 #include "report/RunReport.hpp"
+#include "runtime/ServerCommCheck.hpp"
 #include "transport/DirectTransport.hpp"
 
 namespace ecluse {
@@ -71,6 +72,7 @@ void Runtime::report_failures() {
 
 Runtime::~Runtime() {
   set_failure_handler({});
+  stop_watching_server_communicators();
   // Stores may use the node communicator until they are destroyed.
   writer_.reset();
   if (node_writers_ != MPI_COMM_NULL) MPI_Comm_free(&node_writers_);
@@ -170,6 +172,7 @@ void Runtime::build_dedicated_nodes(MPI_Comm comm) {
 bool Runtime::start() {
   if (client_) {
     if (stopped_) restart_client();
+    if (has_servers()) watch_server_communicators(comm_, client_comm());
     accounting_->switch_to(Phase::Compute);
     return true;
   }
@@ -263,6 +266,7 @@ void Runtime::finalize(bool report) {
   if (writer_) writer_->leave_schedules();
   if (writer_) writer_->finish_hooks();
   accounting_->switch_to(Phase::Setup);
+  stop_watching_server_communicators();
   governor_->finish();
   if (!report) return;
   std::string failure;

@@ -200,3 +200,42 @@ def test_world_communicator_in_the_simulation_ends_with_the_right_advice(tmp_pat
             "ecluse_client_comm_get blocks there forever, since servers never join it: use that "
             "communicator.") in result.stderr, result.stderr
     assert TIMEOUT <= elapsed < TIMEOUT + 30, f"{elapsed:.1f} s"
+
+
+def launch_checked(ranks, approach, mode, cwd):
+    """world_comm_program with libecluse_mpicheck preloaded in the ranks (not in the launcher)."""
+    env = dict(child_env(), ECLUSE_TIMEOUT=str(TIMEOUT))
+    start = time.monotonic()
+    result = subprocess.run([mpiexec(), "-n", str(ranks), "env",
+                             f"LD_PRELOAD={BUILD / 'libecluse_mpicheck.so'}",
+                             str(PROGRAMS / "world_comm_program"), approach, mode], cwd=cwd,
+                            env=env, capture_output=True, text=True, timeout=120)
+    return result, time.monotonic() - start
+
+
+@pytest.mark.parametrize("approach,ranks,clients,servers", [("dc", 4, [0, 2], 2),
+                                                            ("dn", 3, [0, 1], 1)])
+def test_mpicheck_refuses_the_world_communicator_at_once(tmp_path, approach, ranks, clients,
+                                                         servers):
+    """Opt-in (docs/reliability.md): the mistaken MPI_Barrier(MPI_COMM_WORLD) of each client is
+    refused with MPI_ERR_COMM before it blocks, long before ECLUSE_TIMEOUT: through the default
+    error handler it ends the job; with MPI_ERRORS_RETURN the program sees the error and the
+    run ends normally. A collective on the clients' communicator is let through."""
+    def message(rank):
+        return (f"ecluse: world rank {rank}: MPI_Barrier on a communicator that holds {servers} "
+                "Ecluse server rank(s) (MPI_COMM_WORLD, or one made from it), which never join "
+                "it: the call would block for ever. Use the communicator from "
+                "ecluse_client_comm_get (refused by libecluse_mpicheck with MPI_ERR_COMM).")
+
+    fatal, elapsed = launch_checked(ranks, approach, "fatal", tmp_path)
+    assert fatal.returncode != 0 and message(clients[0]) in fatal.stderr, fatal.stderr
+    # Refused at the call, not found by the servers' silence check after ECLUSE_TIMEOUT.
+    assert "timeout (ECLUSE_TIMEOUT" not in fatal.stderr, fatal.stderr
+    assert elapsed < TIMEOUT + 30, f"{elapsed:.1f} s"
+    returned, _ = launch_checked(ranks, approach, "return", tmp_path)
+    assert returned.returncode == 0, returned.stderr
+    for rank in clients:
+        assert message(rank) in returned.stderr, returned.stderr
+    assert returned.stderr.count("MPI_Barrier returned MPI_ERR_COMM") == len(clients)
+    right, _ = launch_checked(ranks, approach, "clients", tmp_path)
+    assert right.returncode == 0 and "ecluse: world rank" not in right.stderr, right.stderr
