@@ -10,10 +10,10 @@
 
 namespace ecluse {
 
-/** Armed by its constructor, disarmed by its destructor: if the call it surrounds has not
- * returned within wait_timeout(), the watchdog prints "ecluse: world rank R: timeout
- * (ECLUSE_TIMEOUT=N s) waiting in store 'S' for <operation> of file 'F' ..." on stderr and ends
- * the process with exit status 124, as abort_on_timeout does (MPI_Abort when MPI gives
+/** Armed by its constructor when ECLUSE_TIMEOUT is set, disarmed by its destructor: if the
+ * call it surrounds has not returned within wait_timeout(), the watchdog prints "ecluse: world rank
+ * R: timeout (ECLUSE_TIMEOUT=N s) waiting in store 'S' for <operation> of file 'F' ..." on stderr
+ * and ends the process with exit status 124, as abort_on_timeout does (MPI_Abort when MPI gives
  * MPI_THREAD_MULTIPLE, else write(2) and _exit: the other thread is inside MPI). Costs two
  * uncontended mutex locks; nothing is formatted unless the deadline passes. The strings must
  * outlive the object. Blocking calls may be bounded from several threads at once. */
@@ -34,6 +34,7 @@ class BlockingCall {
   friend class Watchdog;
   Site site_;
   const char* operation_;
+  bool armed_ = false;
   int ranks_ = 0;
   std::chrono::steady_clock::time_point deadline_;
   BlockingCall* previous_ = nullptr;
