@@ -1,6 +1,9 @@
 // Construction order and life cycle of one Ecluse instance, for each approach.
 #include "runtime/Runtime.hpp"
 
+#include <unistd.h>
+
+#include <map>
 #include <optional>
 
 #include "config/ConfigLoader.hpp"
@@ -57,6 +60,17 @@ Runtime::Runtime(const std::string& source_name, const std::string& xml, MPI_Com
 // A survivor of a failure cannot take part in the report gather (a process is gone): it adds
 // what it saw to a partial report itself, before it gives up.
 void Runtime::report_failures() {
+  // A dedicated core and its clients know each other by process id: the node's ids give the
+  // world rank of the one that died (dedicated nodes know their clients' ranks).
+  std::map<long long, int> world_rank_of;
+  if (config_.architecture.dedicated_cores > 0) {
+    const std::string mine =
+        std::to_string(::getpid()) + " " + std::to_string(topology_->world_rank());
+    for (const std::string& entry : gather_strings(topology_->node_comm(), mine)) {
+      const auto space = entry.find(' ');
+      world_rank_of[std::stoll(entry.substr(0, space))] = std::stoi(entry.substr(space + 1));
+    }
+  }
   const std::string path = report_path(config_);
   if (path.empty()) return;
   FailureWitness witness{config_.simulation,
@@ -65,7 +79,11 @@ void Runtime::report_failures() {
                          job_,
                          topology_->world_rank(),
                          std::string(name_of(topology_->role()))};
-  set_failure_handler([path, witness](const RunFailure& failure) {
+  set_failure_handler([path, witness, world_rank_of](RunFailure failure) {
+    const auto found = world_rank_of.find(failure.lost_pid);
+    if (failure.lost_world_rank < 0 && found != world_rank_of.end()) {
+      failure.lost_world_rank = found->second;
+    }
     add_to_partial_report(path, witness, failure);
   });
 }
