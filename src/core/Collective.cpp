@@ -10,6 +10,7 @@
 #include <thread>
 #include <utility>
 
+#include "core/RunFailure.hpp"
 #include "ecluse/Error.hpp"
 
 namespace ecluse {
@@ -61,6 +62,9 @@ void abort_on_timeout(const std::string& what) {
   std::fprintf(stderr, "ecluse: world rank %d: timeout (ECLUSE_TIMEOUT=%lld s) waiting %s\n", rank,
                static_cast<long long>(wait_timeout().count()), what.c_str());
   std::fflush(stderr);
+  report_failure(
+      {"timeout (ECLUSE_TIMEOUT=" + std::to_string(wait_timeout().count()) + " s) waiting " + what,
+       "", -1, -1, -1, -1});
   // The launcher forwards our stderr through a pipe; an abort that kills its forwarder at once
   // can lose the one line that says why (seen with MPICH's Hydra).
   std::this_thread::sleep_for(std::chrono::milliseconds(200));

@@ -2,6 +2,7 @@
 #include "dc/DedicatedCoreServer.hpp"
 
 #include "core/Process.hpp"
+#include "core/RunFailure.hpp"
 #include "ecluse/Error.hpp"
 #include "transport/TransportSupport.hpp"
 
@@ -133,10 +134,13 @@ void DedicatedCoreServer::check_clients() {
   for (int client : my_clients_) {
     const pid_t pid = buffer_.client_pid(client);
     if (process_gone(pid)) {
-      throw Error(ECLUSE_CHANNEL_ERROR, "client process " + std::to_string(pid) +
-                                            " of this node died without calling stop; the "
-                                            "dedicated core stops" +
-                                            collector_->pending_description() + ".");
+      const std::string cause = "client process " + std::to_string(pid) +
+                                " of this node died without calling stop; the dedicated core "
+                                "stops" +
+                                collector_->pending_description() + ".";
+      const auto [first, last] = collector_->pending_range();
+      report_failure({cause, "simulation", -1, pid, first, last});
+      throw Error(ECLUSE_CHANNEL_ERROR, cause);
     }
   }
 }

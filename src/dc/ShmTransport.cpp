@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "core/Process.hpp"
+#include "core/RunFailure.hpp"
 #include "ecluse/Error.hpp"
 #include "shm/Futex.hpp"
 #include "transport/TransportSupport.hpp"
@@ -32,9 +33,11 @@ void ShmTransport::check_alive(std::chrono::steady_clock::time_point deadline,
                                const std::string& what) const {
   const pid_t pid = buffer_.server_pid(server_);
   if (process_gone(pid)) {
-    throw Error(ECLUSE_CHANNEL_ERROR, "the Ecluse server of this node (process " +
-                                          std::to_string(pid) + ") is gone while " + what +
-                                          "; the run cannot go on: see that server's output.");
+    const std::string cause = "the Ecluse server of this node (process " + std::to_string(pid) +
+                              ") is gone while " + what +
+                              "; the run cannot go on: see that server's output.";
+    report_failure({cause, "dedicated-core", -1, pid, -1, -1});
+    throw Error(ECLUSE_CHANNEL_ERROR, cause);
   }
   if (std::chrono::steady_clock::now() > deadline) {
     throw Error(ECLUSE_CHANNEL_ERROR, "waited " + std::to_string(timeout_.count()) + " s " + what +
@@ -184,10 +187,11 @@ void ShmTransport::stop() {
   // A client that never waited would not have noticed; it must not call this run a success.
   const pid_t pid = buffer_.server_pid(server_);
   if (process_gone(pid)) {
-    throw Error(ECLUSE_CHANNEL_ERROR, "the Ecluse server of this node (process " +
-                                          std::to_string(pid) +
-                                          ") is gone at stop: the iterations of this client it "
-                                          "had not stored yet are lost; see that server's output.");
+    const std::string cause = "the Ecluse server of this node (process " + std::to_string(pid) +
+                              ") is gone at stop: the iterations of this client it had not "
+                              "stored yet are lost; see that server's output.";
+    report_failure({cause, "dedicated-core", -1, pid, -1, -1});
+    throw Error(ECLUSE_CHANNEL_ERROR, cause);
   }
 }
 

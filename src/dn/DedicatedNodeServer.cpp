@@ -3,6 +3,7 @@
 
 #include "core/Collective.hpp"
 #include "core/Process.hpp"
+#include "core/RunFailure.hpp"
 #include "dn/Backoff.hpp"
 #include "ecluse/Error.hpp"
 #include "transport/TransportSupport.hpp"
@@ -222,11 +223,13 @@ void DedicatedNodeServer::check_clients() {
     if (p.stopped || !p.process.same_host_as(self_)) continue;
     const auto pid = p.process.pid;
     if (process_gone(pid)) {
-      throw Error(ECLUSE_CHANNEL_ERROR, "client process " + std::to_string(pid) + " (world rank " +
-                                            std::to_string(p.rank) +
-                                            ") died without calling stop; the dedicated node "
-                                            "server stops" +
-                                            collector_->pending_description() + ".");
+      const std::string cause = "client process " + std::to_string(pid) + " (world rank " +
+                                std::to_string(p.rank) +
+                                ") died without calling stop; the dedicated node server stops" +
+                                collector_->pending_description() + ".";
+      const auto [first, last] = collector_->pending_range();
+      report_failure({cause, "simulation", p.rank, pid, first, last});
+      throw Error(ECLUSE_CHANNEL_ERROR, cause);
     }
   }
 }

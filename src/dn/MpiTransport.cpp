@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/Process.hpp"
+#include "core/RunFailure.hpp"
 #include "dn/Backoff.hpp"
 #include "ecluse/Error.hpp"
 #include "transport/TransportSupport.hpp"
@@ -87,10 +88,12 @@ void MpiTransport::check_server(std::chrono::steady_clock::time_point deadline,
                                 const std::string& what) {
   const auto pid = server_process_.pid;
   if (server_local_ && process_gone(pid)) {
-    throw Error(ECLUSE_CHANNEL_ERROR, "the Ecluse server of this client (world rank " +
-                                          std::to_string(server_) + ", process " +
-                                          std::to_string(pid) + ") is gone while " + what +
-                                          "; the run cannot go on: see that server's output.");
+    const std::string cause = "the Ecluse server of this client (world rank " +
+                              std::to_string(server_) + ", process " + std::to_string(pid) +
+                              ") is gone while " + what +
+                              "; the run cannot go on: see that server's output.";
+    report_failure({cause, "dedicated-node", server_, pid, -1, -1});
+    throw Error(ECLUSE_CHANNEL_ERROR, cause);
   }
   if (std::chrono::steady_clock::now() > deadline) {
     throw Error(ECLUSE_CHANNEL_ERROR,

@@ -202,6 +202,7 @@ Json build_report(const Config& config, const RunTotals& t,
   r["simulation"] = config.simulation;
   r["config"] = config.source;
   r["approach"] = std::string(name_of(t.approach));
+  r["complete"] = true;
   r["architecture"] = architecture_json(config);
   r["ranks"] = t.ranks;
   r["nodes"] = t.nodes;

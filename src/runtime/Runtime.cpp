@@ -1,10 +1,14 @@
 // Construction order and life cycle of one Ecluse instance, for each approach.
 #include "runtime/Runtime.hpp"
 
+#include <unistd.h>
+
+#include <map>
 #include <optional>
 
 #include "config/ConfigLoader.hpp"
 #include "core/Collective.hpp"
+#include "core/RunFailure.hpp"
 #include "dc/DedicatedCoreServer.hpp"
 #include "dc/NodeBuffer.hpp"
 #include "dc/ShmTransport.hpp"
@@ -13,7 +17,9 @@
 #include "frequency/FrequencyGovernor.hpp"
 #include "insitu/InSitu.hpp"
 #include "report/HostEnergy.hpp"
+#include "report/PartialReport.hpp"
 #include "report/RunReport.hpp"
+#include "runtime/ServerCommCheck.hpp"
 #include "transport/DirectTransport.hpp"
 
 namespace ecluse {
@@ -41,6 +47,7 @@ Runtime::Runtime(const std::string& source_name, const std::string& xml, MPI_Com
   accounting_->on_change([this](Phase from, Phase to) { governor_->on_phase(from, to); });
   start_trace(*accounting_, config_, rank, topology_->role(), *log_);
   job_ = job_identifier(comm);
+  report_failures();
   if (config_.architecture.dedicated_cores > 0) {
     build_dedicated_cores(comm);
   } else if (config_.architecture.dedicated_nodes > 0) {
@@ -50,7 +57,40 @@ Runtime::Runtime(const std::string& source_name, const std::string& xml, MPI_Com
   }
 }
 
+// A survivor of a failure cannot take part in the report gather (a process is gone): it adds
+// what it saw to a partial report itself, before it gives up.
+void Runtime::report_failures() {
+  // A dedicated core and its clients know each other by process id: the node's ids give the
+  // world rank of the one that died (dedicated nodes know their clients' ranks).
+  std::map<long long, int> world_rank_of;
+  if (config_.architecture.dedicated_cores > 0) {
+    const std::string mine =
+        std::to_string(::getpid()) + " " + std::to_string(topology_->world_rank());
+    for (const std::string& entry : gather_strings(topology_->node_comm(), mine)) {
+      const auto space = entry.find(' ');
+      world_rank_of[std::stoll(entry.substr(0, space))] = std::stoi(entry.substr(space + 1));
+    }
+  }
+  const std::string path = report_path(config_);
+  if (path.empty()) return;
+  FailureWitness witness{config_.simulation,
+                         config_.source,
+                         std::string(name_of(config_.architecture.approach())),
+                         job_,
+                         topology_->world_rank(),
+                         std::string(name_of(topology_->role()))};
+  set_failure_handler([path, witness, world_rank_of](RunFailure failure) {
+    const auto found = world_rank_of.find(failure.lost_pid);
+    if (failure.lost_world_rank < 0 && found != world_rank_of.end()) {
+      failure.lost_world_rank = found->second;
+    }
+    add_to_partial_report(path, witness, failure);
+  });
+}
+
 Runtime::~Runtime() {
+  set_failure_handler({});
+  stop_watching_server_communicators();
   // Stores may use the node communicator until they are destroyed.
   writer_.reset();
   if (node_writers_ != MPI_COMM_NULL) MPI_Comm_free(&node_writers_);
@@ -150,6 +190,7 @@ void Runtime::build_dedicated_nodes(MPI_Comm comm) {
 bool Runtime::start() {
   if (client_) {
     if (stopped_) restart_client();
+    if (has_servers()) watch_server_communicators(comm_, client_comm());
     accounting_->switch_to(Phase::Compute);
     return true;
   }
@@ -243,6 +284,7 @@ void Runtime::finalize(bool report) {
   if (writer_) writer_->leave_schedules();
   if (writer_) writer_->finish_hooks();
   accounting_->switch_to(Phase::Setup);
+  stop_watching_server_communicators();
   governor_->finish();
   if (!report) return;
   std::string failure;

@@ -56,6 +56,7 @@ class Runtime {
   std::unique_ptr<Writer> make_writer(MPI_Comm writers, bool stores = true, bool hooks = true);
   std::unique_ptr<Writer> make_core_writer();
   void write_report();
+  void report_failures();
   [[nodiscard]] std::string store_failure_of_run() const;
   void end_unended_iteration();
   void restart_client();

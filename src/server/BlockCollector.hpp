@@ -47,6 +47,11 @@ class BlockCollector {
   /** What a server that stops now loses: "" or "; iterations 3 to 5 were received in part and
    * are not stored". */
   [[nodiscard]] std::string pending_description() const;
+  /** The first and last iterations received in part (-1, -1 when none). */
+  [[nodiscard]] std::pair<int, int> pending_range() const {
+    if (iterations_.empty()) return {-1, -1};
+    return {iterations_.begin()->first, iterations_.rbegin()->first};
+  }
 
  private:
   struct Iteration {

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/Collective.hpp"
+#include "core/Watchdog.hpp"
 #include "ecluse/Error.hpp"
 #include "store/Compression.hpp"
 #include "store/Packer.hpp"
@@ -418,6 +419,7 @@ void Hdf5CollectiveStore::write_file(const std::string& path, int iteration,
   Hdf5Handle file;
   run_collectively(env_.comm, [&] {
     file = create_file(path);
+    const BlockingCall call({options_.store_name, path, env_.comm}, "its attributes and H5Fflush");
     write_file_attributes(file.get(), env_.simulation, iteration, -1, path);
     hdf5_check(H5Fflush(file.get(), H5F_SCOPE_LOCAL), "flush the file", path);
   });
@@ -431,7 +433,10 @@ void Hdf5CollectiveStore::write_file(const std::string& path, int iteration,
     write_variable(file.get(), variable,
                    found == mine.end() ? std::vector<const BlockData*>{} : found->second, path);
   }
-  run_collectively(env_.comm, [&] { hdf5_check(file.close(), "close the file", path); });
+  run_collectively(env_.comm, [&] {
+    const BlockingCall call({options_.store_name, path, env_.comm}, "H5Fclose");
+    hdf5_check(file.close(), "close the file", path);
+  });
 }
 
 void Hdf5CollectiveStore::write_variable(hid_t file, const CollectiveVariable& variable,
@@ -446,6 +451,7 @@ void Hdf5CollectiveStore::write_variable(hid_t file, const CollectiveVariable& v
   }
   Hdf5Handle dataset;
   run_collectively(env_.comm, [&] {
+    const BlockingCall call({options_.store_name, path, env_.comm}, "H5Dcreate and attributes");
     dataset = create_dataset(file, variable, encoding, path);
     write_string_attribute(dataset.get(), "units", variable.units, path);
     if (options_.compression.method == Hdf5Compression::None) return;
@@ -454,9 +460,13 @@ void Hdf5CollectiveStore::write_variable(hid_t file, const CollectiveVariable& v
   });
   for (std::size_t i = 0; i < static_cast<std::size_t>(variable.blocks); ++i) {
     const BlockData* block = i < mine.size() ? mine[i] : nullptr;
-    run_collectively(
-        env_.comm, [&] { write_collective_block(dataset.get(), variable, encoding, block, path); });
+    run_collectively(env_.comm, [&] {
+      const BlockingCall call({options_.store_name, path, env_.comm}, "H5Dwrite (collective)");
+      write_collective_block(dataset.get(), variable, encoding, block, path);
+    });
   }
+  const BlockingCall call({options_.store_name, path, env_.comm}, "H5Dclose");
+  dataset.close();
 }
 
 // Once per variable: a gap is often a decomposition that drops a remainder (64 rows on 3
@@ -481,6 +491,7 @@ Hdf5Handle Hdf5CollectiveStore::create_file(const std::string& path) const {
   hdf5_check(H5Pset_fapl_mpio(fapl.get(), env_.comm, MPI_INFO_NULL), "select MPI-IO", path);
   hdf5_check(H5Pset_all_coll_metadata_ops(fapl.get(), 1), "make metadata reads collective", path);
   hdf5_check(H5Pset_coll_metadata_write(fapl.get(), 1), "make metadata writes collective", path);
+  const BlockingCall call({options_.store_name, path, env_.comm}, "H5Fcreate (collective open)");
   return hdf5_own(H5Fcreate(part_path(path).c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()),
                   H5Fclose, "create the file", path);
 }

@@ -34,7 +34,7 @@ std::string config(const std::string& approach, const std::string& dir) {
 }
 
 int victim_rank(const std::string& approach, const std::string& victim) {
-  if (victim == "client") return 0;
+  if (victim == "client" || victim == "client-midway") return 0;
   if (victim == "server") return approach == "dc" ? 1 : 3;
   return -1;
 }
@@ -55,7 +55,11 @@ bool report(int rank, const char* call, int status) {
 
 // Values name their writer (its rank among the clients, the P<source> of the dataset) and their
 // iteration, so that the test can check every stored block.
-bool simulate(int rank) {
+// `midway`: this client dies between its write and its end_iteration of iteration kMidway, so
+// that its server holds that iteration in part.
+constexpr int kMidway = 5;
+
+bool simulate(int rank, bool midway) {
   MPI_Comm clients = MPI_COMM_NULL;
   if (!report(rank, "client_comm_get", ecluse_client_comm_get(&clients))) return false;
   int source = 0;
@@ -65,6 +69,10 @@ bool simulate(int rank) {
     for (int i = 0; i < kValues; ++i)
       data[static_cast<std::size_t>(i)] = source * 1e6 + it * 1e4 + i;
     if (!report(rank, "write", ecluse_write("v", data.data()))) return false;
+    if (midway && it == kMidway) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the server takes the block
+      raise(SIGKILL);
+    }
     if (!report(rank, "end_iteration", ecluse_end_iteration())) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(15));
   }
@@ -76,7 +84,8 @@ bool simulate(int rank) {
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   if (argc != 5) {
-    std::fprintf(stderr, "usage: fault_program dc|dn client|server|none <delay ms> <dir>\n");
+    std::fprintf(stderr,
+                 "usage: fault_program dc|dn client|client-midway|server|none <delay ms> <dir>\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   const std::string approach = argv[1];
@@ -88,7 +97,7 @@ int main(int argc, char** argv) {
                    ecluse_initialize_string(config(approach, argv[4]).c_str(), MPI_COMM_WORLD));
   int is_client = 0;
   ok = ok && report(rank, "start", ecluse_start(&is_client));
-  if (ok && is_client) ok = simulate(rank);
+  if (ok && is_client) ok = simulate(rank, victim && std::string(argv[2]) == "client-midway");
   if (victim) raise(SIGKILL);  // the latest point: every run loses its victim
   ok = report(rank, "finalize", ecluse_finalize()) && ok;
   MPI_Finalize();

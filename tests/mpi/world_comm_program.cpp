@@ -37,7 +37,19 @@ int main(int argc, char** argv) {
     std::vector<double> data(100, 1.0);
     ecluse_write("v", data.data());
     ecluse_end_iteration();
-    MPI_Barrier(MPI_COMM_WORLD);  // the mistake: the servers are in MPI_COMM_WORLD too
+    // "return": with libecluse_mpicheck, the mistake is an error the program sees.
+    if (argc > 2 && std::string(argv[2]) == "return") {
+      MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    }
+    // "clients": the right communicator, which the check lets through.
+    MPI_Comm clients = MPI_COMM_NULL;
+    ecluse_client_comm_get(&clients);
+    const bool right = argc > 2 && std::string(argv[2]) == "clients";
+    // The mistake: the servers are in MPI_COMM_WORLD too.
+    const int status = MPI_Barrier(right ? clients : MPI_COMM_WORLD);
+    int error_class = MPI_SUCCESS;
+    MPI_Error_class(status, &error_class);
+    if (error_class == MPI_ERR_COMM) std::fprintf(stderr, "MPI_Barrier returned MPI_ERR_COMM\n");
     ecluse_stop();
   }
   ecluse_finalize();

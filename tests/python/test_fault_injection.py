@@ -7,6 +7,7 @@ and name on stderr what was lost. A simulation that uses MPI_COMM_WORLD instead 
 communicator must end the same way, with a message that names the right communicator.
 ECLUSE_FAULT_SEED=<n> replays a run; the default seed is fixed, ECLUSE_FAULT_SEED=random draws one."""
 import functools
+import json
 import os
 import pathlib
 import random
@@ -105,6 +106,51 @@ def test_killed_process_ends_the_run_in_bounded_time_leaving_no_segment(tmp_path
     # ends every process at a kill, even with -disable-auto-cleanup, sometimes with no word.
     output = result.stdout + result.stderr
     assert named_loss(output) or hydra(), f"{context}: nothing names the loss:\n{output}"
+    report = check_partial_report(tmp_path, output, victim_rank(approach, victim),
+                                  VICTIM_ROLE[(approach, victim)], context)
+    # With error recovery the survivors live until they give up, and write it; a kill within
+    # set-up can come before the run has agreed on its identifier (then stderr only), and
+    # MPICH's Hydra or the default clean-up may end them first.
+    if recovery and run == 1 and not hydra():
+        assert report is not None, f"{context}: no partial report:\n{output}"
+
+
+VICTIM_ROLE = {("dc", "client"): "simulation", ("dc", "server"): "dedicated-core",
+               ("dn", "client"): "simulation", ("dn", "server"): "dedicated-node"}
+
+
+def victim_rank(approach, victim):
+    """As tests/fault/fault_program.cpp."""
+    return 0 if victim == "client" else (1 if approach == "dc" else 3)
+
+
+def check_partial_report(directory, output, victim, role, context):
+    """The survivors' report (docs/report.md, "After a failure"), if one was written: marked
+    incomplete, every failure printed on stderr by a survivor, the dead process named with its
+    role, and the lost iterations counted as the message names them. Returns it, or None."""
+    path = pathlib.Path(directory) / "fault-report.json"
+    assert not list(pathlib.Path(directory).glob("fault-report.json*.part")), context
+    if not path.exists():
+        return None
+    report = json.loads(path.read_text())
+    assert report["complete"] is False and report["simulation"] == "fault", (context, report)
+    assert report["failures"] and report["failures_not_listed"] == 0, (context, report)
+    for failure in report["failures"]:
+        assert failure["seen_by"]["world_rank"] != victim, (context, failure)
+        assert failure["cause"] in output, (context, failure)
+        lost = failure["lost_process"]
+        if lost is not None:
+            assert lost["role"] == role, (context, failure)
+            assert f"process {lost['pid']}" in failure["cause"], (context, failure)
+            assert lost["world_rank"] == victim, (context, failure)
+        iterations = failure["lost_iterations"]
+        if iterations is not None:
+            first, last = iterations["first"], iterations["last"]
+            assert iterations["count"] == last - first + 1 >= 1, (context, failure)
+            named = (f"iteration {first} was" if first == last
+                     else f"iterations {first} to {last} were")
+            assert f"{named} received in part and" in failure["cause"], (context, failure)
+    return report
 
 
 def named_loss(output):
@@ -113,6 +159,32 @@ def named_loss(output):
                      r"timeout \(ECLUSE_TIMEOUT=3 s\) waiting ", output)
     runtime = re.search(r"signal 9|Killed|KILLED", output)
     return bool(ours or runtime)
+
+
+def test_client_killed_within_an_iteration_is_counted_in_the_partial_report(tmp_path):
+    """A DC client dies between its write and its end_iteration of iteration 5: its dedicated
+    core names that iteration as lost on stderr and in the partial report, with the process,
+    its world rank and its role; the other survivors add the waits they gave up."""
+    out = tmp_path / "out"
+    result, elapsed = launch(4, [str(PROGRAMS / "fault_program"), "dc", "client-midway",
+                                 "100000", str(out)], tmp_path)
+    output = result.stdout + result.stderr
+    assert failed(result, True) or hydra(), output
+    assert elapsed < 2 * TIMEOUT + 30, f"{elapsed:.1f} s"
+    check_final_files(out, "client-midway")
+    report = check_partial_report(tmp_path, output, 0, "simulation", "client-midway")
+    if hydra():  # MPICH 4.0's Hydra may end the job at the kill
+        return
+    assert report is not None, output
+    seen = [f for f in report["failures"] if f["lost_process"] is not None]
+    assert len(seen) == 1 and seen[0]["seen_by"] == {
+        "world_rank": 1, "role": "dedicated-core", "pid": seen[0]["seen_by"]["pid"]}, report
+    assert seen[0]["lost_process"]["world_rank"] == 0, report
+    assert seen[0]["lost_iterations"] == {"count": 1, "first": 5, "last": 5}, report
+    assert "iteration 5 was received in part and is not stored" in seen[0]["cause"], report
+    # Node 0's dedicated core (writer 0) stored iterations 0 to 4 of its client, not the 5th.
+    stored = {p.name for p in out.rglob("*_Pr0.h5")}
+    assert stored == {f"fault_It{i}_Pr0.h5" for i in range(5)}, stored
 
 
 def test_killed_client_does_not_hang_the_dedicated_node_at_finalize(tmp_path):
@@ -129,6 +201,16 @@ def test_killed_client_does_not_hang_the_dedicated_node_at_finalize(tmp_path):
     # the survivors have no finalize to give up.
     assert ours or hydra(), result.stdout + result.stderr
     assert elapsed < 2 * TIMEOUT + 30, f"{elapsed:.1f} s"
+    report = check_partial_report(tmp_path, result.stdout + result.stderr, 0, "simulation",
+                                  "dn client killed at finalize")
+    if not hydra():
+        # The dedicated node saw its client die: it names it, its world rank and its role.
+        seen = [f for f in report["failures"] if f["lost_process"] is not None]
+        assert [(f["seen_by"]["world_rank"], f["lost_process"]["world_rank"]) for f in seen] == \
+            [(3, 0)], report
+        timeouts = [f["seen_by"]["world_rank"] for f in report["failures"]
+                    if f["cause"].startswith("timeout (ECLUSE_TIMEOUT=3 s) waiting in finalize")]
+        assert timeouts and set(timeouts) <= {1, 2, 3}, report
 
 
 @pytest.mark.parametrize("approach,ranks,server,clients", [("dc", 4, "dedicated core", 1),
@@ -144,3 +226,42 @@ def test_world_communicator_in_the_simulation_ends_with_the_right_advice(tmp_pat
             "ecluse_client_comm_get blocks there forever, since servers never join it: use that "
             "communicator.") in result.stderr, result.stderr
     assert TIMEOUT <= elapsed < TIMEOUT + 30, f"{elapsed:.1f} s"
+
+
+def launch_checked(ranks, approach, mode, cwd):
+    """world_comm_program with libecluse_mpicheck preloaded in the ranks (not in the launcher)."""
+    env = dict(child_env(), ECLUSE_TIMEOUT=str(TIMEOUT))
+    start = time.monotonic()
+    result = subprocess.run([mpiexec(), "-n", str(ranks), "env",
+                             f"LD_PRELOAD={BUILD / 'libecluse_mpicheck.so'}",
+                             str(PROGRAMS / "world_comm_program"), approach, mode], cwd=cwd,
+                            env=env, capture_output=True, text=True, timeout=120)
+    return result, time.monotonic() - start
+
+
+@pytest.mark.parametrize("approach,ranks,clients,servers", [("dc", 4, [0, 2], 2),
+                                                            ("dn", 3, [0, 1], 1)])
+def test_mpicheck_refuses_the_world_communicator_at_once(tmp_path, approach, ranks, clients,
+                                                         servers):
+    """Opt-in (docs/reliability.md): the mistaken MPI_Barrier(MPI_COMM_WORLD) of each client is
+    refused with MPI_ERR_COMM before it blocks, long before ECLUSE_TIMEOUT: through the default
+    error handler it ends the job; with MPI_ERRORS_RETURN the program sees the error and the
+    run ends normally. A collective on the clients' communicator is let through."""
+    def message(rank):
+        return (f"ecluse: world rank {rank}: MPI_Barrier on a communicator that holds {servers} "
+                "Ecluse server rank(s) (MPI_COMM_WORLD, or one made from it), which never join "
+                "it: the call would block for ever. Use the communicator from "
+                "ecluse_client_comm_get (refused by libecluse_mpicheck with MPI_ERR_COMM).")
+
+    fatal, elapsed = launch_checked(ranks, approach, "fatal", tmp_path)
+    assert fatal.returncode != 0 and message(clients[0]) in fatal.stderr, fatal.stderr
+    # Refused at the call, not found by the servers' silence check after ECLUSE_TIMEOUT.
+    assert "timeout (ECLUSE_TIMEOUT" not in fatal.stderr, fatal.stderr
+    assert elapsed < TIMEOUT + 30, f"{elapsed:.1f} s"
+    returned, _ = launch_checked(ranks, approach, "return", tmp_path)
+    assert returned.returncode == 0, returned.stderr
+    for rank in clients:
+        assert message(rank) in returned.stderr, returned.stderr
+    assert returned.stderr.count("MPI_Barrier returned MPI_ERR_COMM") == len(clients)
+    right, _ = launch_checked(ranks, approach, "clients", tmp_path)
+    assert right.returncode == 0 and "ecluse: world rank" not in right.stderr, right.stderr

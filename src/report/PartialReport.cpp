@@ -1,0 +1,176 @@
+// Merging the survivors' failures into one partial report, line by line: the file is ours, one
+// failure per line, so no JSON reader is needed.
+#include "report/PartialReport.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+#include <vector>
+
+#include "report/Json.hpp"
+
+namespace ecluse {
+
+namespace {
+
+constexpr const char* kFailureLine = "    {";
+constexpr const char* kNotListed = "  \"failures_not_listed\": ";
+
+// flock on the report's directory: nothing left behind; a holder only rewrites a small file,
+// so two seconds without the lock means something is wrong and the report is given up.
+class DirectoryLock {
+ public:
+  explicit DirectoryLock(const std::string& file) {
+    const auto directory = std::filesystem::path(file).parent_path();
+    fd_ = ::open(directory.empty() ? "." : directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd_ < 0) return;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      if (std::chrono::steady_clock::now() > deadline) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    locked_ = true;
+  }
+  ~DirectoryLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  DirectoryLock(const DirectoryLock&) = delete;
+  DirectoryLock& operator=(const DirectoryLock&) = delete;
+  [[nodiscard]] bool locked() const { return locked_; }
+
+ private:
+  int fd_ = -1;
+  bool locked_ = false;
+};
+
+Json lost_json(const RunFailure& f) {
+  if (f.lost_role.empty() && f.lost_world_rank < 0 && f.lost_pid < 0) return {};
+  Json lost = Json::object();
+  lost["role"] = f.lost_role.empty() ? Json() : Json(f.lost_role);
+  lost["world_rank"] = f.lost_world_rank >= 0 ? Json(f.lost_world_rank) : Json();
+  lost["pid"] = f.lost_pid >= 0 ? Json(static_cast<std::int64_t>(f.lost_pid)) : Json();
+  return lost;
+}
+
+Json lost_iterations_json(const RunFailure& f) {
+  if (f.first_lost_iteration < 0) return {};
+  return Json::object()
+      .set("count", f.last_lost_iteration - f.first_lost_iteration + 1)
+      .set("first", f.first_lost_iteration)
+      .set("last", f.last_lost_iteration);
+}
+
+std::string failure_line(const FailureWitness& w, const RunFailure& f) {
+  Json entry = Json::object();
+  entry["seen_by"] = Json::object()
+                         .set("world_rank", w.world_rank)
+                         .set("role", w.role)
+                         .set("pid", static_cast<std::int64_t>(::getpid()));
+  entry["cause"] = f.cause;
+  entry["lost_process"] = lost_json(f);
+  entry["lost_iterations"] = lost_iterations_json(f);
+  return kFailureLine + entry.dump(0).substr(1);
+}
+
+// The lines that open the file: the same for every survivor of one job.
+std::vector<std::string> header(const FailureWitness& w) {
+  return {"{",
+          "  \"schema\": \"ecluse-report/2\",",
+          "  \"simulation\": " + Json(w.simulation).dump(0) + ",",
+          "  \"config\": " + Json(w.config).dump(0) + ",",
+          "  \"approach\": " + Json(w.approach).dump(0) + ",",
+          "  \"job\": " + Json(w.job).dump(0) + ",",
+          "  \"complete\": false,"};
+}
+
+struct Listed {
+  std::vector<std::string> failures;
+  long long not_listed = 0;
+};
+
+// The failures already in the file, if it is this job's partial report.
+Listed read_listed(const std::string& path, const std::vector<std::string>& expected) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  Listed listed;
+  if (lines.size() < expected.size()) return listed;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    if (lines[i] != expected[i]) return listed;
+  }
+  for (std::size_t i = expected.size(); i < lines.size(); ++i) {
+    std::string line = lines[i];
+    if (line.rfind(kNotListed, 0) == 0) {
+      listed.not_listed = std::atoll(line.c_str() + std::string(kNotListed).size());
+    } else if (line.rfind(kFailureLine, 0) == 0) {
+      if (line.back() == ',') line.pop_back();
+      listed.failures.push_back(line);
+    }
+  }
+  return listed;
+}
+
+bool write_all(int fd, const std::string& text) {
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// The launcher may kill a survivor at any moment (when another process exits): the text is
+// written into an unnamed file (O_TMPFILE) that gets a name only when complete, just before
+// the rename, so that a kill leaves no partial file (but in that window of two system calls).
+// File systems without O_TMPFILE get a named temporary file.
+bool write_whole(const std::string& path, const std::string& text) {
+  const std::string part = path + "." + std::to_string(::getpid()) + ".part";
+  const auto directory = std::filesystem::path(path).parent_path();
+  int fd =
+      ::open(directory.empty() ? "." : directory.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+  const bool unnamed = fd >= 0;
+  if (!unnamed) fd = ::open(part.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0666);
+  if (fd < 0) return false;
+  bool ok = write_all(fd, text);
+  if (ok && unnamed) {
+    const std::string self = "/proc/self/fd/" + std::to_string(fd);
+    ok = ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, part.c_str(), AT_SYMLINK_FOLLOW) == 0;
+  }
+  ok = ::close(fd) == 0 && ok;
+  if (ok && std::rename(part.c_str(), path.c_str()) == 0) return true;
+  std::remove(part.c_str());
+  return false;
+}
+
+}  // namespace
+
+bool add_to_partial_report(const std::string& path, const FailureWitness& witness,
+                           const RunFailure& failure) {
+  const DirectoryLock lock(path);
+  if (!lock.locked()) return false;
+  const std::vector<std::string> head = header(witness);
+  Listed listed = read_listed(path, head);
+  if (listed.failures.size() < static_cast<std::size_t>(kMostListedFailures)) {
+    listed.failures.push_back(failure_line(witness, failure));
+  } else {
+    ++listed.not_listed;
+  }
+  std::string text;
+  for (const std::string& line : head) text += line + "\n";
+  text += kNotListed + std::to_string(listed.not_listed) + ",\n";
+  text += "  \"failures\": [\n";
+  for (std::size_t i = 0; i < listed.failures.size(); ++i) {
+    text += listed.failures[i] + (i + 1 < listed.failures.size() ? ",\n" : "\n");
+  }
+  text += "  ]\n}\n";
+  return write_whole(path, text);
+}
+
+}  // namespace ecluse

@@ -1,0 +1,30 @@
+// The run report of a run that broke (docs/report.md, "After a failure"): no collective can
+// complete once a process died, so each survivor that sees a failure adds it, alone, to the
+// report file: `"complete": false` and the list of failures (which process saw what, which
+// process died, which iterations are lost).
+#pragma once
+
+#include <string>
+
+#include "core/RunFailure.hpp"
+
+namespace ecluse {
+
+/** The surviving process that saw a failure, and its run. */
+struct FailureWitness {
+  std::string simulation, config, approach, job;
+  int world_rank = -1;
+  std::string role;
+};
+
+/** Most failures listed in one report; later ones are only counted ("failures_not_listed"). */
+inline constexpr int kMostListedFailures = 64;
+
+/** Adds `failure` to the partial report at `path` (created, or merged with the entries other
+ * survivors of the same job wrote: under a lock on its directory, written whole then renamed).
+ * A file of another run or a complete report is replaced. Returns false if it could not be
+ * written. */
+bool add_to_partial_report(const std::string& path, const FailureWitness& witness,
+                           const RunFailure& failure);
+
+}  // namespace ecluse
