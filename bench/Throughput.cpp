@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 #include "BenchSupport.hpp"
 #include "ecluse/ecluse.h"
@@ -91,6 +92,22 @@ void reset(const std::string& dir) {
     sync_directory(dir);
   }
   sleepy_barrier(MPI_COMM_WORLD);
+}
+
+ScopedEnv::ScopedEnv(const char* name, const char* value) : name_(name) {
+  if (const char* old = std::getenv(name)) {
+    had_ = true;
+    previous_ = old;
+  }
+  ::setenv(name, value, 1);
+}
+
+ScopedEnv::~ScopedEnv() {
+  if (had_) {
+    ::setenv(name_.c_str(), previous_.c_str(), 1);
+  } else {
+    ::unsetenv(name_.c_str());
+  }
 }
 
 }  // namespace ecluse::bench

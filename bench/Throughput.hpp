@@ -36,4 +36,26 @@ double tp_store_write(const ThroughputRun& run, const std::string& xml,
 /** Clean slate between measurements: no files, no dirty pages. Collective over world. */
 void reset(const std::string& dir);
 
+/** Sets an environment variable for the scope's lifetime (before ecluse_initialize: the
+ * library reads it there), then restores what was there. */
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value);
+  ~ScopedEnv();
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_, previous_;
+  bool had_ = false;
+};
+
+/** One step of the writer's path, measured in the same run: its name, what it changes, and
+ * its throughput against the raw write. */
+struct Step {
+  const char* name;
+  const char* change;
+  double ratio;
+};
+
 }  // namespace ecluse::bench

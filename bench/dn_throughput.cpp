@@ -89,6 +89,7 @@ DnTimes ecluse_dn_write(const Options& o, const std::vector<double>& data, bool 
 /** Seconds of each series over the reps of one durability mode. */
 struct Series {
   std::vector<double> raw, dn_end_to_end, dn_server, tp;
+  std::vector<double> dn_no_store_thread;  // end to end, main's server (the steps' "before")
   double received_bytes = 0;
 };
 
@@ -102,10 +103,14 @@ Series measure(const Options& o, const std::vector<double>& data, bool fsync) {
   Series s;
   const int reps = fsync ? o.fsync_reps : o.reps;
   for (int rep = 0; rep < reps; ++rep) {
-    for (int k = 0; k < 3; ++k) {
-      const int which = (k + rep) % 3;  // the order rotates from rep to rep
+    for (int k = 0; k < 4; ++k) {
+      const int which = (k + rep) % 4;  // the order rotates from rep to rep
       reset(o.dir);
       if (which == 0) s.raw.push_back(raw_write(run_of(o), data, fsync));
+      if (which == 3) {
+        const ScopedEnv before("ECLUSE_STORE_THREAD", "0");  // main's path: one thread
+        s.dn_no_store_thread.push_back(ecluse_dn_write(o, data, fsync).end_to_end);
+      }
       if (which == 2)
         s.tp.push_back(
             tp_store_write(run_of(o), config(o, Approach::TP, false), kSimulation, data, fsync));
@@ -126,7 +131,21 @@ Json run_mode(const Options& o, const std::vector<double>& data, bool fsync, boo
   auto gbps = [&](const std::vector<double>& t) { return total / median(t) * 1e-9; };
   const double raw = gbps(s.raw), e2e = gbps(s.dn_end_to_end);
   const double server = s.received_bytes / median(s.dn_server) * 1e-9;
+  const double before = gbps(s.dn_no_store_thread);
   *pass = *pass && e2e / raw >= kGoal;
+  Json steps = Json::array();
+  steps.push_back(Json::object()
+                      .set("name", "before")
+                      .set("change",
+                           "main: the dedicated node stores each iteration on its own thread and "
+                           "receives nothing meanwhile (ECLUSE_STORE_THREAD=0)")
+                      .set("ratio", before / raw));
+  steps.push_back(Json::object()
+                      .set("name", "store_thread")
+                      .set("change",
+                           "the server's store thread writes iteration i while its thread "
+                           "receives iteration i+1 and runs the actions (fsync of i)")
+                      .set("ratio", e2e / raw));
   return Json::object()
       .set("durability", fsync ? "fsync of every file after it is complete (DN: by the server "
                                  "in an event action; TP and raw: by the writer)"
@@ -138,14 +157,18 @@ Json run_mode(const Options& o, const std::vector<double>& data, bool fsync, boo
                        .set("raw", raw)
                        .set("ecluse_dn_end_to_end", e2e)
                        .set("ecluse_dn_server", server)
-                       .set("ecluse_tp", gbps(s.tp)))
+                       .set("ecluse_tp", gbps(s.tp))
+                       .set("ecluse_dn_no_store_thread", before))
       .set("ecluse_dn_over_ecluse_tp", e2e / gbps(s.tp))
+      .set("steps", std::move(steps))
+      .set("ecluse_dn_over_no_store_thread", e2e / before)
       .set("received_bytes", s.received_bytes)
       .set("seconds", Json::object()
                           .set("raw", list(s.raw))
                           .set("ecluse_dn_end_to_end", list(s.dn_end_to_end))
                           .set("ecluse_dn_server_in_start", list(s.dn_server))
-                          .set("ecluse_tp", list(s.tp)));
+                          .set("ecluse_tp", list(s.tp))
+                          .set("ecluse_dn_no_store_thread", list(s.dn_no_store_thread)));
 }
 
 Options parse(const Args& args) {
