@@ -142,7 +142,14 @@ Json fault_stats(const std::vector<Trace>& traces) {
     first = std::max(first, t.faults.front());
     later.insert(later.end(), t.faults.begin() + 1, t.faults.end());
   }
+  Json series = Json::array();
+  for (std::size_t i = 0; i < traces.front().faults.size(); ++i) {
+    double most = 0;
+    for (const Trace& t : traces) most = std::max(most, t.faults[i]);
+    series.push_back(most);
+  }
   return Json::object()
+      .set("series", std::move(series))
       .set("first", first)
       .set("after_first_median", percentile(later, 50))
       .set("after_first_max", maximum(later));
