@@ -18,8 +18,10 @@ struct ThroughputRun {
 };
 
 /** How the raw baseline writes a file: plain (dd-like), or mimicking the HDF5 store's file
- * handling (fallocate of the payload plus a margin, write, truncate, rename from ".part"). */
-enum class RawKind { Plain, LikeStore };
+ * handling (fallocate of the payload plus a margin, write, truncate, rename from ".part"), or
+ * plain with each file's fsync on a second thread while the next file is written (what the
+ * servers' store thread does: the disk's speed when writes and fsyncs overlap). */
+enum class RawKind { Plain, LikeStore, Pipelined };
 
 int world_rank();
 

@@ -105,7 +105,8 @@ Json run_mode(const Options& o, const std::vector<double>& data, bool fsync, boo
                              {"ecluse_dc", {}, {}},
                              {"raw_like_store", {}, {}},
                              {"ecluse_tp", {}, {}},
-                             {"ecluse_dc_no_store_thread", {}, {}}};
+                             {"ecluse_dc_no_store_thread", {}, {}},
+                             {"raw_pipelined", {}, {}}};
   const int reps = fsync ? o.fsync_reps : o.reps;
   for (int rep = 0; rep < reps; ++rep) {
     for (std::size_t k = 0; k < series.size(); ++k) {
@@ -118,6 +119,7 @@ Json run_mode(const Options& o, const std::vector<double>& data, bool fsync, boo
       if (which == 2) t = raw_write(run_of(o), data, fsync, RawKind::LikeStore);
       if (which == 3)
         t = tp_store_write(run_of(o), config(o, false, false), kSimulation, data, fsync);
+      if (which == 5) t = raw_write(run_of(o), data, fsync, RawKind::Pipelined);
       if (which == 4) {
         const ScopedEnv before("ECLUSE_STORE_THREAD", "0");  // main's path: one thread
         t = ecluse_dc_write(o, data, fsync);
@@ -167,7 +169,8 @@ Json run_mode(const Options& o, const std::vector<double>& data, bool fsync, boo
                .set("ecluse_dc_over_ecluse_tp", rate(series[1]) / rate(series[3]))
                .set("ecluse_tp_over_raw", rate(series[3]) / rate(series[0]))
                .set("raw_like_store_over_raw", rate(series[2]) / rate(series[0]))
-               .set("ecluse_dc_over_no_store_thread", rate(series[1]) / rate(series[4])))
+               .set("ecluse_dc_over_no_store_thread", rate(series[1]) / rate(series[4]))
+               .set("ecluse_dc_over_raw_pipelined", rate(series[1]) / rate(series[5])))
       .set("seconds", std::move(seconds));
 }
 
@@ -228,6 +231,9 @@ int main(int argc, char** argv) {
                    .set("ecluse_tp",
                         "the same HDF5 store in process (time "
                         "partitioning, 1 rank)")
+                   .set("raw_pipelined",
+                        "raw with each file's fsync on a second thread while the next file "
+                        "is written (the overlap the store thread gives the servers)")
                    .set("ecluse_dc_no_store_thread",
                         "ecluse_dc with ECLUSE_STORE_THREAD=0: main's server, which stores on "
                         "its own thread (the 'before' of steps)")
