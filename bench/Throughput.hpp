@@ -53,11 +53,13 @@ class ScopedEnv {
 };
 
 /** One step of the writer's path, measured in the same run: its name, what it changes, and
- * its throughput against the raw write. */
+ * its throughput against the raw write (from the median times, and from the best ones, which
+ * other work on the machine disturbs less). */
 struct Step {
   const char* name;
   const char* change;
   double ratio;
+  double ratio_of_best;
 };
 
 }  // namespace ecluse::bench

@@ -85,12 +85,15 @@ double faults_since(long before) {
   return faults;
 }
 
-/** [{"name", "change", "ratio"}] in the order of the steps. */
+/** [{"name", "change", "ratio", "ratio_of_best"}] in the order of the steps. */
 Json steps_json(const std::vector<Step>& steps) {
   Json list = Json::array();
   for (const Step& step : steps) {
-    list.push_back(
-        Json::object().set("name", step.name).set("change", step.change).set("ratio", step.ratio));
+    list.push_back(Json::object()
+                       .set("name", step.name)
+                       .set("change", step.change)
+                       .set("ratio", step.ratio)
+                       .set("ratio_of_best", step.ratio_of_best));
   }
   return list;
 }
@@ -148,11 +151,12 @@ Json run_mode(const Options& o, const std::vector<double>& data, bool fsync, boo
       {"before",
        "main: the dedicated core stores each iteration on its own thread, between "
        "receiving two iterations (ECLUSE_STORE_THREAD=0)",
-       rate(series[4]) / rate(series[0])},
+       rate(series[4]) / rate(series[0]),
+       best_rate(series[4], total) / best_rate(series[0], total)},
       {"store_thread",
        "the dedicated core's store thread writes iteration i while its thread "
        "takes in iteration i+1 and runs the actions (fsync of i) beside the write of i+1",
-       ratio}};
+       ratio, best_ratio}};
   return Json::object()
       .set("durability", fsync ? "fsync of every file after it is complete (Ecluse DC: by the "
                                  "server in an event action; TP and raw: by the writer)"
