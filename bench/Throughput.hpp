@@ -18,8 +18,10 @@ struct ThroughputRun {
 };
 
 /** How the raw baseline writes a file: plain (dd-like), or mimicking the HDF5 store's file
- * handling (fallocate of the payload plus a margin, write, truncate, rename from ".part"). */
-enum class RawKind { Plain, LikeStore };
+ * handling (fallocate of the payload plus a margin, write, truncate, rename from ".part"), or
+ * plain with each file's fsync on a second thread while the next file is written (what the
+ * servers' store thread does: the disk's speed when writes and fsyncs overlap). */
+enum class RawKind { Plain, LikeStore, Pipelined };
 
 int world_rank();
 
@@ -35,5 +37,29 @@ double tp_store_write(const ThroughputRun& run, const std::string& xml,
 
 /** Clean slate between measurements: no files, no dirty pages. Collective over world. */
 void reset(const std::string& dir);
+
+/** Sets an environment variable for the scope's lifetime (before ecluse_initialize: the
+ * library reads it there), then restores what was there. */
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value);
+  ~ScopedEnv();
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_, previous_;
+  bool had_ = false;
+};
+
+/** One step of the writer's path, measured in the same run: its name, what it changes, and
+ * its throughput against the raw write (from the median times, and from the best ones, which
+ * other work on the machine disturbs less). */
+struct Step {
+  const char* name;
+  const char* change;
+  double ratio;
+  double ratio_of_best;
+};
 
 }  // namespace ecluse::bench

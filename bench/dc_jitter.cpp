@@ -30,6 +30,7 @@ struct Options {
 /** Per-iteration samples of one client, in seconds. */
 struct Trace {
   std::vector<double> compute, output;
+  std::vector<double> faults;  // minor page faults of the client during each output
   double loop = 0;
 };
 
@@ -73,9 +74,11 @@ Trace run_client(const Options& o, std::uint64_t work) {
   for (int it = 0; it < o.iterations; ++it) {
     const auto t0 = Clock::now();
     Work::run(work);
+    const long faults = minor_faults();
     const auto t1 = Clock::now();
     output(o, field, source);
     const auto t2 = Clock::now();
+    trace.faults.push_back(static_cast<double>(minor_faults() - faults));
     trace.compute.push_back(seconds_between(t0, t1));
     trace.output.push_back(seconds_between(t1, t2));
   }
@@ -88,11 +91,12 @@ std::vector<Trace> gather(const Trace& mine, int iterations) {
   int size = 0, rank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  std::vector<double> flat(static_cast<std::size_t>(2 * iterations + 2), 0.0);
+  std::vector<double> flat(static_cast<std::size_t>(3 * iterations + 2), 0.0);
   flat[0] = mine.compute.empty() ? 0 : 1;
   flat[1] = mine.loop;
   std::copy(mine.compute.begin(), mine.compute.end(), flat.begin() + 2);
   std::copy(mine.output.begin(), mine.output.end(), flat.begin() + 2 + iterations);
+  std::copy(mine.faults.begin(), mine.faults.end(), flat.begin() + 2 + 2 * iterations);
   std::vector<double> all(rank == 0 ? flat.size() * static_cast<std::size_t>(size) : 0);
   MPI_Gather(flat.data(), static_cast<int>(flat.size()), MPI_DOUBLE, all.data(),
              static_cast<int>(flat.size()), MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -100,8 +104,10 @@ std::vector<Trace> gather(const Trace& mine, int iterations) {
   for (int r = 0; rank == 0 && r < size; ++r) {
     const double* f = all.data() + static_cast<std::size_t>(r) * flat.size();
     if (f[0] == 0) continue;
-    traces.push_back(
-        {{f + 2, f + 2 + iterations}, {f + 2 + iterations, f + 2 + 2 * iterations}, f[1]});
+    traces.push_back({{f + 2, f + 2 + iterations},
+                      {f + 2 + iterations, f + 2 + 2 * iterations},
+                      {f + 2 + 2 * iterations, f + 2 + 3 * iterations},
+                      f[1]});
   }
   return traces;
 }
@@ -123,7 +129,30 @@ Json output_stats(const std::vector<double>& samples) {
       .set("first", samples.front() * kMs)
       .set("p99_over_p50", percentile(samples, 99) / p50)
       .set("max_over_p50", maximum(samples) / p50)
-      .set("p99_after_first", percentile(after_first, 99) * kMs);
+      .set("p99_after_first", percentile(after_first, 99) * kMs)
+      .set("p99_after_first_over_p50", percentile(after_first, 99) / p50);
+}
+
+/** Minor page faults of the clients during their outputs: the first output touches the
+ * buffer's fresh pages, the later ones should not fault. */
+Json fault_stats(const std::vector<Trace>& traces) {
+  std::vector<double> later;
+  double first = 0;
+  for (const Trace& t : traces) {
+    first = std::max(first, t.faults.front());
+    later.insert(later.end(), t.faults.begin() + 1, t.faults.end());
+  }
+  Json series = Json::array();
+  for (std::size_t i = 0; i < traces.front().faults.size(); ++i) {
+    double most = 0;
+    for (const Trace& t : traces) most = std::max(most, t.faults[i]);
+    series.push_back(most);
+  }
+  return Json::object()
+      .set("series", std::move(series))
+      .set("first", first)
+      .set("after_first_median", percentile(later, 50))
+      .set("after_first_max", maximum(later));
 }
 
 Json series_ms(const std::vector<double>& samples) {
@@ -160,6 +189,7 @@ Json report(const Options& o, const std::vector<Trace>& traces, double drain, st
            o.mode == "dc" ? Json(std::to_string(o.buffer_iterations) + " iterations") : Json())
       .set("output_ms", output_stats(out))
       .set("output_ms_series", series_ms(out))
+      .set("output_minor_faults", fault_stats(traces))
       .set("compute_ms", summary(slowest(traces, false), kMs))
       .set("loop_s", loop)
       .set("drain_after_loop_s", drain)

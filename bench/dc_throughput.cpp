@@ -85,14 +85,31 @@ double faults_since(long before) {
   return faults;
 }
 
+/** [{"name", "change", "ratio", "ratio_of_best"}] in the order of the steps. */
+Json steps_json(const std::vector<Step>& steps) {
+  Json list = Json::array();
+  for (const Step& step : steps) {
+    list.push_back(Json::object()
+                       .set("name", step.name)
+                       .set("change", step.change)
+                       .set("ratio", step.ratio)
+                       .set("ratio_of_best", step.ratio_of_best));
+  }
+  return list;
+}
+
 double best_rate(const Series& s, double total) {
   return total / *std::min_element(s.seconds.begin(), s.seconds.end()) * 1e-9;
 }
 
 /** Every series of one durability mode, in an order that rotates from rep to rep. */
 Json run_mode(const Options& o, const std::vector<double>& data, bool fsync, bool* pass) {
-  std::vector<Series> series{
-      {"raw", {}, {}}, {"ecluse_dc", {}, {}}, {"raw_like_store", {}, {}}, {"ecluse_tp", {}, {}}};
+  std::vector<Series> series{{"raw", {}, {}},
+                             {"ecluse_dc", {}, {}},
+                             {"raw_like_store", {}, {}},
+                             {"ecluse_tp", {}, {}},
+                             {"ecluse_dc_no_store_thread", {}, {}},
+                             {"raw_pipelined", {}, {}}};
   const int reps = fsync ? o.fsync_reps : o.reps;
   for (int rep = 0; rep < reps; ++rep) {
     for (std::size_t k = 0; k < series.size(); ++k) {
@@ -105,6 +122,11 @@ Json run_mode(const Options& o, const std::vector<double>& data, bool fsync, boo
       if (which == 2) t = raw_write(run_of(o), data, fsync, RawKind::LikeStore);
       if (which == 3)
         t = tp_store_write(run_of(o), config(o, false, false), kSimulation, data, fsync);
+      if (which == 5) t = raw_write(run_of(o), data, fsync, RawKind::Pipelined);
+      if (which == 4) {
+        const ScopedEnv before("ECLUSE_STORE_THREAD", "0");  // main's path: one thread
+        t = ecluse_dc_write(o, data, fsync);
+      }
       series[which].seconds.push_back(t);
       series[which].faults.push_back(faults_since(faults));
     }
@@ -125,6 +147,16 @@ Json run_mode(const Options& o, const std::vector<double>& data, bool fsync, boo
     faults.set(s.name, median(s.faults));
   }
   const double best_ratio = best_rate(series[1], total) / best_rate(series[0], total);
+  const std::vector<Step> steps{
+      {"before",
+       "main: the dedicated core stores each iteration on its own thread, between "
+       "receiving two iterations (ECLUSE_STORE_THREAD=0)",
+       rate(series[4]) / rate(series[0]),
+       best_rate(series[4], total) / best_rate(series[0], total)},
+      {"store_thread",
+       "the dedicated core's store thread writes iteration i while its thread "
+       "takes in iteration i+1 and runs the actions (fsync of i) beside the write of i+1",
+       ratio, best_ratio}};
   return Json::object()
       .set("durability", fsync ? "fsync of every file after it is complete (Ecluse DC: by the "
                                  "server in an event action; TP and raw: by the writer)"
@@ -135,11 +167,14 @@ Json run_mode(const Options& o, const std::vector<double>& data, bool fsync, boo
       .set("ratio_of_best", best_ratio)
       .set("best_GBps", std::move(best))
       .set("minor_faults_all_ranks", std::move(faults))
+      .set("steps", steps_json(steps))
       .set("diagnostic_ratios",
            Json::object()
                .set("ecluse_dc_over_ecluse_tp", rate(series[1]) / rate(series[3]))
                .set("ecluse_tp_over_raw", rate(series[3]) / rate(series[0]))
-               .set("raw_like_store_over_raw", rate(series[2]) / rate(series[0])))
+               .set("raw_like_store_over_raw", rate(series[2]) / rate(series[0]))
+               .set("ecluse_dc_over_no_store_thread", rate(series[1]) / rate(series[4]))
+               .set("ecluse_dc_over_raw_pipelined", rate(series[1]) / rate(series[5])))
       .set("seconds", std::move(seconds));
 }
 
@@ -200,6 +235,12 @@ int main(int argc, char** argv) {
                    .set("ecluse_tp",
                         "the same HDF5 store in process (time "
                         "partitioning, 1 rank)")
+                   .set("raw_pipelined",
+                        "raw with each file's fsync on a second thread while the next file "
+                        "is written (the overlap the store thread gives the servers)")
+                   .set("ecluse_dc_no_store_thread",
+                        "ecluse_dc with ECLUSE_STORE_THREAD=0: main's server, which stores on "
+                        "its own thread (the 'before' of steps)")
                    .set("ecluse_time",
                         "client's first write until every rank is past "
                         "ecluse_finalize (server done); set-up excluded")

@@ -89,6 +89,8 @@ DnTimes ecluse_dn_write(const Options& o, const std::vector<double>& data, bool 
 /** Seconds of each series over the reps of one durability mode. */
 struct Series {
   std::vector<double> raw, dn_end_to_end, dn_server, tp;
+  std::vector<double> dn_no_store_thread;  // end to end, main's server (the steps' "before")
+  std::vector<double> raw_pipelined;       // raw with the fsyncs on a second thread
   double received_bytes = 0;
 };
 
@@ -102,10 +104,16 @@ Series measure(const Options& o, const std::vector<double>& data, bool fsync) {
   Series s;
   const int reps = fsync ? o.fsync_reps : o.reps;
   for (int rep = 0; rep < reps; ++rep) {
-    for (int k = 0; k < 3; ++k) {
-      const int which = (k + rep) % 3;  // the order rotates from rep to rep
+    for (int k = 0; k < 5; ++k) {
+      const int which = (k + rep) % 5;  // the order rotates from rep to rep
       reset(o.dir);
       if (which == 0) s.raw.push_back(raw_write(run_of(o), data, fsync));
+      if (which == 4)
+        s.raw_pipelined.push_back(raw_write(run_of(o), data, fsync, RawKind::Pipelined));
+      if (which == 3) {
+        const ScopedEnv before("ECLUSE_STORE_THREAD", "0");  // main's path: one thread
+        s.dn_no_store_thread.push_back(ecluse_dn_write(o, data, fsync).end_to_end);
+      }
       if (which == 2)
         s.tp.push_back(
             tp_store_write(run_of(o), config(o, Approach::TP, false), kSimulation, data, fsync));
@@ -124,9 +132,28 @@ Json run_mode(const Options& o, const std::vector<double>& data, bool fsync, boo
   const Series s = measure(o, data, fsync);
   const double total = static_cast<double>(o.bytes) * o.iterations;
   auto gbps = [&](const std::vector<double>& t) { return total / median(t) * 1e-9; };
+  auto best = [&](const std::vector<double>& t) {
+    return total / *std::min_element(t.begin(), t.end()) * 1e-9;
+  };
   const double raw = gbps(s.raw), e2e = gbps(s.dn_end_to_end);
   const double server = s.received_bytes / median(s.dn_server) * 1e-9;
+  const double before = gbps(s.dn_no_store_thread);
   *pass = *pass && e2e / raw >= kGoal;
+  Json steps = Json::array();
+  steps.push_back(Json::object()
+                      .set("name", "before")
+                      .set("change",
+                           "main: the dedicated node stores each iteration on its own thread and "
+                           "receives nothing meanwhile (ECLUSE_STORE_THREAD=0)")
+                      .set("ratio", before / raw)
+                      .set("ratio_of_best", best(s.dn_no_store_thread) / best(s.raw)));
+  steps.push_back(Json::object()
+                      .set("name", "store_thread")
+                      .set("change",
+                           "the server's store thread writes iteration i while its thread "
+                           "receives iteration i+1 and runs the actions (fsync of i)")
+                      .set("ratio", e2e / raw)
+                      .set("ratio_of_best", best(s.dn_end_to_end) / best(s.raw)));
   return Json::object()
       .set("durability", fsync ? "fsync of every file after it is complete (DN: by the server "
                                  "in an event action; TP and raw: by the writer)"
@@ -138,14 +165,21 @@ Json run_mode(const Options& o, const std::vector<double>& data, bool fsync, boo
                        .set("raw", raw)
                        .set("ecluse_dn_end_to_end", e2e)
                        .set("ecluse_dn_server", server)
-                       .set("ecluse_tp", gbps(s.tp)))
+                       .set("ecluse_tp", gbps(s.tp))
+                       .set("ecluse_dn_no_store_thread", before)
+                       .set("raw_pipelined", gbps(s.raw_pipelined)))
       .set("ecluse_dn_over_ecluse_tp", e2e / gbps(s.tp))
+      .set("steps", std::move(steps))
+      .set("ecluse_dn_over_no_store_thread", e2e / before)
+      .set("ecluse_dn_over_raw_pipelined", e2e / gbps(s.raw_pipelined))
       .set("received_bytes", s.received_bytes)
       .set("seconds", Json::object()
                           .set("raw", list(s.raw))
                           .set("ecluse_dn_end_to_end", list(s.dn_end_to_end))
                           .set("ecluse_dn_server_in_start", list(s.dn_server))
-                          .set("ecluse_tp", list(s.tp)));
+                          .set("ecluse_tp", list(s.tp))
+                          .set("ecluse_dn_no_store_thread", list(s.dn_no_store_thread))
+                          .set("raw_pipelined", list(s.raw_pipelined)));
 }
 
 Options parse(const Args& args) {
@@ -177,6 +211,12 @@ Json setup(const Options& o) {
       .set("ecluse_dn_end_to_end",
            "client's first write until every rank is past "
            "ecluse_finalize (server done); set-up excluded")
+      .set("raw_pipelined",
+           "raw with each file's fsync on a second thread while the next file is written "
+           "(the overlap the store thread gives the server)")
+      .set("ecluse_dn_no_store_thread",
+           "ecluse_dn with ECLUSE_STORE_THREAD=0: main's server, which stores on its own "
+           "thread and receives nothing meanwhile (the 'before' of steps)")
       .set("ecluse_dn_server",
            "dn.received_bytes / the server's wall time in ecluse_start "
            "(includes its wait for the first block)")

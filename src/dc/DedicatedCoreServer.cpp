@@ -10,6 +10,9 @@ namespace ecluse {
 
 namespace {
 constexpr auto kIdleSlice = std::chrono::milliseconds(100);
+// While the store thread works the loop also waits for it: it releases each stored iteration
+// (room for the clients) within this delay. Idle, the server still sleeps kIdleSlice.
+constexpr auto kStoringSlice = std::chrono::milliseconds(1);
 constexpr auto kLivenessPeriod = std::chrono::seconds(1);
 }  // namespace
 
@@ -26,9 +29,11 @@ DedicatedCoreServer::DedicatedCoreServer(const Config& config, const Topology& t
   forward_ = plan.forward_to[static_cast<std::size_t>(index_)];
   my_clients_ = plan.clients_of(index_);
   // Group signals of a node all go to its first server, which sees every client of the node.
-  collector_ = std::make_unique<BlockCollector>(config, writer, events, log, topology.servers(),
-                                                static_cast<int>(my_clients_.size()), plan.clients,
-                                                [this](const BlockMessage& e) { hand_on(e); });
+  // With an analysis partner the blocks are handed on in order with the iteration's end, so
+  // they are stored on this thread.
+  collector_ = std::make_unique<BlockCollector>(
+      config, writer, events, log, topology.servers(), static_cast<int>(my_clients_.size()),
+      plan.clients, [this](const BlockMessage& e) { hand_on(e); }, forward_ < 0);
 }
 
 void DedicatedCoreServer::run() {
@@ -36,13 +41,19 @@ void DedicatedCoreServer::run() {
   last_message_ = std::chrono::steady_clock::now();
   while (stopped_ < static_cast<int>(my_clients_.size())) {
     accounting_.switch_to(Phase::Idle);
-    if (auto event = buffer_.queue(index_).pop(kIdleSlice)) {
+    const auto slice = collector_->storing() ? kStoringSlice : kIdleSlice;
+    if (auto event = buffer_.queue(index_).pop(slice)) {
       accounting_.switch_to(Phase::Gather);
       handle(*event);
+      collector_->collect_stored();
       publish_failures();
       // After the handling: storing an iteration may take long, the clients are not silent.
       last_message_ = std::chrono::steady_clock::now();
       continue;
+    }
+    if (collector_->collect_stored()) {
+      publish_failures();
+      last_message_ = std::chrono::steady_clock::now();  // the clients wait for this room
     }
     collector_->receive_broadcasts();
     check_clients();
@@ -122,7 +133,7 @@ void DedicatedCoreServer::release(const BlockMessage& w) {
 
 // Clients that send nothing for the timeout are blocked (or much slower than the user said).
 void DedicatedCoreServer::check_silence() const {
-  if (!silence_is_bounded()) return;
+  if (!silence_is_bounded() || collector_->storing()) return;
   if (std::chrono::steady_clock::now() - last_message_ < timeout_) return;
   abort_silent_clients("dedicated core", my_clients_.size() - static_cast<std::size_t>(stopped_));
 }

@@ -111,14 +111,16 @@ void DedicatedNodeServer::drain_credits() {
 
 // Clients that send nothing for the timeout are blocked (or much slower than the user said).
 void DedicatedNodeServer::check_silence() const {
-  if (!silence_is_bounded()) return;
+  if (!silence_is_bounded() || collector_->storing()) return;
   if (std::chrono::steady_clock::now() - last_message_ < timeout_) return;
   abort_silent_clients("dedicated node", peers_.size() - stopped_);
 }
 
+// Receiving goes on while the store thread stores the iterations already complete.
 bool DedicatedNodeServer::progress() {
   bool any = receive_headers();
   for (std::size_t c = 0; c < peers_.size(); ++c) any = deliver(c) || any;
+  any = collector_->collect_stored() || any;
   return_credits();
   complete_credits();
   return any;

@@ -1,6 +1,7 @@
 // Iteration assembly, storage order, and user events on the server side.
 #include "server/BlockCollector.hpp"
 
+#include <cstdlib>
 #include <cstring>
 
 #include "core/Collective.hpp"
@@ -10,10 +11,19 @@ namespace ecluse {
 
 namespace {
 constexpr int kSignalTag = 7301;
+
+// ECLUSE_STORE_THREAD=0 stores on the server's own thread, as before the store thread: for
+// measurements side by side, and for actions that call a serial (not thread-safe) HDF5.
+bool store_thread_enabled() {
+  const char* setting = std::getenv("ECLUSE_STORE_THREAD");
+  return setting == nullptr || std::string(setting) != "0";
+}
+
 }  // namespace
 
 BlockCollector::BlockCollector(const Config& config, Writer& writer, EventTable& events, Log& log,
-                               MPI_Comm servers, int clients, int group_size, Release release)
+                               MPI_Comm servers, int clients, int group_size, Release release,
+                               bool store_thread)
     : config_(config),
       writer_(writer),
       events_(events),
@@ -21,7 +31,8 @@ BlockCollector::BlockCollector(const Config& config, Writer& writer, EventTable&
       servers_(servers),
       clients_(clients),
       group_size_(group_size),
-      release_(std::move(release)) {
+      release_(std::move(release)),
+      store_thread_allowed_(store_thread && store_thread_enabled()) {
   int size = 0;
   MPI_Comm_size(servers_, &size);
   sent_to_.assign(static_cast<std::size_t>(size), 0);
@@ -41,23 +52,78 @@ void BlockCollector::on_end(const BlockMessage& e) {
   }
 }
 
+BlockCollector::~BlockCollector() {
+  store_thread_.reset();  // stores what it holds while the blocks are still there
+}
+
+bool BlockCollector::stores_in_background() const {
+  return store_thread_allowed_ && writer_.stores_on_any_thread();
+}
+
+// On the store thread, the iteration's blocks stay held (back-pressure on the clients) until
+// collect_stored() sees it stored. Decided once: a store thread keeps the iterations' order.
 void BlockCollector::flush(std::map<int, Iteration>::iterator it) {
+  Iteration iteration = std::move(it->second);
+  const int number = it->first;
+  iterations_.erase(it);
+  if (!store_thread_ && !stores_in_background()) {
+    finish_iteration(number, iteration, nullptr);
+    return;
+  }
+  if (!store_thread_) store_thread_ = std::make_unique<StoreThread>(writer_);
+  store_thread_->submit(number, iteration.blocks);
+  in_flight_.push_back(std::move(iteration));
+  ++submitted_;
+}
+
+// `stored`: what the store thread did, or null to store here and now.
+void BlockCollector::finish_iteration(int number, Iteration& it,
+                                      const Writer::StoredIteration* stored) {
   try {
-    writer_.write_iteration(it->first, it->second.blocks);
+    if (stored != nullptr) {
+      writer_.record(*stored, it.blocks);
+    } else {
+      writer_.write_iteration(number, it.blocks);
+    }
   } catch (const Error&) {
     // The writer logged the cause once; the clients and the report learn of every failure.
     if (failures_++ == 0) first_failure_ = writer_.last_failure();
   }
-  for (const BlockMessage& w : it->second.writes) release_(w);
-  iterations_.erase(it);
+  for (const BlockMessage& w : it.writes) release_(w);
+}
+
+bool BlockCollector::collect_stored() {
+  if (!store_thread_) return false;
+  const std::vector<Writer::StoredIteration> done = store_thread_->take_done();
+  for (const Writer::StoredIteration& stored : done) {
+    finish_iteration(stored.iteration, in_flight_.front(), &stored);
+    in_flight_.pop_front();
+    ++collected_;
+  }
+  bool fired = false;
+  while (!deferred_.empty() && deferred_.front().after <= collected_) {
+    const BlockMessage signal = deferred_.front().signal;
+    deferred_.pop_front();
+    signal_now(signal);
+    fired = true;
+  }
+  return fired || !done.empty();
+}
+
+void BlockCollector::drain() {
+  if (!store_thread_) return;
+  store_thread_->wait_idle();
+  collect_stored();
 }
 
 void BlockCollector::flush_unended() {
-  if (iterations_.empty()) return;
-  log_.warning(std::to_string(iterations_.size()) +
-               " iteration(s) were not ended by every client before stop; storing them as "
-               "they are.");
+  if (!iterations_.empty()) {
+    log_.warning(std::to_string(iterations_.size()) +
+                 " iteration(s) were not ended by every client before stop; storing them as "
+                 "they are.");
+  }
   while (!iterations_.empty()) flush(iterations_.begin());
+  drain();
 }
 
 void BlockCollector::finish() {
@@ -76,6 +142,7 @@ void BlockCollector::finish() {
 
 std::string BlockCollector::pending_description() const {
   if (iterations_.empty()) return {};
+  // Iterations on the store thread are complete: they are stored before the server stops.
   const int first = iterations_.begin()->first, last = iterations_.rbegin()->first;
   return "; " +
          (first == last
@@ -93,6 +160,14 @@ void BlockCollector::fire(const std::string& name, int source, int iteration) {
 }
 
 void BlockCollector::on_signal(const BlockMessage& e) {
+  if (submitted_ > collected_ || !deferred_.empty()) {
+    deferred_.push_back({e, submitted_});
+    return;
+  }
+  signal_now(e);
+}
+
+void BlockCollector::signal_now(const BlockMessage& e) {
   const std::string name(e.name, strnlen(e.name, sizeof e.name));
   const Event* declared = config_.find_event(name);
   const EventScope scope = declared ? declared->scope : EventScope::Core;

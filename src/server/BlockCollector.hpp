@@ -4,8 +4,11 @@
 
 #include <mpi.h>
 
+#include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +16,7 @@
 #include "block/BlockMessage.hpp"
 #include "config/Config.hpp"
 #include "core/Log.hpp"
+#include "server/StoreThread.hpp"
 #include "writer/Writer.hpp"
 
 namespace ecluse {
@@ -22,14 +26,30 @@ class BlockCollector {
   /** Called for each block once its iteration is stored (or dropped): frees its memory. */
   using Release = std::function<void(const BlockMessage&)>;
   /** `clients`: clients of this server (an iteration is complete when all ended it);
-   * `group_size`: signals of scope "group" fire after this many arrived. */
+   * `group_size`: signals of scope "group" fire after this many arrived; `store_thread`: may
+   * store on a thread of its own (see stores_in_background) when the writer allows it. */
   BlockCollector(const Config& config, Writer& writer, EventTable& events, Log& log,
-                 MPI_Comm servers, int clients, int group_size, Release release);
+                 MPI_Comm servers, int clients, int group_size, Release release,
+                 bool store_thread = true);
+  ~BlockCollector();
+  BlockCollector(const BlockCollector&) = delete;
+  BlockCollector& operator=(const BlockCollector&) = delete;
   /** A block described by `e` whose data is at `data` until released. */
   void on_write(const BlockMessage& e, const void* data);
-  /** Client `e.source` ended `e.iteration`; stores every complete iteration, in order. */
+  /** Client `e.source` ended `e.iteration`; stores every complete iteration, in order (on
+   * the store thread: collect_stored() then releases them). */
   void on_end(const BlockMessage& e);
+  /** Fires the event once every iteration handed to the stores before it is stored, so that
+   * an action sees what was stored when it was signalled, as with synchronous stores. */
   void on_signal(const BlockMessage& e);
+  /** Releases the iterations the store thread finished and fires the signals that waited for
+   * them; true if there were any. Call it often while storing() (never blocks). */
+  bool collect_stored();
+  /** Iterations on the store thread or signals waiting for them. */
+  [[nodiscard]] bool storing() const { return !in_flight_.empty() || !deferred_.empty(); }
+  /** Whether complete iterations go to a store thread: the writer's stores make no MPI call,
+   * there are no hooks, the server allows it, and ECLUSE_STORE_THREAD is not 0. */
+  [[nodiscard]] bool stores_in_background() const;
   /** Runs broadcast signals sent by other servers (non-blocking). */
   void receive_broadcasts();
   /** Every client stopped: stores what is left, then receives the peers' last broadcasts.
@@ -60,7 +80,10 @@ class BlockCollector {
     int ended = 0;
   };
   void fire(const std::string& name, int source, int iteration);
+  void signal_now(const BlockMessage& e);
   void flush(std::map<int, Iteration>::iterator it);
+  void finish_iteration(int number, Iteration& it, const Writer::StoredIteration* stored);
+  void drain();
   void broadcast(const std::string& name, const BlockMessage& e);
   void receive_broadcast(int from);
 
@@ -73,6 +96,15 @@ class BlockCollector {
   int group_size_;
   Release release_;
   std::map<int, Iteration> iterations_;
+  bool store_thread_allowed_;
+  std::unique_ptr<StoreThread> store_thread_;  // made at the first background store
+  std::deque<Iteration> in_flight_;            // on the store thread, in order
+  std::uint64_t submitted_ = 0, collected_ = 0;
+  struct Deferred {
+    BlockMessage signal;
+    std::uint64_t after;  // fires once this many iterations were collected
+  };
+  std::deque<Deferred> deferred_;
   std::map<std::pair<std::string, int>, int> group_counts_;  // (event, iteration) -> signals
   std::vector<int> sent_to_, received_from_;                 // bcast signals per peer server
   std::uint32_t failures_ = 0;

@@ -22,6 +22,9 @@ std::uint64_t payload_bytes(const std::vector<BlockData>& blocks) {
 Hdf5FilePerProcessStore::Hdf5FilePerProcessStore(Hdf5Options options, StoreEnv env)
     : options_(std::move(options)), env_(std::move(env)) {
   check_compression_built(options_.compression, options_.store_name);
+  // Initialized here, on the thread that owns MPI: a parallel HDF5 registers itself with MPI
+  // at initialization, and write_iteration may run on a server's store thread.
+  hdf5_check(H5open(), "initialize the library", options_.directory);
 }
 
 void Hdf5FilePerProcessStore::write_iteration(int iteration, const std::vector<BlockData>& blocks) {

@@ -14,6 +14,8 @@ class Hdf5FilePerProcessStore final : public StoreBackend {
  public:
   Hdf5FilePerProcessStore(Hdf5Options options, StoreEnv env);
   void write_iteration(int iteration, const std::vector<BlockData>& blocks) override;
+  /** The serial driver only: no MPI call, one file per writer. */
+  [[nodiscard]] bool runs_on_any_thread() const override { return true; }
 
  private:
   void write_file(Hdf5Handle& file, const std::string& path, int iteration,

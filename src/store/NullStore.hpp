@@ -10,6 +10,7 @@ namespace ecluse {
 class NullStore final : public StoreBackend {
  public:
   void write_iteration(int iteration, const std::vector<BlockData>& blocks) override;
+  [[nodiscard]] bool runs_on_any_thread() const override { return true; }
   /** Blocks received so far, so that a measurement can check that data did arrive. */
   [[nodiscard]] std::size_t blocks_received() const noexcept { return blocks_received_; }
 

@@ -36,6 +36,10 @@ class StoreBackend {
    * writer holds for this store (possibly none): collective stores may use MPI on env.comm.
    * Throws ecluse::Error; earlier iterations' files must stay intact. */
   virtual void write_iteration(int iteration, const std::vector<BlockData>& blocks) = 0;
+  /** True when write_iteration makes no MPI call and uses no state of the calling thread (the
+   * log), so that a server may run it on its store thread while it receives the next
+   * iteration. Only one thread ever calls write_iteration. */
+  [[nodiscard]] virtual bool runs_on_any_thread() const { return false; }
 };
 
 }  // namespace ecluse

@@ -145,6 +145,7 @@ class LockedStore final : public StoreBackend {
   void write_iteration(int iteration, const std::vector<BlockData>& blocks) override {
     store_->write_iteration(iteration, blocks);
   }
+  [[nodiscard]] bool runs_on_any_thread() const override { return store_->runs_on_any_thread(); }
 
  private:
   std::unique_ptr<OutputLock> lock_;  // null on the other writers

@@ -2,7 +2,6 @@
 #include "writer/Writer.hpp"
 
 #include <algorithm>
-#include <optional>
 
 #include "config/StoreKinds.hpp"
 #include "core/Collective.hpp"
@@ -69,10 +68,13 @@ bool Writer::serves(const BoundStore& store, const Variable& variable, int itera
 
 void Writer::write_iteration(int iteration, const std::vector<BlockData>& blocks) {
   PhaseScope scope(accounting_, Phase::Store);
+  record(store(iteration, blocks), blocks);
+}
+
+Writer::StoredIteration Writer::store(int iteration, const std::vector<BlockData>& blocks) {
   const double start = wall_clock();
   const double waited = waited_seconds();
-  std::optional<Error> first;
-  int failed = 0;
+  StoredIteration stored{iteration, 0, {}};
   for (BoundStore& store : stores_) {
     std::vector<BlockData> mine;
     for (const BlockData& block : blocks) {
@@ -82,24 +84,39 @@ void Writer::write_iteration(int iteration, const std::vector<BlockData>& blocks
       const TurnScope turn(store.schedule.get(), accounting_);
       store.backend->write_iteration(iteration, mine);
     } catch (const Error& e) {
-      if (failed_once_.insert(store.config).second) {
-        log_.error("store '" + store.config->name + "' failed at iteration " +
-                   std::to_string(iteration) + ": " + e.what() +
-                   " (later failures of this store are counted in the run report, not logged)");
-      }
-      if (!first) {
-        first = e;
-        last_failure_ = "iteration " + std::to_string(iteration) + " in store '" +
-                        store.config->name + "': " + e.what();
-      }
-      ++failed;
+      stored.failures.push_back({store.config, e});
     }
   }
   const double turns = waited_seconds() - waited;  // not store time: reported on its own
-  accounting_.add_store(iteration, wall_clock() - start - turns, blocks.size());
+  stored.seconds = wall_clock() - start - turns;
+  return stored;
+}
+
+void Writer::record(const StoredIteration& stored, const std::vector<BlockData>& blocks) {
+  const int iteration = stored.iteration;
+  for (const StoreFailure& failure : stored.failures) {
+    if (failed_once_.insert(failure.store).second) {
+      log_.error("store '" + failure.store->name + "' failed at iteration " +
+                 std::to_string(iteration) + ": " + failure.error.what() +
+                 " (later failures of this store are counted in the run report, not logged)");
+    }
+  }
+  if (!stored.failures.empty()) {
+    last_failure_ = "iteration " + std::to_string(iteration) + " in store '" +
+                    stored.failures.front().store->name +
+                    "': " + stored.failures.front().error.what();
+  }
+  accounting_.add_store(iteration, stored.seconds, blocks.size());
+  const int failed = static_cast<int>(stored.failures.size());
   if (failed > 0) accounting_.add_store_errors(iteration, failed);
   run_hooks(iteration, blocks);
-  if (first) throw *first;
+  if (failed > 0) throw stored.failures.front().error;
+}
+
+bool Writer::stores_on_any_thread() const {
+  return hooks_.empty() && std::all_of(stores_.begin(), stores_.end(), [](const BoundStore& s) {
+           return s.schedule == nullptr && s.backend->runs_on_any_thread();
+         });
 }
 
 void Writer::leave_schedules() {

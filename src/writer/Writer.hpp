@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "accounting/Accounting.hpp"
 #include "config/Config.hpp"
 #include "core/Log.hpp"
+#include "ecluse/Error.hpp"
 #include "store/StoreBackend.hpp"
 #include "writer/IterationHook.hpp"
 #include "writer/WriteScheduler.hpp"
@@ -17,6 +19,18 @@ namespace ecluse {
 
 class Writer {
  public:
+  /** One store's failure on one iteration. */
+  struct StoreFailure {
+    const Store* store;
+    Error error;
+  };
+  /** What the stores did with one iteration, measured where they ran. */
+  struct StoredIteration {
+    int iteration = 0;
+    double seconds = 0;  // the stores' wall time, turns waited excluded
+    std::vector<StoreFailure> failures;
+  };
+
   /** Creates one backend per <store>; collective over env.comm (errors agreed by all). */
   /** Without `stores`, no store is made (an analysis dedicated core's writer: hooks only). */
   Writer(const Config& config, const StoreEnv& env, Log& log, Accounting& accounting,
@@ -24,6 +38,16 @@ class Writer {
   /** Runs every store with the blocks of the variables it serves; every store runs even if
    * one fails, then the first error is thrown. Collective over env.comm. */
   void write_iteration(int iteration, const std::vector<BlockData>& blocks);
+  /** The stores' part of write_iteration: runs every store, keeps the failures, and touches
+   * neither the log nor the accounting nor the hooks. With stores_on_any_thread() it may run
+   * on a thread of its own (a server's store thread). */
+  [[nodiscard]] StoredIteration store(int iteration, const std::vector<BlockData>& blocks);
+  /** The rest of write_iteration, on the thread that owns the log and the accounting: records
+   * the time and the failures, runs the hooks, then throws the first failure. */
+  void record(const StoredIteration& stored, const std::vector<BlockData>& blocks);
+  /** True when store() makes no MPI call (every store says so, none is scheduled) and there
+   * are no hooks: a server may then store on a thread of its own. */
+  [[nodiscard]] bool stores_on_any_thread() const;
   /** The last failure thrown by write_iteration: "iteration I in store 'S': cause". */
   [[nodiscard]] const std::string& last_failure() const { return last_failure_; }
   /** In-situ work run after the stores on every iteration (see IterationHook), in the order

@@ -1,0 +1,50 @@
+// A server's store thread: stores complete iterations while the server's own thread keeps
+// receiving the next ones (double buffering). It runs only Writer::store, which then makes no
+// MPI call; releasing blocks, events, the log and the accounting stay on the server's thread.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "writer/Writer.hpp"
+
+namespace ecluse {
+
+class StoreThread {
+ public:
+  explicit StoreThread(Writer& writer);
+  /** Stores what was submitted, then joins. */
+  ~StoreThread();
+  StoreThread(const StoreThread&) = delete;
+  StoreThread& operator=(const StoreThread&) = delete;
+
+  /** Queues an iteration; its blocks' data must stay valid until take_done() returned it. */
+  void submit(int iteration, std::vector<BlockData> blocks);
+  /** The iterations stored since the last call, in the order submitted (never blocks). */
+  [[nodiscard]] std::vector<Writer::StoredIteration> take_done();
+  /** Waits until every submitted iteration is stored. */
+  void wait_idle();
+
+ private:
+  struct Job {
+    int iteration;
+    std::vector<BlockData> blocks;
+  };
+  void run();
+
+  Writer& writer_;
+  std::mutex mutex_;
+  std::condition_variable work_;  // a job or the stop
+  std::condition_variable idle_;  // the queue ran empty
+  std::deque<Job> jobs_;
+  std::vector<Writer::StoredIteration> done_;
+  bool storing_ = false;
+  bool stopping_ = false;
+  std::thread thread_;  // last: starts once the rest is built
+};
+
+}  // namespace ecluse
