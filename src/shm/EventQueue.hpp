@@ -28,9 +28,11 @@ class EventQueue {
   /** Non-blocking pop (consumer only). */
   std::optional<BlockMessage> try_pop();
   /** Sleeps until an event arrives or `timeout` passes (consumer only): on the futex, or, in
-   * the window where the next urgent event is expected, in polls of at most 0.5 ms. */
+   * the window where the next urgent event is expected, in polls of at most 2 ms. */
   std::optional<BlockMessage> pop(std::chrono::nanoseconds timeout);
   [[nodiscard]] std::size_t capacity() const;
+  /** True while the consumer sleeps on the futex: a push with `wake` would make a system call. */
+  [[nodiscard]] bool consumer_asleep() const;
 
  private:
   struct Header;
@@ -40,12 +42,15 @@ class EventQueue {
   void learn(Clock::time_point now);
   /** The poll interval if `now` is in the window of the next urgent event. */
   [[nodiscard]] std::optional<std::chrono::nanoseconds> poll_interval(Clock::time_point now) const;
+  [[nodiscard]] bool predicts() const;
+  [[nodiscard]] Clock::duration shortest_period() const;
   /** When the next window opens (max() when none is predicted or it is open). */
   [[nodiscard]] Clock::time_point window_start(Clock::time_point now) const;
   Header* header_;
   // The consumer's own prediction (process-local: only the consumer pops).
   Clock::time_point last_urgent_{};
-  Clock::duration period_{0};
+  Clock::duration period_{0};           // between the last two urgent events
+  Clock::duration previous_period_{0};  // the interval before
 };
 
 }  // namespace ecluse::shm
