@@ -26,8 +26,8 @@ class Accounting {
   /** Accounts the time since the last switch to the current phase; returns the previous one. */
   Phase switch_to(Phase phase);
   [[nodiscard]] Phase current() const { return current_; }
-  /** Closes the current phase so that totals() adds up to the wall time so far. */
-  void close() { switch_to(current_); }
+  /** Closes the current phase so that totals() adds up to the wall and CPU time so far. */
+  void close();
   void add_bytes(std::uint64_t bytes) { bytes_ += static_cast<double>(bytes); }
   /** A client ended `iteration`: records its write time and bytes since the last end. */
   void end_iteration(int iteration);
@@ -49,6 +49,10 @@ class Accounting {
   [[nodiscard]] double wall_seconds() const;
 
  private:
+  /** Phases whose CPU time is their wall time (no CPU clock read on the client's path). */
+  static constexpr bool busy(Phase phase) { return phase == Phase::Write; }
+  /** Gives the CPU time since the last read to its owner; `next_owner` owns it from now. */
+  void read_cpu(Phase next_owner);
   [[nodiscard]] double visible_write_seconds() const;
   /** The record of `iteration`, after completing the one of an earlier iteration. */
   IterationRecord& record_of(int iteration);
@@ -60,6 +64,8 @@ class Accounting {
   std::unique_ptr<TraceFile> trace_;
   Phase current_ = Phase::Setup;
   double start_wall_, last_wall_, last_cpu_;
+  Phase cpu_owner_ = Phase::Setup;  // the non-busy phase the CPU time since last_cpu_ belongs to
+  double busy_wall_ = 0;            // busy phases' wall time since last_cpu_ (counted as CPU)
   double bytes_ = 0, bytes_at_end_ = 0, write_at_end_ = 0;
   std::function<void(Phase, Phase)> observer_;
 };

@@ -82,11 +82,18 @@ Distribution Distribution::from(const Moments& moments, Buckets buckets) {
 }
 
 void Distribution::count_in(std::int32_t bucket, std::uint64_t n) {
-  const auto at = std::lower_bound(buckets_.begin(), buckets_.end(), bucket,
-                                   [](const auto& entry, int b) { return entry.first < b; });
+  auto at = std::lower_bound(buckets_.begin(), buckets_.end(), bucket,
+                             [](const auto& entry, int b) { return entry.first < b; });
   if (at != buckets_.end() && at->first == bucket) {
     at->second += n;
   } else {
+    // Room for every bucket at the first one (a few KiB): an iteration that ends with a value
+    // in a bucket not seen before then allocates nothing on the client's path.
+    if (buckets_.capacity() < static_cast<std::size_t>(kBuckets)) {
+      const auto index = at - buckets_.begin();
+      buckets_.reserve(kBuckets);
+      at = buckets_.begin() + index;
+    }
     buckets_.insert(at, {bucket, n});
   }
 }

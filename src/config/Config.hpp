@@ -138,6 +138,9 @@ struct Architecture {
   BufferType buffer_type = BufferType::Posix;
   AllocatorKind allocator = AllocatorKind::General;
   FullPolicy full_policy = FullPolicy::Block;
+  // <buffer prefault>: map every page of the node's segment in each process at initialize, so
+  // that no write or alloc faults on a page of the buffer (docs/performance.md).
+  bool buffer_prefault = true;
   ServerPlacement placement = ServerPlacement::Last;
   CorePlacement core_placement;  // <placement mask start step blocksize>
   std::string queue_name = "ecluse-queue";

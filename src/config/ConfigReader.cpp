@@ -191,6 +191,7 @@ class Reader {
     a.buffer_type = attrs_.choice(node, "type", BufferType::Posix);
     a.allocator = attrs_.choice(node, "allocator", AllocatorKind::General);
     a.full_policy = attrs_.choice(node, "policy", FullPolicy::Block);
+    a.buffer_prefault = attrs_.boolean(node, "prefault", a.buffer_prefault);
     warn_buffer(node, attrs_);
   }
 

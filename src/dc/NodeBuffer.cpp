@@ -90,6 +90,9 @@ NodeBuffer::NodeBuffer(const Topology& topology, const Architecture& architectur
       broadcast_string(node, creator ? segment_->path() : "", creator_of(plan));
   run_collectively(node, [&] {
     if (!creator) attach(architecture, path);
+    // Each process maps the pages in its own page table: no write, alloc or commit of a
+    // client (nor a read of the server) faults on a page of the buffer later.
+    if (architecture.buffer_prefault) segment_->prefault();
   });
   (topology.is_client() ? header().client_pid[plan.client_index[local]]
                         : header().server_pid[plan.server_index[local]]) = getpid();

@@ -30,7 +30,7 @@ ShmTransport::ShmTransport(NodeBuffer& buffer, const Config& config, int server,
       timeout_(peer_timeout()) {}
 
 void ShmTransport::check_alive(std::chrono::steady_clock::time_point deadline,
-                               const std::string& what) const {
+                               const char* what) const {
   const pid_t pid = buffer_.server_pid(server_);
   if (process_gone(pid)) {
     const std::string cause = "the Ecluse server of this node (process " + std::to_string(pid) +
@@ -40,7 +40,8 @@ void ShmTransport::check_alive(std::chrono::steady_clock::time_point deadline,
     throw Error(ECLUSE_CHANNEL_ERROR, cause);
   }
   if (std::chrono::steady_clock::now() > deadline) {
-    throw Error(ECLUSE_CHANNEL_ERROR, "waited " + std::to_string(timeout_.count()) + " s " + what +
+    throw Error(ECLUSE_CHANNEL_ERROR, "waited " + std::to_string(timeout_.count()) + " s " +
+                                          std::string(what) +
                                           ": the dedicated core does not answer; check "
                                           "its log, or raise ECLUSE_TIMEOUT.");
   }
@@ -52,7 +53,7 @@ shm::Handle ShmTransport::acquire(const BlockData& block, std::size_t bytes, boo
   if (held_ + need > share && !(may_skip && skipping())) too_big(block, held_ + need, share);
   shm::BufferAllocator& a = buffer_.allocator();
   std::atomic<std::uint64_t>& held = buffer_.held(client_);
-  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  std::chrono::steady_clock::time_point deadline;  // set at the first wait: no clock read before
   std::optional<PhaseScope> waiting;
   while (true) {
     const std::uint32_t seen = a.release_counter().load();
@@ -67,6 +68,7 @@ shm::Handle ShmTransport::acquire(const BlockData& block, std::size_t bytes, boo
     if (!waiting) {
       waiting.emplace(accounting_, Phase::Wait);
       ++buffer_waits_;
+      deadline = std::chrono::steady_clock::now() + timeout_;
     }
     shm::futex_wait(a.release_counter(), seen, kSlice);
     check_alive(deadline, "waiting for room in the buffer");
@@ -126,10 +128,13 @@ void ShmTransport::notify(const BlockData& block, shm::Handle handle, std::size_
 }
 
 void ShmTransport::push(const BlockMessage& event, int server, bool wake) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  std::chrono::steady_clock::time_point deadline;  // set at the first wait
   std::optional<PhaseScope> waiting;
   while (!buffer_.queue(server).push(event, kSlice, wake)) {
-    if (!waiting) waiting.emplace(accounting_, Phase::Wait);
+    if (!waiting) {
+      waiting.emplace(accounting_, Phase::Wait);
+      deadline = std::chrono::steady_clock::now() + timeout_;
+    }
     check_alive(deadline, "waiting for room in the event queue");
   }
 }
@@ -142,28 +147,38 @@ void ShmTransport::put(const BlockData& block, std::size_t bytes) {
   notify(block, handle, bytes);
 }
 
+ShmTransport::Allocated* ShmTransport::allocated(const Variable& variable, int block) {
+  auto it = allocated_.find({&variable, block});
+  return it != allocated_.end() && it->second.live ? &it->second : nullptr;
+}
+
 void* ShmTransport::alloc(const BlockData& block, std::size_t bytes) {
   clear(*block.variable, block.block);
   const shm::Handle handle = acquire(block, bytes, false);
-  allocated_[{block.variable, block.block}] = {block, handle, bytes};
+  Allocated& a = allocated_[{block.variable, block.block}];  // a new node the first time only
+  a.block = block;
+  a.handle = handle;
+  a.bytes = bytes;
+  a.live = true;
+  ++live_;
   return buffer_.address(handle);
 }
 
 void ShmTransport::commit(const Variable& variable, int block) {
-  auto it = allocated_.find({&variable, block});
-  if (it == allocated_.end()) {
-    throw_not_allocated(variable, block);
-  }
-  notify(it->second.block, it->second.handle, it->second.bytes);
-  allocated_.erase(it);
+  Allocated* a = allocated(variable, block);
+  if (!a) throw_not_allocated(variable, block);
+  notify(a->block, a->handle, a->bytes);
+  a->live = false;
+  --live_;
 }
 
 void ShmTransport::clear(const Variable& variable, int block) {
-  auto it = allocated_.find({&variable, block});
-  if (it == allocated_.end()) return;
-  release(it->second.handle, it->second.bytes);
-  held_ -= shm::block_footprint(it->second.bytes);
-  allocated_.erase(it);
+  Allocated* a = allocated(variable, block);
+  if (!a) return;
+  release(a->handle, a->bytes);
+  held_ -= shm::block_footprint(a->bytes);
+  a->live = false;
+  --live_;
 }
 
 void ShmTransport::end_iteration(int iteration) {
@@ -204,9 +219,12 @@ Statistics ShmTransport::statistics() const {
 }
 
 std::size_t ShmTransport::discard() {
-  const std::size_t dropped = allocated_.size();
-  for (auto& [key, a] : allocated_) release(a.handle, a.bytes);
-  allocated_.clear();
+  const std::size_t dropped = live_;
+  for (auto& [key, a] : allocated_) {
+    if (a.live) release(a.handle, a.bytes);
+    a.live = false;
+  }
+  live_ = 0;
   return dropped;
 }
 

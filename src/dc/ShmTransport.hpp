@@ -40,11 +40,16 @@ class ShmTransport : public Transport {
   [[nodiscard]] std::uint64_t skipped() const { return skipped_; }
 
  private:
+  // Kept per (variable, block) once made, `live` while allocated and not committed: the
+  // description is copied into place, reusing its vectors, so a steady-state alloc allocates
+  // nothing on the heap.
   struct Allocated {
     BlockData block;
-    shm::Handle handle;
-    std::size_t bytes;
+    shm::Handle handle = shm::kNoHandle;
+    std::size_t bytes = 0;
+    bool live = false;
   };
+  Allocated* allocated(const Variable& variable, int block);
   shm::Handle acquire(const BlockData& block, std::size_t bytes, bool may_skip);
   [[nodiscard]] bool skipping() const;
   [[noreturn]] void too_big(const BlockData& block, std::size_t need, std::size_t share) const;
@@ -52,7 +57,7 @@ class ShmTransport : public Transport {
   void release(shm::Handle handle, std::size_t bytes);
   void notify(const BlockData& block, shm::Handle handle, std::size_t bytes);
   void push(const BlockMessage& event, int server, bool wake = true);
-  void check_alive(std::chrono::steady_clock::time_point deadline, const std::string& what) const;
+  void check_alive(std::chrono::steady_clock::time_point deadline, const char* what) const;
   [[nodiscard]] BlockMessage event_of(MessageType type, int iteration) const;
 
   NodeBuffer& buffer_;
@@ -64,6 +69,7 @@ class ShmTransport : public Transport {
   Accounting& accounting_;
   std::chrono::seconds timeout_;
   std::map<std::pair<const Variable*, int>, Allocated> allocated_;
+  std::size_t live_ = 0;  // entries of allocated_ that are live
   std::uint64_t skipped_ = 0;
   std::uint32_t failures_seen_ = 0;  // store failures of this client's server already raised
   std::uint64_t sent_blocks_ = 0, sent_bytes_ = 0, buffer_waits_ = 0;

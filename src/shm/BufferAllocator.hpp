@@ -20,9 +20,10 @@ inline std::size_t block_footprint(std::size_t bytes) {
 }
 
 /** Throws ECLUSE_ALLOCATION_ERROR when `client`'s block of `bytes` can never fit: `room` says
- * what holds at most `capacity` bytes, `fix` how to make it fit. */
-void refuse_if_never_fits(int client, std::size_t bytes, std::size_t capacity,
-                          const std::string& room, const std::string& fix);
+ * what holds at most `capacity` bytes, `fix` how to make it fit (C strings: an allocation
+ * in steady state allocates nothing on the heap). */
+void refuse_if_never_fits(int client, std::size_t bytes, std::size_t capacity, const char* room,
+                          const char* fix);
 
 /** A per-process view of allocator state that lives in shared memory at [base+offset, +size).
  * Handles are offsets from `base` (the segment start), valid in every process. */

@@ -5,6 +5,7 @@
 // stalls the queue at that cell (the consumer then sees an empty queue until its timeout).
 #include "shm/EventQueue.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cstdint>
@@ -28,8 +29,24 @@ constexpr std::size_t kMaxCapacity = std::size_t{1} << 30;
 
 struct alignas(kLine) Cell {
   std::atomic<std::uint64_t> sequence;  // == position: free; == position + 1: holds an event
+  std::uint32_t urgent;                 // pushed with wake: its producer waits for no one after
   BlockMessage event;
 };
+
+// The polling window around the next urgent event, from the last two intervals between urgent
+// events (two, so that alternating intervals are covered too): from 3/4 of the shorter after
+// the last event to twice the longer (plus a little); intervals above kLongestPeriod are not
+// predicted (the consumer sleeps on the futex, as when idle). Polls every 1/4 of the shorter
+// interval, between kShortestPoll and kLongestPoll. A window that opens in less than
+// kShortestSleep is polled from now: a timed futex sleep that short oversleeps (timer slack,
+// wake-up latency) past the event it waits for. Polls are few on purpose: each wake-up of the
+// consumer costs the producer too where both share a core's hardware (a VM: a 16 MiB write
+// ran 1.3 times slower while the consumer polled every 1/16 of the interval, unchanged at 1/4).
+constexpr auto kLongestPeriod = std::chrono::seconds(30);
+constexpr auto kShortestPoll = std::chrono::microseconds(50);
+constexpr auto kLongestPoll = std::chrono::milliseconds(2);
+constexpr auto kWindowSlack = std::chrono::milliseconds(1);
+constexpr auto kShortestSleep = std::chrono::milliseconds(1);
 
 using Clock = std::chrono::steady_clock;
 
@@ -61,8 +78,8 @@ struct alignas(kLine) EventQueue::Header {
 
   Cell* cells() { return reinterpret_cast<Cell*>(reinterpret_cast<char*>(this) + sizeof(*this)); }
   Cell& cell(std::uint64_t position) { return cells()[position & (capacity - 1)]; }
-  bool try_push(const BlockMessage& event);
-  std::optional<BlockMessage> try_pop();
+  bool try_push(const BlockMessage& event, bool urgent);
+  std::optional<BlockMessage> try_pop(bool* urgent);
   void wake_consumer();
   void wake_producers();
 };
@@ -123,9 +140,13 @@ std::size_t EventQueue::capacity() const {
   return header_->capacity;
 }
 
+bool EventQueue::consumer_asleep() const {
+  return header_->consumer_sleeping.load(std::memory_order_acquire) != 0;
+}
+
 // Vyukov's enqueue: claim a position whose cell is free (CAS on enqueue_pos), fill the cell, then
 // publish it through its sequence number. A cell one lap behind means the queue is full.
-bool EventQueue::Header::try_push(const BlockMessage& event) {
+bool EventQueue::Header::try_push(const BlockMessage& event, bool urgent) {
   auto position = enqueue_pos.load(std::memory_order_relaxed);
   for (;;) {
     Cell& c = cell(position);
@@ -137,6 +158,7 @@ bool EventQueue::Header::try_push(const BlockMessage& event) {
     } else if (enqueue_pos.compare_exchange_weak(position, position + 1,
                                                  std::memory_order_relaxed)) {
       c.event = event;
+      c.urgent = urgent ? 1 : 0;
       c.sequence.store(position + 1, std::memory_order_release);
       return true;
     }
@@ -145,11 +167,12 @@ bool EventQueue::Header::try_push(const BlockMessage& event) {
 
 // Single consumer: no CAS. A claimed but not yet published cell reads as empty; its producer
 // wakes us once it publishes.
-std::optional<BlockMessage> EventQueue::Header::try_pop() {
+std::optional<BlockMessage> EventQueue::Header::try_pop(bool* urgent) {
   const auto position = dequeue_pos.load(std::memory_order_relaxed);
   Cell& c = cell(position);
   if (c.sequence.load(std::memory_order_acquire) != position + 1) return std::nullopt;
   BlockMessage event = c.event;
+  *urgent = c.urgent != 0;
   c.sequence.store(position + capacity, std::memory_order_release);
   dequeue_pos.store(position + 1, std::memory_order_relaxed);
   return event;
@@ -177,12 +200,12 @@ bool EventQueue::push(const BlockMessage& event, std::chrono::nanoseconds timeou
   Header& h = *header_;
   const auto deadline = deadline_after(timeout);
   for (;;) {
-    if (h.try_push(event)) break;
+    if (h.try_push(event, wake)) break;
     h.wake_consumer();  // full: a consumer not woken by lazy pushes must drain it now
     const auto key = h.not_full.load(std::memory_order_acquire);
     h.producers_waiting.fetch_add(1, std::memory_order_seq_cst);
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    const bool pushed = h.try_push(event);
+    const bool pushed = h.try_push(event, wake);
     const auto left = remaining(deadline);
     if (!pushed && left.count() > 0) futex_wait(h.not_full, key, left);
     h.producers_waiting.fetch_sub(1, std::memory_order_relaxed);
@@ -194,9 +217,44 @@ bool EventQueue::push(const BlockMessage& event, std::chrono::nanoseconds timeou
 }
 
 std::optional<BlockMessage> EventQueue::try_pop() {
-  auto event = header_->try_pop();
-  if (event) header_->wake_producers();
+  bool urgent = false;
+  auto event = header_->try_pop(&urgent);
+  if (!event) return event;
+  header_->wake_producers();
+  if (urgent) learn(Clock::now());
   return event;
+}
+
+void EventQueue::learn(Clock::time_point now) {
+  if (last_urgent_ != Clock::time_point{}) {
+    previous_period_ = period_;
+    period_ = now - last_urgent_;
+  }
+  last_urgent_ = now;
+}
+
+bool EventQueue::predicts() const {
+  return period_.count() > 0 && period_ <= kLongestPeriod && previous_period_ <= kLongestPeriod;
+}
+
+EventQueue::Clock::duration EventQueue::shortest_period() const {
+  return previous_period_.count() > 0 ? std::min(period_, previous_period_) : period_;
+}
+
+std::optional<std::chrono::nanoseconds> EventQueue::poll_interval(Clock::time_point now) const {
+  if (!predicts()) return std::nullopt;
+  const auto since = now - last_urgent_;
+  const auto opens = shortest_period() * 3 / 4;
+  const auto closes = std::max(period_, previous_period_) * 2 + kWindowSlack;
+  if (since + kShortestSleep < opens || since > closes) return std::nullopt;
+  const auto poll = std::chrono::duration_cast<std::chrono::nanoseconds>(shortest_period() / 4);
+  return std::clamp<std::chrono::nanoseconds>(poll, kShortestPoll, kLongestPoll);
+}
+
+EventQueue::Clock::time_point EventQueue::window_start(Clock::time_point now) const {
+  if (!predicts()) return Clock::time_point::max();
+  const auto start = last_urgent_ + shortest_period() * 3 / 4 - kShortestSleep;
+  return start > now ? start : Clock::time_point::max();
 }
 
 std::optional<BlockMessage> EventQueue::pop(std::chrono::nanoseconds timeout) {
@@ -204,17 +262,25 @@ std::optional<BlockMessage> EventQueue::pop(std::chrono::nanoseconds timeout) {
   const auto deadline = deadline_after(timeout);
   for (;;) {
     if (auto event = try_pop()) return event;
+    const auto now = Clock::now();
+    if (now >= deadline) return std::nullopt;
+    // In the window: a short sleep without announcing it, so producers do not wake us.
+    if (const auto poll = poll_interval(now)) {
+      futex_wait(h.not_empty, h.not_empty.load(std::memory_order_acquire),
+                 std::min(*poll, remaining(deadline)));
+      continue;
+    }
     // Announce the sleep, then look once more: a producer that published before seeing the
     // flag is caught by the re-check, one that publishes after sees the flag and wakes us.
+    // The sleep ends at the deadline or when the next window opens.
+    const auto until = std::min(deadline, window_start(now));
     const auto key = h.not_empty.load(std::memory_order_acquire);
     h.consumer_sleeping.store(1, std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     auto event = try_pop();
-    const auto left = remaining(deadline);
-    if (!event && left.count() > 0) futex_wait(h.not_empty, key, left);
+    if (!event) futex_wait(h.not_empty, key, remaining(until));
     h.consumer_sleeping.store(0, std::memory_order_relaxed);
     if (event) return event;
-    if (left.count() <= 0) return std::nullopt;
   }
 }
 

@@ -232,13 +232,13 @@ GeneralAllocator::Block* GeneralAllocator::coalesce(Block* b) {
   return b;
 }
 
-void refuse_if_never_fits(int client, std::size_t bytes, std::size_t capacity,
-                          const std::string& room, const std::string& fix) {
+void refuse_if_never_fits(int client, std::size_t bytes, std::size_t capacity, const char* room,
+                          const char* fix) {
   if (bytes <= capacity) return;
   throw Error(ECLUSE_ALLOCATION_ERROR, "client " + std::to_string(client) +
                                            " asked for a block of " + std::to_string(bytes) +
-                                           " bytes but " + room + " " + std::to_string(capacity) +
-                                           " bytes at most; " + fix);
+                                           " bytes but " + std::string(room) + " " +
+                                           std::to_string(capacity) + " bytes at most; " + fix);
 }
 
 std::optional<Handle> GeneralAllocator::allocate(int client, std::size_t bytes) {

@@ -35,6 +35,9 @@ class SharedSegment {
   [[nodiscard]] std::string path() const;
   [[nodiscard]] void* base() const { return base_; }
   [[nodiscard]] std::size_t size() const { return size_; }
+  /** Maps every page of the segment in this process now (allocating those not yet allocated),
+   * so that later accesses do not fault; the contents are unchanged. */
+  void prefault() const;
   [[nodiscard]] const std::string& name() const { return name_; }
 
  private:

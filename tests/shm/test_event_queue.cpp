@@ -125,6 +125,40 @@ TEST_F(EventQueueTest, BlockedProducerResumesWhenTheConsumerPops) {
   EXPECT_EQ(test::wait_child(child), 0);
 }
 
+// Urgent events every 20 ms: once it has seen two intervals, the consumer polls around the
+// expected time of the next one (a push then needs no wake-up system call) and sleeps on the
+// futex in between (a push then wakes it). Samples, not every round: the machine may be loaded.
+TEST_F(EventQueueTest, ConsumerPollsOnlyAroundTheNextExpectedUrgentEvent) {
+  constexpr int kTraining = 3, kRounds = 12;
+  auto queue = make(16);
+  void* where = segment_.base();
+  const pid_t child = test::spawn([where] {
+    auto q = EventQueue::attach(where);
+    for (int i = 0; i < kTraining + kRounds; ++i) {
+      auto e = q.pop(10s);
+      if (!e || e->iteration != i) return 1;
+    }
+    return 0;
+  });
+  int asleep_early = 0, awake_in_window = 0;
+  for (int i = 0; i < kTraining + kRounds; ++i) {
+    ASSERT_TRUE(queue.push(event_of(1, i), 1s));
+    std::this_thread::sleep_for(5ms);
+    const bool early = queue.consumer_asleep();
+    std::this_thread::sleep_for(13ms);
+    const bool in_window = queue.consumer_asleep();
+    std::this_thread::sleep_for(2ms);
+    if (i < kTraining) continue;
+    asleep_early += early ? 1 : 0;
+    awake_in_window += in_window ? 0 : 1;
+  }
+  EXPECT_EQ(test::wait_child(child), 0);
+  std::printf("consumer asleep 5 ms after an event: %d/%d; awake 18 ms after: %d/%d\n",
+              asleep_early, kRounds, awake_in_window, kRounds);
+  EXPECT_GE(asleep_early, kRounds * 2 / 3);
+  EXPECT_GE(awake_in_window, kRounds * 2 / 3);
+}
+
 TEST_F(EventQueueTest, ManyProducerProcessesLoseNothing) {
   constexpr int kProducers = 3;
   constexpr int kEvents = 5000;

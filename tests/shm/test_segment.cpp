@@ -1,5 +1,6 @@
 // SharedSegment: creation, sharing with another process, 0600 mode, unlink semantics and the
 // messages a user sees when the name is taken or /dev/shm is too small.
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
@@ -190,6 +191,39 @@ TEST_F(SegmentTest, UnnamedSegmentIsSharedThroughProcAndNeverInDevShm) {
   struct stat st {};
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+long minor_faults() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_minflt;
+}
+
+// After prefault(), writing every page of the segment takes no page fault, in the creator and
+// in another process that maps it, and what the creator wrote before is still there.
+TEST_F(SegmentTest, PrefaultMapsEveryPageWithoutChangingTheContents) {
+  constexpr std::size_t kBytes = std::size_t{8} << 20;
+  auto server = SharedSegment::create_unnamed(unique_name().substr(1), kBytes);
+  std::memcpy(server.base(), "kept", 5);
+  server.prefault();
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  auto* bytes = static_cast<char*>(server.base());
+  const long before = minor_faults();
+  for (std::size_t at = page; at < kBytes; at += page) bytes[at] = 1;
+  EXPECT_LT(minor_faults() - before, 8) << "page faults after prefault";
+  EXPECT_STREQ(bytes, "kept");
+  const std::string path = server.path();
+  const pid_t child = test::spawn([&path, page] {
+    auto mine = SharedSegment::open_path(path);
+    mine.prefault();
+    auto* mapped = static_cast<char*>(mine.base());
+    const long start = minor_faults();
+    for (std::size_t at = page; at < kBytes; at += page) mapped[at] = 2;
+    const bool no_faults = minor_faults() - start < 8;
+    return no_faults && std::strcmp(mapped, "kept") == 0 ? 0 : 1;
+  });
+  EXPECT_EQ(test::wait_child(child), 0);
+  EXPECT_EQ(bytes[page], 2);
 }
 
 TEST_F(SegmentTest, UnlinkOfAnUnnamedSegmentClosesItsPathButKeepsTheMapping) {
