@@ -23,7 +23,8 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/env.sh"
 
-command_line="bench/adios2.sh $*"
+# The exact command, for the results (with the environment that changes what is measured).
+command_line="ECLUSE_MPI=$ECLUSE_MPI ECLUSE_BENCH_QUIET_WAIT=${ECLUSE_BENCH_QUIET_WAIT:-60} bench/adios2.sh$(printf ' %q' "$@")"
 sizes=16 iterations=32 compute_ms=40 reps=2 out=""
 while (($#)); do
   case $1 in
@@ -40,6 +41,11 @@ while (($#)); do
   shift
 done
 quiet_wait=${ECLUSE_BENCH_QUIET_WAIT:-60}
+# No binding of ranks to cores: Open MPI binds a 1-rank job to one core by default, and then
+# ADIOS2's write thread (AsyncWrite) shares the client's core instead of using the free one (the
+# compute phase doubled in a bound run). Every run of this comparison is unbound; MPICH's Hydra
+# does not bind by default and ignores this variable.
+export OMPI_MCA_hwloc_base_binding_policy=${OMPI_MCA_hwloc_base_binding_policy:-none}
 out=${out:-$ECLUSE_ROOT/bench/results/adios2-$(date -u +%Y%m%d-%H%M%S).json}
 
 # 1. ADIOS2 (built once, then cached) and the two programs.

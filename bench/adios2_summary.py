@@ -142,7 +142,8 @@ def machine(mpiexec, note, quiet_wait):
     return {"nproc": os.cpu_count(), "cpu_model": first("/proc/cpuinfo", "model name"),
             "kernel": platform.release(), "mpi": (mpi.splitlines() or ["unknown"])[0],
             "commit": commit + ("+modified" if dirty else ""),
-            "quiet_wait_s": quiet_wait, "operator_note": note or None}
+            "quiet_wait_s": quiet_wait, "operator_note": note or None,
+            "open_mpi_binding_policy": os.environ.get("OMPI_MCA_hwloc_base_binding_policy")}
 
 
 def markdown(summary):
