@@ -2,9 +2,11 @@
 // The configuration mirrors make_config (BenchSupport.cpp), with dedicated nodes added.
 #include "ApproachSupport.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
 
 #include "ecluse/ecluse.h"
 
@@ -125,6 +127,26 @@ Json spread_ms(const std::vector<double>& seconds) {
       .set("max", maximum(seconds) * ms)
       .set("stddev", standard_deviation(seconds) * ms)
       .set("max_over_p50", maximum(seconds) / p50);
+}
+
+Json bytes_on_disk(const std::string& directory) {
+  namespace fs = std::filesystem;
+  double bytes = 0, allocated = 0;
+  int files = 0;
+  std::error_code error;
+  for (fs::recursive_directory_iterator it(directory, error), end; !error && it != end;
+       it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    const bool log = name == "log" || (name.starts_with("log.") && name.ends_with(".log"));
+    const bool not_output = log || name.ends_with("-report.json");
+    struct stat st {};
+    if (not_output || !it->is_regular_file() || ::stat(it->path().c_str(), &st) != 0) continue;
+    bytes += static_cast<double>(st.st_size);
+    allocated += static_cast<double>(st.st_blocks) * 512.0;
+    ++files;
+  }
+  if (error) fail("cannot list " + directory + ": " + error.message());
+  return Json::object().set("bytes", bytes).set("allocated_bytes", allocated).set("files", files);
 }
 
 bool oversubscribed(int ranks) {

@@ -45,6 +45,11 @@ double standard_deviation(const std::vector<double>& samples);
 /** mean, p50, p95, max, stddev, max/p50 and count of samples in seconds, in milliseconds. */
 Json spread_ms(const std::vector<double>& seconds);
 
+/** The output under `directory` (recursively): regular files, their bytes and the blocks the
+ * file system allocated for them. Ecluse's run log ("log", "log.<rank>.log") and run report
+ * ("*-report.json") are not output and are left out. */
+Json bytes_on_disk(const std::string& directory);
+
 /** True when the job has more ranks than the machine has cores (timings then prove behaviour,
  * not speed). */
 bool oversubscribed(int ranks);

@@ -24,8 +24,10 @@ struct Options {
   std::uint64_t bytes = 16ull << 20;  // per client and iteration
   int iterations = 16;
   double compute_ms = 40;
-  int buffer_iterations = 3;  // DC buffer, DN receive memory: iterations of all clients
-  int ranks_per_node = 1;     // DN
+  int buffer_iterations = 3;     // DC buffer, DN receive memory: iterations of all clients
+  int ranks_per_node = 1;        // DN
+  bool baseline_memcpy = true;   // --memcpy off: the output alone after the compute phase
+  std::uint64_t work_units = 0;  // --work-units: the compute phase of another run; 0 calibrates
 };
 
 /** What one rank measured; servers fill only the server fields. */
@@ -79,16 +81,17 @@ double timed(F&& f) {
 }
 
 /** The output and its baseline, in alternating order so that neither always finds the block
- * in cache after the other. */
+ * in cache after the other (without the baseline, `copy` is empty: the output alone). */
 void output(RankResult* r, const std::vector<double>& field, std::vector<double>* copy, int it) {
   auto copy_block = [&] { std::memcpy(copy->data(), field.data(), field.size() * sizeof(double)); };
   auto write_block = [&] {
     check(ecluse_write("field", field.data()), "ecluse_write");
     check(ecluse_end_iteration(), "ecluse_end_iteration");
   };
-  if (it % 2 == 0) r->memcpy.push_back(timed(copy_block));
+  const bool baseline = !copy->empty();
+  if (baseline && it % 2 == 0) r->memcpy.push_back(timed(copy_block));
   r->write.push_back(timed(write_block));
-  if (it % 2 != 0) r->memcpy.push_back(timed(copy_block));
+  if (baseline && it % 2 != 0) r->memcpy.push_back(timed(copy_block));
 }
 
 RankResult run_client(const Options& o, std::uint64_t work, Clock::time_point* loop_start) {
@@ -96,9 +99,10 @@ RankResult run_client(const Options& o, std::uint64_t work, Clock::time_point* l
   check(ecluse_client_comm_get(&comm), "ecluse_client_comm_get");
   int source = 0;
   MPI_Comm_rank(comm, &source);
-  std::vector<double> field(o.bytes / sizeof(double)), copy(field.size());
+  std::vector<double> field(o.bytes / sizeof(double));
+  std::vector<double> copy(o.baseline_memcpy ? field.size() : 0);
   fill_pattern(field.data(), o.bytes, static_cast<unsigned>(source));
-  fill_pattern(copy.data(), o.bytes, 99);  // touched: the baseline copies into mapped pages
+  fill_pattern(copy.data(), copy.size() * sizeof(double), 99);  // touched: mapped pages
   RankResult r;
   r.role = 1;
   *loop_start = Clock::now();
@@ -276,10 +280,15 @@ Json report(const Options& o, const std::vector<RankResult>& all, int ranks) {
   out.set("write_ms", spread_ms(write))
       .set("write_first_ms", write.front() * kMs)
       .set("write_ms_after_first", spread_ms(after_first))
-      .set("write_ms_all_samples", spread_ms(pooled(clients, &RankResult::write)))
-      .set("memcpy_ms", spread_ms(memcpy_all))
-      .set("write_over_memcpy_p50", median(write) / median(memcpy_all))
-      .set("compute_ms", spread_ms(slowest(clients, &RankResult::compute)))
+      .set("write_ms_percentiles", summary(write, kMs))
+      .set("write_ms_all_samples", spread_ms(pooled(clients, &RankResult::write)));
+  if (!o.baseline_memcpy) {
+    out.set("memcpy", "off (--memcpy off): nothing but the compute phase and the output");
+  } else {
+    out.set("memcpy_ms", spread_ms(memcpy_all))
+        .set("write_over_memcpy_p50", median(write) / median(memcpy_all));
+  }
+  out.set("compute_ms", spread_ms(slowest(clients, &RankResult::compute)))
       .set("loop_s", loop)
       .set("end_to_end_s", end_to_end)
       .set("ms_per_iteration", end_to_end * kMs / o.iterations)
@@ -299,6 +308,10 @@ Options parse(const Args& args) {
   o.compute_ms = args.number("compute-ms", 40);
   o.buffer_iterations = static_cast<int>(args.number("buffer-iterations", 3));
   o.ranks_per_node = static_cast<int>(args.number("ranks-per-node", 1));
+  const std::string copy = args.get("memcpy", "on");
+  if (copy != "on" && copy != "off") fail("--memcpy takes on or off, not '" + copy + "'");
+  o.baseline_memcpy = copy == "on";
+  o.work_units = static_cast<std::uint64_t>(args.number("work-units", 0));
   if (o.iterations < 2) fail("--iterations must be at least 2");
   return o;
 }
@@ -335,7 +348,7 @@ int main(int argc, char** argv) {
   if (o.approach != Approach::TP && clients_of(o, ranks) < 1) {
     fail("dc and dn need at least one client rank besides the servers");
   }
-  std::uint64_t work = Work::calibrate(o.compute_ms / kMs);
+  std::uint64_t work = o.work_units > 0 ? o.work_units : Work::calibrate(o.compute_ms / kMs);
   MPI_Bcast(&work, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
   const Interference interference;
   const RankResult mine = run_rank(o, work, ranks);
@@ -344,8 +357,8 @@ int main(int argc, char** argv) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0) {
-    print_on_rank0(report(o, all, ranks).set("work_units", work).set("interference", load).dump(),
-                   0);
+    Json out = report(o, all, ranks).set("work_units", work).set("interference", load);
+    print_on_rank0(out.set("bytes_on_disk", bytes_on_disk(o.dir)).dump(), 0);
   }
   MPI_Finalize();
   return 0;
