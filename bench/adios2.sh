@@ -64,28 +64,7 @@ bench=$ECLUSE_BUILD/bench
 tmp=$(mktemp -d "$ECLUSE_BUILD/adios2-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-# Busy percentage of the whole machine over $1 seconds (all cores, from /proc/stat).
-busy_percent() {
-  local a b busy=0 idle=0 i
-  read -r -a a < <(head -1 /proc/stat)
-  sleep "$1"
-  read -r -a b < <(head -1 /proc/stat)
-  for i in 1 2 3 6 7 8; do busy=$((busy + b[i] - a[i])); done
-  for i in 4 5; do idle=$((idle + b[i] - a[i])); done
-  echo $((100 * busy / (busy + idle > 0 ? busy + idle : 1)))
-}
-
-# Waits (at most $quiet_wait s) for an idle machine; prints the busy percentage seen last.
-wait_quiet() {
-  local waited=0 busy
-  busy=$(busy_percent 1)
-  while ((busy > 10 && waited < quiet_wait)); do
-    sleep 4
-    waited=$((waited + 5))
-    busy=$(busy_percent 1)
-  done
-  echo "$busy"
-}
+source "$ECLUSE_ROOT/bench/quiet.sh"  # busy_percent, wait_quiet
 
 # One run: name, ranks, program and arguments; JSON to $tmp/<name>.json, busy % to .busy.
 run() {

@@ -34,31 +34,7 @@ build() {
     dn_throughput -j 2 >&2
 }
 
-# Busy percentage of the whole machine over $1 seconds (all cores, from /proc/stat).
-busy_percent() {
-  local a b
-  read -r -a a < <(head -1 /proc/stat)
-  sleep "$1"
-  read -r -a b < <(head -1 /proc/stat)
-  local busy=0 idle=0 i
-  for i in 1 2 3 6 7 8; do busy=$((busy + b[i] - a[i])); done
-  for i in 4 5; do idle=$((idle + b[i] - a[i])); done
-  echo $((100 * busy / (busy + idle > 0 ? busy + idle : 1)))
-}
-
-# Waits (at most $quiet_wait s) until the machine is idle: on 2 cores, someone else's build
-# would be measured too. Prints the busy percentage seen last.
-wait_quiet() {
-  local waited=0 busy
-  busy=$(busy_percent 1)
-  while ((busy > 10 && waited < quiet_wait)); do
-    echo "bench: machine ${busy}% busy, waiting for it to be idle..." >&2
-    sleep 4
-    waited=$((waited + 5))
-    busy=$(busy_percent 1)
-  done
-  echo "$busy"
-}
+source "$ECLUSE_ROOT/bench/quiet.sh"  # busy_percent, wait_quiet
 
 # Runs one benchmark: name, ranks, arguments. Its JSON goes to $tmp/<name>.json; the busy
 # percentage of the machine just before it to $tmp/<name>.busy. It runs in $tmp, so that run
