@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "core/RunFailure.hpp"
+#include "core/Watchdog.hpp"
 #include "ecluse/Error.hpp"
 
 namespace ecluse {
@@ -226,6 +227,22 @@ GroupNumber number_groups(MPI_Comm comm, MPI_Comm group) {
   complete(request, group, "MPI_Ibcast");
   number.count = allreduce_int(comm, leader, MPI_SUM);
   return number;
+}
+
+MPI_Comm split_bounded(MPI_Comm comm, int color, int key) {
+  barrier(comm);
+  const BlockingCall call(comm, "MPI_Comm_split");
+  MPI_Comm result = MPI_COMM_NULL;
+  MPI_Comm_split(comm, color, key, &result);
+  return result;
+}
+
+MPI_Comm split_shared_bounded(MPI_Comm comm, int key) {
+  barrier(comm);
+  const BlockingCall call(comm, "MPI_Comm_split_type");
+  MPI_Comm result = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, key, MPI_INFO_NULL, &result);
+  return result;
 }
 
 void run_collectively(MPI_Comm comm, const std::function<void()>& step) {

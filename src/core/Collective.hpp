@@ -51,6 +51,13 @@ void receive_bounded(void* data, int count, MPI_Datatype type, int from, int tag
 /** MPI_Probe bounded by ECLUSE_TIMEOUT: the number of `type` elements of the next message. */
 int probe_bounded(int from, int tag, MPI_Comm comm, MPI_Datatype type);
 
+/** MPI_Comm_split (color, key) or, with `shared`, MPI_Comm_split_type(MPI_COMM_TYPE_SHARED,
+ * key): a bounded barrier first, then the split bounded by the watchdog (core/Watchdog), since
+ * neither has a nonblocking form; a rank that died between the two ends the job within
+ * ECLUSE_TIMEOUT instead of hanging it. */
+MPI_Comm split_bounded(MPI_Comm comm, int color, int key);
+MPI_Comm split_shared_bounded(MPI_Comm comm, int key);
+
 /** MPI_Comm_dup within the timeout. */
 MPI_Comm duplicate(MPI_Comm comm);
 

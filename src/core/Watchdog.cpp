@@ -2,6 +2,7 @@
 // ends the process if that call is still there.
 #include "core/Watchdog.hpp"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <condition_variable>
@@ -59,6 +60,7 @@ class Watchdog {
   }
 
   void run() {
+    pthread_setname_np(pthread_self(), "ecluse-watchdog");  // for top -H, perf and gdb
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
       const BlockingCall* first = earliest();
@@ -75,13 +77,18 @@ class Watchdog {
   }
 
   [[noreturn]] void end_process(const BlockingCall& call) const {
+    const std::string where =
+        call.site_.store.empty()
+            ? std::string(call.operation_) + " (a blocking MPI collective among " +
+                  std::to_string(call.ranks_) + " ranks, which has no nonblocking form)"
+            : "store '" + call.site_.store + "' for " + call.operation_ + " of file '" +
+                  call.site_.file + "' (a collective HDF5 call over MPI-IO among " +
+                  std::to_string(call.ranks_) + " ranks)";
     const std::string line =
         "ecluse: world rank " + std::to_string(world_rank_) +
-        ": timeout (ECLUSE_TIMEOUT=" + std::to_string(wait_timeout().count()) +
-        " s) waiting in store '" + call.site_.store + "' for " + call.operation_ + " of file '" +
-        call.site_.file + "' (a collective HDF5 call over MPI-IO among " +
-        std::to_string(call.ranks_) +
-        " ranks): one of them died, or is blocked elsewhere, or is slower than the timeout; "
+        ": timeout (ECLUSE_TIMEOUT=" + std::to_string(wait_timeout().count()) + " s) waiting in " +
+        where +
+        ": one of them died, or is blocked elsewhere, or is slower than the timeout; "
         "see the other ranks' output, or raise ECLUSE_TIMEOUT.\n";
     for (std::size_t done = 0; done < line.size();) {
       const ssize_t n = ::write(STDERR_FILENO, line.data() + done, line.size() - done);
@@ -109,7 +116,19 @@ class Watchdog {
 BlockingCall::BlockingCall(Site site, const char* operation) : site_(site), operation_(operation) {
   // Only with ECLUSE_TIMEOUT set: these calls include the I/O itself, which a large output on a
   // slow file system may make longer than the default bound of the waits.
-  if (std::getenv("ECLUSE_TIMEOUT") == nullptr) return;
+  if (std::getenv("ECLUSE_TIMEOUT") != nullptr) arm();
+}
+
+namespace {
+const std::string kNoStore;
+}  // namespace
+
+BlockingCall::BlockingCall(MPI_Comm comm, const char* operation)
+    : site_{kNoStore, kNoStore, comm}, operation_(operation) {
+  arm();
+}
+
+void BlockingCall::arm() {
   armed_ = true;
   MPI_Comm_size(site_.comm, &ranks_);
   deadline_ = Clock::now() + wait_timeout();

@@ -1,6 +1,8 @@
 // Bounds by ECLUSE_TIMEOUT the calls Ecluse cannot make nonblocking: collective HDF5 calls
-// (MPI-IO underneath) of the stores. One watchdog thread per process, started at the first
-// call and waiting on a condition variable for the earliest deadline of the calls in progress.
+// (MPI-IO underneath) of the stores, and the MPI collectives without a nonblocking form
+// (MPI_Comm_split and MPI_Comm_split_type at set-up). One watchdog thread per process, started
+// at the first call and waiting on a condition variable for the earliest deadline of the calls
+// in progress.
 #pragma once
 
 #include <mpi.h>
@@ -25,13 +27,18 @@ class BlockingCall {
     const std::string& file;
     MPI_Comm comm;
   };
+  /** A store's collective HDF5 call: armed only when ECLUSE_TIMEOUT is set. */
   BlockingCall(Site site, const char* operation);
+  /** A blocking MPI collective over comm (no I/O in it): always armed, with wait_timeout()
+   * ("ecluse: world rank R: timeout (ECLUSE_TIMEOUT=N s) waiting in <operation> ..."). */
+  BlockingCall(MPI_Comm comm, const char* operation);
   ~BlockingCall();
   BlockingCall(const BlockingCall&) = delete;
   BlockingCall& operator=(const BlockingCall&) = delete;
 
  private:
   friend class Watchdog;
+  void arm();
   Site site_;
   const char* operation_;
   bool armed_ = false;

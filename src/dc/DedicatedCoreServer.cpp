@@ -9,10 +9,10 @@
 namespace ecluse {
 
 namespace {
+// The longest sleep of the loop. The store thread interrupts it when it stored an iteration, so
+// that the loop releases the blocks (room for the clients) at once without polling for them
+// (polling every 1 ms while storing cost the dedicated core 12-14% CPU between outputs).
 constexpr auto kIdleSlice = std::chrono::milliseconds(100);
-// While the store thread works the loop also waits for it: it releases each stored iteration
-// (room for the clients) within this delay. Idle, the server still sleeps kIdleSlice.
-constexpr auto kStoringSlice = std::chrono::milliseconds(1);
 constexpr auto kLivenessPeriod = std::chrono::seconds(1);
 }  // namespace
 
@@ -34,6 +34,7 @@ DedicatedCoreServer::DedicatedCoreServer(const Config& config, const Topology& t
   collector_ = std::make_unique<BlockCollector>(
       config, writer, events, log, topology.servers(), static_cast<int>(my_clients_.size()),
       plan.clients, [this](const BlockMessage& e) { hand_on(e); }, forward_ < 0);
+  collector_->notify_stored([this] { buffer_.queue(index_).interrupt(); });
 }
 
 void DedicatedCoreServer::run() {
@@ -41,8 +42,7 @@ void DedicatedCoreServer::run() {
   last_message_ = std::chrono::steady_clock::now();
   while (stopped_ < static_cast<int>(my_clients_.size())) {
     accounting_.switch_to(Phase::Idle);
-    const auto slice = collector_->storing() ? kStoringSlice : kIdleSlice;
-    if (auto event = buffer_.queue(index_).pop(slice)) {
+    if (auto event = buffer_.queue(index_).pop(kIdleSlice)) {
       accounting_.switch_to(Phase::Gather);
       handle(*event);
       collector_->collect_stored();

@@ -100,7 +100,7 @@ Runtime::~Runtime() {
 std::unique_ptr<Writer> Runtime::make_writer(MPI_Comm writers, bool stores, bool hooks) {
   int rank = 0;
   MPI_Comm_rank(writers, &rank);
-  MPI_Comm_split(writers, topology_->node(), rank, &node_writers_);
+  node_writers_ = split_bounded(writers, topology_->node(), rank);
   StoreEnv env{
       writers,           rank, node_writers_, topology_->node(), config_.architecture.domains,
       config_.simulation};
@@ -119,7 +119,7 @@ std::unique_ptr<Writer> Runtime::make_core_writer() {
       plan.server_roles[static_cast<std::size_t>(plan.server_index[local])] == ServerRole::Store;
   int rank = 0;
   MPI_Comm_rank(topology_->servers(), &rank);
-  MPI_Comm_split(topology_->servers(), store ? 0 : 1, rank, &role_writers_);
+  role_writers_ = split_bounded(topology_->servers(), store ? 0 : 1, rank);
   return make_writer(role_writers_, store, !store);
 }
 

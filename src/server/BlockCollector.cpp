@@ -70,7 +70,7 @@ void BlockCollector::flush(std::map<int, Iteration>::iterator it) {
     finish_iteration(number, iteration, nullptr);
     return;
   }
-  if (!store_thread_) store_thread_ = std::make_unique<StoreThread>(writer_);
+  if (!store_thread_) store_thread_ = std::make_unique<StoreThread>(writer_, notify_stored_);
   store_thread_->submit(number, iteration.blocks);
   in_flight_.push_back(std::move(iteration));
   ++submitted_;

@@ -45,6 +45,9 @@ class BlockCollector {
   /** Releases the iterations the store thread finished and fires the signals that waited for
    * them; true if there were any. Call it often while storing() (never blocks). */
   bool collect_stored();
+  /** `notify` is called on the store thread each time it stored an iteration, so that a
+   * server asleep can wake and collect it (set before the first iteration ends). */
+  void notify_stored(std::function<void()> notify) { notify_stored_ = std::move(notify); }
   /** Iterations on the store thread or signals waiting for them. */
   [[nodiscard]] bool storing() const { return !in_flight_.empty() || !deferred_.empty(); }
   /** Whether complete iterations go to a store thread: the writer's stores make no MPI call,
@@ -97,6 +100,7 @@ class BlockCollector {
   Release release_;
   std::map<int, Iteration> iterations_;
   bool store_thread_allowed_;
+  std::function<void()> notify_stored_;
   std::unique_ptr<StoreThread> store_thread_;  // made at the first background store
   std::deque<Iteration> in_flight_;            // on the store thread, in order
   std::uint64_t submitted_ = 0, collected_ = 0;

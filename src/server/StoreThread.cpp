@@ -1,11 +1,14 @@
 // The store thread's queue: one job at a time, in order; results wait for the server's thread.
 #include "server/StoreThread.hpp"
 
+#include <pthread.h>
+
 #include <utility>
 
 namespace ecluse {
 
-StoreThread::StoreThread(Writer& writer) : writer_(writer), thread_([this] { run(); }) {}
+StoreThread::StoreThread(Writer& writer, std::function<void()> stored)
+    : writer_(writer), stored_(std::move(stored)), thread_([this] { run(); }) {}
 
 StoreThread::~StoreThread() {
   {
@@ -37,6 +40,7 @@ void StoreThread::wait_idle() {
 // Writer::store catches the stores' errors, so nothing escapes the thread but bad_alloc,
 // which terminates as it would on the server's thread.
 void StoreThread::run() {
+  pthread_setname_np(pthread_self(), "ecluse-store");  // for top -H, perf and gdb
   std::unique_lock lock(mutex_);
   for (;;) {
     work_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
@@ -50,6 +54,11 @@ void StoreThread::run() {
     done_.push_back(std::move(stored));
     storing_ = false;
     if (jobs_.empty()) idle_.notify_all();
+    if (stored_) {
+      lock.unlock();
+      stored_();
+      lock.lock();
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -16,7 +17,9 @@ namespace ecluse {
 
 class StoreThread {
  public:
-  explicit StoreThread(Writer& writer);
+  /** `stored`, if set, is called on the store thread after each iteration is stored (outside
+   * the lock): it wakes the server's thread, which then collects it at once. */
+  explicit StoreThread(Writer& writer, std::function<void()> stored = {});
   /** Stores what was submitted, then joins. */
   ~StoreThread();
   StoreThread(const StoreThread&) = delete;
@@ -37,6 +40,7 @@ class StoreThread {
   void run();
 
   Writer& writer_;
+  std::function<void()> stored_;
   std::mutex mutex_;
   std::condition_variable work_;  // a job or the stop
   std::condition_variable idle_;  // the queue ran empty

@@ -72,6 +72,7 @@ struct alignas(kLine) EventQueue::Header {
   // Eventcount of the consumer: bumped by a producer that saw `consumer_sleeping`.
   alignas(kLine) std::atomic<std::uint32_t> not_empty;
   std::atomic<std::uint32_t> consumer_sleeping;
+  std::atomic<std::uint32_t> interrupted;  // interrupt() was called, pop() has not returned since
   // Eventcount of the producers waiting while the queue is full.
   alignas(kLine) std::atomic<std::uint32_t> not_full;
   std::atomic<std::uint32_t> producers_waiting;
@@ -257,24 +258,33 @@ EventQueue::Clock::time_point EventQueue::window_start(Clock::time_point now) co
   return start > now ? start : Clock::time_point::max();
 }
 
+void EventQueue::interrupt() {
+  Header& h = *header_;
+  h.interrupted.store(1, std::memory_order_release);
+  h.not_empty.fetch_add(1, std::memory_order_release);  // a wait that read the key before returns
+  futex_wake(h.not_empty, 1);
+}
+
+// The key is read before looking: a push or an interrupt after it changes the eventcount, so the
+// futex wait on that key returns at once instead of sleeping past it.
 std::optional<BlockMessage> EventQueue::pop(std::chrono::nanoseconds timeout) {
   Header& h = *header_;
   const auto deadline = deadline_after(timeout);
   for (;;) {
+    const auto key = h.not_empty.load(std::memory_order_acquire);
     if (auto event = try_pop()) return event;
+    if (h.interrupted.exchange(0, std::memory_order_acq_rel) != 0) return std::nullopt;
     const auto now = Clock::now();
     if (now >= deadline) return std::nullopt;
     // In the window: a short sleep without announcing it, so producers do not wake us.
     if (const auto poll = poll_interval(now)) {
-      futex_wait(h.not_empty, h.not_empty.load(std::memory_order_acquire),
-                 std::min(*poll, remaining(deadline)));
+      futex_wait(h.not_empty, key, std::min(*poll, remaining(deadline)));
       continue;
     }
     // Announce the sleep, then look once more: a producer that published before seeing the
     // flag is caught by the re-check, one that publishes after sees the flag and wakes us.
     // The sleep ends at the deadline or when the next window opens.
     const auto until = std::min(deadline, window_start(now));
-    const auto key = h.not_empty.load(std::memory_order_acquire);
     h.consumer_sleeping.store(1, std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     auto event = try_pop();

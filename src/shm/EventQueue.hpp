@@ -27,9 +27,14 @@ class EventQueue {
   bool push(const BlockMessage& event, std::chrono::nanoseconds timeout, bool wake = true);
   /** Non-blocking pop (consumer only). */
   std::optional<BlockMessage> try_pop();
-  /** Sleeps until an event arrives or `timeout` passes (consumer only): on the futex, or, in
-   * the window where the next urgent event is expected, in polls of at most 2 ms. */
+  /** Sleeps until an event arrives, `timeout` passes or interrupt() is called (consumer only):
+   * on the futex, or, in the window where the next urgent event is expected, in polls of at
+   * most 2 ms. */
   std::optional<BlockMessage> pop(std::chrono::nanoseconds timeout);
+  /** Makes the consumer's current or next pop() return at once, empty-handed if no event is
+   * there (any thread or process; one system call). A consumer's own helper thread uses it to
+   * say "I finished something" without polling. */
+  void interrupt();
   [[nodiscard]] std::size_t capacity() const;
   /** True while the consumer sleeps on the futex: a push with `wake` would make a system call. */
   [[nodiscard]] bool consumer_asleep() const;

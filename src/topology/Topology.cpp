@@ -87,9 +87,7 @@ Topology::~Topology() {
 }
 
 void Topology::split_roles(MPI_Comm world) {
-  MPI_Comm mine = MPI_COMM_NULL;
-  barrier(world);  // MPI_Comm_split has no nonblocking form: every rank must be there first
-  MPI_Comm_split(world, is_client() ? 0 : 1, world_rank_, &mine);
+  const MPI_Comm mine = split_bounded(world, is_client() ? 0 : 1, world_rank_);
   (is_client() ? clients_ : servers_) = mine;
   // Every rank of the node learns the clients-communicator rank of the node's clients.
   int client_rank = -1;
@@ -104,12 +102,11 @@ void Topology::split_roles(MPI_Comm world) {
 }
 
 void Topology::find_node(MPI_Comm world, int ranks_per_node) {
-  barrier(world);  // the splits below have no nonblocking form: every rank must be there first
   if (ranks_per_node > 0) {
     node_ = world_rank_ / ranks_per_node;
-    MPI_Comm_split(world, node_, world_rank_, &node_comm_);
+    node_comm_ = split_bounded(world, node_, world_rank_);
   } else {
-    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, world_rank_, MPI_INFO_NULL, &node_comm_);
+    node_comm_ = split_shared_bounded(world, world_rank_);
   }
   MPI_Comm_rank(node_comm_, &local_rank_);
   MPI_Comm_size(node_comm_, &local_size_);

@@ -17,9 +17,7 @@ MPI_Comm turn_takers(const StoreEnv& env, Hdf5FileMode mode) {
   if (mode != Hdf5FileMode::PerNode) return duplicate(env.comm);
   int node_rank = 0;
   MPI_Comm_rank(env.node_comm, &node_rank);
-  MPI_Comm leaders = MPI_COMM_NULL;
-  MPI_Comm_split(env.comm, node_rank == 0 ? 0 : MPI_UNDEFINED, env.writer, &leaders);
-  return leaders;
+  return split_bounded(env.comm, node_rank == 0 ? 0 : MPI_UNDEFINED, env.writer);
 }
 
 // Collective over env.comm. Null when off, or when there are no more writers than turns.

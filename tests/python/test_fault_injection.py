@@ -58,10 +58,13 @@ def launch(ranks, args, cwd, recovery=True):
 
 def failed(result, recovery):
     """Open MPI's mpiexec --enable-recovery exits with 0 even after an MPI_Abort: there, the
-    failure shows on stderr only (an error of a rank, or the abort notice)."""
+    failure shows on stderr only (an error of a rank, the abort notice, or a rank's timeout
+    from a watchdog that could not call MPI_Abort: another thread was inside MPI)."""
     if not recovery or hydra():
         return result.returncode != 0
-    return bool(re.search(r"^rank \d+: \w+: ECLUSE_|MPI_ABORT was invoked", result.stderr, re.M))
+    return result.returncode != 0 or bool(re.search(
+        r"^rank \d+: \w+: ECLUSE_|MPI_ABORT was invoked|^ecluse: world rank \d+: timeout ",
+        result.stderr, re.M))
 
 
 def check_final_files(directory, context):

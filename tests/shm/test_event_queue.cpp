@@ -125,6 +125,33 @@ TEST_F(EventQueueTest, BlockedProducerResumesWhenTheConsumerPops) {
   EXPECT_EQ(test::wait_child(child), 0);
 }
 
+// A dedicated core's store thread interrupts the server's pop when it stored an iteration: the
+// pop returns empty-handed long before its timeout, once; a pending event still comes first.
+TEST_F(EventQueueTest, InterruptEndsTheConsumersWaitOnce) {
+  auto queue = make(4);
+  std::thread interrupter([&queue] {
+    std::this_thread::sleep_for(50ms);
+    queue.interrupt();
+  });
+  const auto start = test::now_ns();
+  EXPECT_FALSE(queue.pop(60s));
+  EXPECT_LT(elapsed_since(start), 30s);  // the timeout is 60 s: only the interrupt ends it
+  interrupter.join();
+  // Consumed: the next pop waits for its timeout again.
+  const auto again = test::now_ns();
+  EXPECT_FALSE(queue.pop(50ms));
+  EXPECT_GE(elapsed_since(again), 50ms);
+  // Interrupted before the pop, with an event queued: the event, then the interrupt.
+  ASSERT_TRUE(queue.push(event_of(2, 7), 1s));
+  queue.interrupt();
+  const auto e = queue.pop(60s);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->iteration, 7);
+  const auto last = test::now_ns();
+  EXPECT_FALSE(queue.pop(60s));
+  EXPECT_LT(elapsed_since(last), 30s);
+}
+
 // Urgent events every 20 ms: once it has seen two intervals, the consumer polls around the
 // expected time of the next one (a push then needs no wake-up system call) and sleeps on the
 // futex in between (a push then wakes it). Samples, not every round: the machine may be loaded.
