@@ -51,6 +51,9 @@ void DedicatedCoreServer::run() {
       last_message_ = std::chrono::steady_clock::now();
       continue;
     }
+    // Releasing what the store thread stored, and the actions of the signals that waited for
+    // it, is work of the server, not idle time.
+    if (collector_->storing()) accounting_.switch_to(Phase::Gather);
     if (collector_->collect_stored()) {
       publish_failures();
       last_message_ = std::chrono::steady_clock::now();  // the clients wait for this room

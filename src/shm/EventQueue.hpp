@@ -28,8 +28,8 @@ class EventQueue {
   /** Non-blocking pop (consumer only). */
   std::optional<BlockMessage> try_pop();
   /** Sleeps until an event arrives, `timeout` passes or interrupt() is called (consumer only):
-   * on the futex, or, in the window where the next urgent event is expected, in polls of at
-   * most 2 ms. */
+   * on the futex, or, in the window where the next urgent event is expected, in polls of 1/8
+   * of the interval between urgent events (50 us to 50 ms). */
   std::optional<BlockMessage> pop(std::chrono::nanoseconds timeout);
   /** Makes the consumer's current or next pop() return at once, empty-handed if no event is
    * there (any thread or process; one system call). A consumer's own helper thread uses it to

@@ -138,24 +138,34 @@ void PartitionedAllocator::advance_tail(Part& p) const {
   }
 }
 
+// Called by the owning client only: the rest of the lap becomes a released padding record,
+// which the tail then passes.
+void PartitionedAllocator::pad_to_lap_end(Part& p, std::uint64_t head,
+                                          std::uint64_t lap_left) const {
+  Record* pad = record(p, head);
+  pad->size.store(lap_left, std::memory_order_relaxed);
+  pad->magic.store(kPaddingMagic, std::memory_order_relaxed);
+  pad->released.store(1, std::memory_order_relaxed);
+  p.head.store(head + lap_left, std::memory_order_release);
+  advance_tail(p);
+}
+
 // Called by the owning client only. A block never straddles the end of the ring: the rest of
-// the lap becomes a released padding record, even if the block itself must still wait (so an
-// empty ring always takes a block as large as capacity()).
+// the lap is padded, even if the block itself must still wait (so an empty ring always takes a
+// block as large as capacity()). An empty ring starts again at its beginning: a simulation
+// whose server keeps up then writes each iteration to the same addresses, still in the caches
+// and TLBs of both sides, instead of walking the whole buffer.
 bool PartitionedAllocator::make_room(Part& p, std::uint64_t need) const {
   auto head = p.head.load(std::memory_order_relaxed);
   advance_tail(p);
   const auto lap_left = state_->part_bytes - head % state_->part_bytes;
-  if (need > lap_left) {
+  const bool empty = head == p.tail.load(std::memory_order_acquire);
+  if (lap_left != state_->part_bytes && (empty || need > lap_left)) {
     if (head - p.tail.load(std::memory_order_acquire) + lap_left > state_->part_bytes) {
       return false;
     }
-    Record* pad = record(p, head);
-    pad->size.store(lap_left, std::memory_order_relaxed);
-    pad->magic.store(kPaddingMagic, std::memory_order_relaxed);
-    pad->released.store(1, std::memory_order_relaxed);
+    pad_to_lap_end(p, head, lap_left);
     head += lap_left;
-    p.head.store(head, std::memory_order_release);
-    advance_tail(p);
   }
   return head - p.tail.load(std::memory_order_acquire) + need <= state_->part_bytes;
 }

@@ -1,5 +1,6 @@
 // The "partitioned" allocator of a node's shared buffer: one lock-free ring per client, filled
-// in FIFO order by that client alone, released in any order by the server.
+// in FIFO order by that client alone, released in any order by the server; a ring found empty
+// starts again at its beginning.
 #pragma once
 
 #include <cstddef>
@@ -34,6 +35,7 @@ class PartitionedAllocator final : public BufferAllocator {
   Record* record(const Part& p, std::uint64_t position) const;
   void advance_tail(Part& p) const;
   bool make_room(Part& p, std::uint64_t need) const;
+  void pad_to_lap_end(Part& p, std::uint64_t head, std::uint64_t lap_left) const;
   Record* checked_record(Handle handle, Part** owner) const;
   void format(std::uint64_t begin, std::uint64_t part_bytes, int clients);
 
