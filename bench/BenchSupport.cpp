@@ -171,6 +171,11 @@ void fill_pattern(void* data, std::size_t bytes, unsigned seed) {
   for (std::size_t i = bytes / 8 * 8; i < bytes; ++i) tail[i] = static_cast<unsigned char>(i);
 }
 
+void produce_field(double* dst, std::size_t n, int iteration) {
+  const double base = 1e6 * iteration;
+  for (std::size_t i = 0; i < n; ++i) dst[i] = base + static_cast<double>(i);
+}
+
 std::string size_name(std::uint64_t bytes) {
   if (bytes >= (1ull << 20) && bytes % (1ull << 20) == 0) {
     return std::to_string(bytes >> 20) + "MiB";

@@ -78,6 +78,10 @@ void print_on_rank0(const std::string& text, int from);
 
 /** Pages touched, content not constant, so that no layer takes a shortcut on zero pages. */
 void fill_pattern(void* data, std::size_t bytes, unsigned seed);
+/** What a simulation's compute phase does last: writes its output field (n doubles) at `dst`,
+ * values depending on the iteration (--produce of approach_compare and adios2_compare: the
+ * field is produced where it will be output, in the shared buffer with zero copy). */
+void produce_field(double* dst, std::size_t n, int iteration);
 std::string size_name(std::uint64_t bytes);
 
 /** CPU-bound work of a fixed amount (not a fixed time): interference makes it last longer. */

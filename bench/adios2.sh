@@ -86,7 +86,10 @@ common() {
     --work-units "$work"
 }
 
-one_client=(none dc dn adios2-bp5-async adios2-bp5-sync hdf5-fpp hdf5-collective)
+# none-produce and dc-zero-copy: the compute phase also writes the field (--produce), into the
+# program's own array or, with zero copy, into the room ecluse_alloc gives in the shared buffer.
+one_client=(none dc dn adios2-bp5-async adios2-bp5-sync hdf5-fpp hdf5-collective none-produce
+  dc-zero-copy)
 two_clients=(none adios2-bp5-aggregation adios2-bp5-async hdf5-fpp hdf5-collective)
 
 run_one() {  # group, approach, size, repetition
@@ -97,6 +100,15 @@ run_one() {  # group, approach, size, repetition
     dc | dn)
       # shellcheck disable=SC2046
       run "$name" 2 "$bench/approach_compare" --approach "$approach" --memcpy off $(common "$mib")
+      ;;
+    dc-zero-copy)
+      # shellcheck disable=SC2046
+      run "$name" 2 "$bench/approach_compare" --approach dc --memcpy off --zero-copy \
+        $(common "$mib")
+      ;;
+    none-produce)
+      # shellcheck disable=SC2046
+      run "$name" "$ranks" "$bench/adios2_compare" --approach none --produce $(common "$mib")
       ;;
     *)
       # shellcheck disable=SC2046

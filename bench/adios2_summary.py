@@ -115,6 +115,17 @@ def compare(table, compute_ms):
             key = f"write_{q}_{who}_over_adios2_async"
             if key in ratios:
                 goals[key] = goal(ratios[key], GOAL_WRITE_VS_ADIOS2_ASYNC)
+    produce = one.get("none-produce")
+    zero = one.get("dc-zero-copy")
+    if produce and zero:
+        # Both compute phases write the field: into the program's array, or into the buffer.
+        ratios["end_to_end_dc-zero-copy_over_none-produce"] = ratio(
+            zero["end_to_end_s"], produce["end_to_end_s"])
+        ratios["loop_dc-zero-copy_over_none-produce"] = ratio(zero["loop_s"], produce["loop_s"])
+        goals["end_to_end_dc-zero-copy_over_none-produce"] = goal(
+            ratios["end_to_end_dc-zero-copy_over_none-produce"], GOAL_TOTAL_VS_NO_OUTPUT, fits,
+            "zero copy: the field is produced in the shared buffer (ecluse_alloc), against a run "
+            "without output whose compute phase writes the same field into its own array; " + why)
     if "end_to_end_dc_over_none" in ratios:
         goals["end_to_end_dc_over_none"] = goal(
             ratios["end_to_end_dc_over_none"], GOAL_TOTAL_VS_NO_OUTPUT, fits,

@@ -28,6 +28,8 @@ struct Options {
   int ranks_per_node = 1;        // DN
   bool baseline_memcpy = true;   // --memcpy off: the output alone after the compute phase
   std::uint64_t work_units = 0;  // --work-units: the compute phase of another run; 0 calibrates
+  bool produce = false;          // --produce: the compute phase ends writing the field
+  bool zero_copy = false;        // --zero-copy: the field is produced in ecluse_alloc's room
 };
 
 /** What one rank measured; servers fill only the server fields. */
@@ -94,6 +96,22 @@ void output(RankResult* r, const std::vector<double>& field, std::vector<double>
   if (baseline && it % 2 != 0) r->memcpy.push_back(timed(copy_block));
 }
 
+/** Zero copy: the field is produced straight in the room ecluse_alloc gives (allocated before
+ * the compute phase, as a simulation computing into it would); the output is alloc + commit +
+ * end_iteration. */
+void zero_copy_iteration(const Options& o, std::uint64_t work, int it, RankResult* r) {
+  void* room = nullptr;
+  const double alloc = timed([&] { check(ecluse_alloc("field", &room), "ecluse_alloc"); });
+  r->compute.push_back(timed([&] {
+    Work::run(work);
+    produce_field(static_cast<double*>(room), o.bytes / sizeof(double), it);
+  }));
+  r->write.push_back(alloc + timed([] {
+                       check(ecluse_commit("field"), "ecluse_commit");
+                       check(ecluse_end_iteration(), "ecluse_end_iteration");
+                     }));
+}
+
 RankResult run_client(const Options& o, std::uint64_t work, Clock::time_point* loop_start) {
   MPI_Comm comm;
   check(ecluse_client_comm_get(&comm), "ecluse_client_comm_get");
@@ -107,7 +125,14 @@ RankResult run_client(const Options& o, std::uint64_t work, Clock::time_point* l
   r.role = 1;
   *loop_start = Clock::now();
   for (int it = 0; it < o.iterations; ++it) {
-    r.compute.push_back(timed([&] { Work::run(work); }));
+    if (o.zero_copy) {
+      zero_copy_iteration(o, work, it, &r);
+      continue;
+    }
+    r.compute.push_back(timed([&] {
+      Work::run(work);
+      if (o.produce) produce_field(field.data(), field.size(), it);
+    }));
     output(&r, field, &copy, it);
   }
   r.loop = seconds_between(*loop_start, Clock::now());
@@ -256,7 +281,11 @@ Json setup(const Options& o, int ranks, int clients, int servers) {
       .set("durability",
            "page cache: the HDF5 stores never fsync (src/store), so a stored "
            "file is in the page cache, not necessarily on disk")
-      .set("write", "ecluse_write + ecluse_end_iteration, as the client sees it")
+      .set("write", o.zero_copy ? "ecluse_alloc + ecluse_commit + ecluse_end_iteration (zero "
+                                  "copy: the field is produced in the room), as the client sees it"
+                                : "ecluse_write + ecluse_end_iteration, as the client sees it")
+      .set("compute", o.produce ? "the work units, then the field written once (--produce)"
+                                : "the work units (the field is written once, before the loop)")
       .set("memcpy",
            "memcpy of the same block into a touched buffer, each iteration, in "
            "alternating order with the write")
@@ -312,6 +341,9 @@ Options parse(const Args& args) {
   if (copy != "on" && copy != "off") fail("--memcpy takes on or off, not '" + copy + "'");
   o.baseline_memcpy = copy == "on";
   o.work_units = static_cast<std::uint64_t>(args.number("work-units", 0));
+  o.zero_copy = args.flag("zero-copy");
+  o.produce = args.flag("produce") || o.zero_copy;
+  if (o.zero_copy && o.baseline_memcpy) fail("--zero-copy needs --memcpy off (nothing is copied)");
   if (o.iterations < 2) fail("--iterations must be at least 2");
   return o;
 }

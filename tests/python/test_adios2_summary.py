@@ -32,7 +32,9 @@ def test_medians_ratios_and_goals(tmp_path):
                "dc": [(1.0, 4.0, 1.03, 1.01), (3.0, 6.0, 1.05, 1.03)],
                "dn": [(6.0, 9.0, 1.20, 1.10), (6.0, 9.0, 1.20, 1.10)],
                "adios2-bp5-async": [(10.0, 20.0, 1.3, 1.2), (10.0, 20.0, 1.3, 1.2)],
-               "hdf5-fpp": [(12.0, 30.0, 1.4, 1.4), (12.0, 30.0, 1.4, 1.4)]}
+               "hdf5-fpp": [(12.0, 30.0, 1.4, 1.4), (12.0, 30.0, 1.4, 1.4)],
+               "none-produce": [(0, 0, 1.10, 1.10), (0, 0, 1.10, 1.10)],
+               "dc-zero-copy": [(0.1, 0.2, 1.12, 1.11), (0.1, 0.2, 1.14, 1.11)]}
     for approach, reps in figures.items():
         for rep, (p50, p99, e2e, loop) in enumerate(reps):
             write_run(runs, f"one_client__{approach}__16MiB__r{rep}",
@@ -54,5 +56,8 @@ def test_medians_ratios_and_goals(tmp_path):
     assert goals["write_p50_dc_over_adios2_async"]["met"] is True
     assert goals["write_p50_dn_over_adios2_async"]["met"] is False  # 0.6 > 0.5
     assert goals["end_to_end_dc_over_none"]["met"] is True  # fits: 12 ms store < 40 ms compute
+    # Zero copy is compared with the run whose compute phase also writes the field.
+    assert abs(ratios["end_to_end_dc-zero-copy_over_none-produce"] - 1.13 / 1.10) < 1e-12
+    assert goals["end_to_end_dc-zero-copy_over_none-produce"]["met"] is True
     assert "| dc | 2.00 | 5.00 |" in printed
-    assert len(result["runs"]) == 10
+    assert len(result["runs"]) == 14

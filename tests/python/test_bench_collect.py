@@ -33,6 +33,7 @@ FIGURES = [
     "DC client-visible write time / ADIOS2 BP5 async write",
     "DN client-visible write time / ADIOS2 BP5 async write",
     "DC total time with output / without output",
+    "DC total time with output / without output, zero copy (both produce the field)",
 ]
 
 
