@@ -157,7 +157,11 @@ CONFIGS=("tp1 1 tp.xml $GLOBAL" "tp2 2 tp.xml $HALF" "dc 2 dc.xml $GLOBAL" "dn 2
 run_one() {  # name ranks config local every rep
   local name=$1 ranks=$2 cfg=$3 local=$4 every=$5 rep=$6
   local dir="$SCRATCH/run" report="$OUT/reports/$name-e$every-r$rep.json"
-  rm -rf "$dir" && mkdir -p "$dir"
+  # Every run starts with no dirty pages pending (as `ecluse profile`'s runs do): else the
+  # previous runs' gigabytes make the kernel throttle this run's writes to the disk's speed, and
+  # its I/O time depends on the order of the runs (TP, every 5: 22 ms per output after a sync,
+  # 47-51 ms in a series of runs).
+  rm -rf "$dir" && mkdir -p "$dir" && sync
   # shellcheck disable=SC2046
   (cd "$dir" && ECLUSE_REPORT="$report" "$ECLUSE_MPIEXEC" -n "$ranks" "$BIN" \
     $(app_args "$SCRATCH/$cfg" "$local" "$every") >stdout.txt 2>stderr.txt) ||

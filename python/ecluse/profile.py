@@ -135,6 +135,9 @@ def run_once(command: list, ranks: int, ranks_per_node: int, timeout_s: float) -
     """Runs under mpiexec in a fresh directory (output, if any, lands there), with the run
     report (docs/report.md) sent to a file there; (summary, wall, report or None)."""
     argv = [mpiexec(), "--oversubscribe", "-n", str(ranks)] + command
+    # No dirty pages of earlier runs pending: they would make the kernel throttle this run's
+    # writes, so that its I/O time would depend on what ran before it.
+    os.sync()
     with tempfile.TemporaryDirectory(prefix="ecluse-profile-") as cwd:
         report_path = os.path.join(cwd, "ecluse-profile-report.json")
         env = dict(run_env(ranks_per_node), ECLUSE_REPORT=report_path)
