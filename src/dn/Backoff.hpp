@@ -14,10 +14,11 @@ class Backoff {
   static constexpr std::chrono::microseconds kLongest{1000};
   /** Something happened: poll again soon. */
   void reset() { delay_ = kFirst; }
-  /** Nothing happened: sleep, and sleep longer next time. */
-  void pause() {
+  /** Nothing happened: sleep, and sleep longer next time, up to `longest` (kLongest unless a
+   * caller that may wait long without harm, an idle server, allows more). */
+  void pause(std::chrono::microseconds longest = kLongest) {
     std::this_thread::sleep_for(delay_);
-    delay_ = std::min(delay_ * 2, kLongest);
+    delay_ = std::min(delay_ * 2, longest);
   }
 
  private:

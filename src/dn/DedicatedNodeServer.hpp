@@ -54,6 +54,8 @@ class DedicatedNodeServer {
   };
   void rearm();
   bool progress();
+  /** A header announced a payload that has not fully arrived. */
+  [[nodiscard]] bool receiving_payload() const;
   bool receive_headers();
   void on_header(std::size_t client);
   bool deliver(std::size_t client);
