@@ -21,6 +21,14 @@ inline double seconds_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
+/** Wall seconds of f(). */
+template <class F>
+double timed(F&& f) {
+  const auto t0 = Clock::now();
+  f();
+  return seconds_between(t0, Clock::now());
+}
+
 /** Percentile p in [0, 100] with linear interpolation between order statistics. */
 double percentile(std::vector<double> samples, double p);
 inline double median(std::vector<double> samples) {

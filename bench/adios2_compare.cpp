@@ -166,13 +166,6 @@ std::unique_ptr<Writer> make_writer(const Options& o, int rank, int ranks) {
   fail("unknown method");
 }
 
-template <class F>
-double timed(F&& f) {
-  const auto t0 = Clock::now();
-  f();
-  return seconds_between(t0, Clock::now());
-}
-
 /** Per iteration write and compute times, then loop, close and end-to-end seconds. */
 std::vector<double> run_rank(const Options& o, Writer* writer, std::uint64_t work, int rank) {
   std::vector<double> field(o.bytes / sizeof(double));

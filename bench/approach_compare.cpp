@@ -75,13 +75,6 @@ std::string config(const Options& o, int ranks) {
   return approach_config(spec);
 }
 
-template <class F>
-double timed(F&& f) {
-  const auto t0 = Clock::now();
-  f();
-  return seconds_between(t0, Clock::now());
-}
-
 /** The output and its baseline, in alternating order so that neither always finds the block
  * in cache after the other (without the baseline, `copy` is empty: the output alone). */
 void output(RankResult* r, const std::vector<double>& field, std::vector<double>* copy, int it) {

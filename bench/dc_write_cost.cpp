@@ -52,16 +52,16 @@ int reps_for(std::uint64_t size, std::uint64_t budget, int most, double scale) {
   return std::max(7, std::min(most, static_cast<int>(by_budget)));
 }
 
-/** Runs f; returns its wall time, and adds the minor page faults it caused to *faults. */
+/** Runs f; returns its wall time (bench::timed), and adds the minor page faults it caused to
+ * *faults when faults is not null. */
 template <class F>
-double timed(F&& f, std::vector<double>* faults = nullptr) {
+double timed(F&& f, std::vector<double>* faults) {
   const long before = faults ? minor_faults() : 0;
-  const auto t0 = Clock::now();
-  f();
-  const double t = seconds_between(t0, Clock::now());
+  const double t = ecluse::bench::timed(std::forward<F>(f));
   if (faults) faults->push_back(static_cast<double>(minor_faults() - before));
   return t;
 }
+using ecluse::bench::timed;  // the one-argument form, beside this one
 
 /** A simulation's compute phase as seen by the caches: one read-modify-write pass over 16 MiB
  * (a few ms), which evicts the client's L2 and much of the L3 and lets the server fall asleep. */

@@ -60,8 +60,12 @@ std::chrono::seconds wait_timeout() {
 void abort_on_timeout(const std::string& what) {
   int rank = -1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  std::fprintf(stderr, "ecluse: world rank %d: timeout (ECLUSE_TIMEOUT=%lld s) waiting %s\n", rank,
-               static_cast<long long>(wait_timeout().count()), what.c_str());
+  end_on_timeout(rank, what, true);
+}
+
+void end_on_timeout(int world_rank, const std::string& what, bool may_abort) {
+  std::fprintf(stderr, "ecluse: world rank %d: timeout (ECLUSE_TIMEOUT=%lld s) waiting %s\n",
+               world_rank, static_cast<long long>(wait_timeout().count()), what.c_str());
   std::fflush(stderr);
   report_failure(
       {"timeout (ECLUSE_TIMEOUT=" + std::to_string(wait_timeout().count()) + " s) waiting " + what,
@@ -69,8 +73,10 @@ void abort_on_timeout(const std::string& what) {
   // The launcher forwards our stderr through a pipe; an abort that kills its forwarder at once
   // can lose the one line that says why (seen with MPICH's Hydra).
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  MPI_Abort(MPI_COMM_WORLD, kTimeoutExitCode);
-  std::_Exit(kTimeoutExitCode);  // MPI_Abort does not return; this is for the compiler
+  // Another thread inside MPI: only MPI_THREAD_MULTIPLE allows MPI_Abort from this one; the
+  // launcher ends the other processes when this one exits without MPI_Finalize.
+  if (may_abort) MPI_Abort(MPI_COMM_WORLD, kTimeoutExitCode);
+  std::_Exit(kTimeoutExitCode);
 }
 
 WaitScope::WaitScope(std::string what) : previous_(std::exchange(current_wait, std::move(what))) {}
@@ -229,20 +235,30 @@ GroupNumber number_groups(MPI_Comm comm, MPI_Comm group) {
   return number;
 }
 
-MPI_Comm split_bounded(MPI_Comm comm, int color, int key) {
+namespace {
+
+// A bounded barrier first (every rank is there), then the split under the watchdog: a rank that
+// dies between the two ends the job within ECLUSE_TIMEOUT instead of hanging it.
+template <class Split>
+MPI_Comm split_after_barrier(MPI_Comm comm, const char* operation, Split split) {
   barrier(comm);
-  const BlockingCall call(comm, "MPI_Comm_split");
+  const BlockingCall call(comm, operation);
   MPI_Comm result = MPI_COMM_NULL;
-  MPI_Comm_split(comm, color, key, &result);
+  split(&result);
   return result;
 }
 
+}  // namespace
+
+MPI_Comm split_bounded(MPI_Comm comm, int color, int key) {
+  return split_after_barrier(comm, "MPI_Comm_split",
+                             [&](MPI_Comm* result) { MPI_Comm_split(comm, color, key, result); });
+}
+
 MPI_Comm split_shared_bounded(MPI_Comm comm, int key) {
-  barrier(comm);
-  const BlockingCall call(comm, "MPI_Comm_split_type");
-  MPI_Comm result = MPI_COMM_NULL;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, key, MPI_INFO_NULL, &result);
-  return result;
+  return split_after_barrier(comm, "MPI_Comm_split_type", [&](MPI_Comm* result) {
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, key, MPI_INFO_NULL, result);
+  });
 }
 
 void run_collectively(MPI_Comm comm, const std::function<void()>& step) {

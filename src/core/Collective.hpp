@@ -24,6 +24,12 @@ inline constexpr int kTimeoutExitCode = 124;
  * that returned an error instead would hang in the next collective. */
 [[noreturn]] void abort_on_timeout(const std::string& what);
 
+/** What abort_on_timeout does, for a thread that knows its world rank (`world_rank`) and may
+ * not call MPI while another thread is inside it: prints "ecluse: world rank R: timeout
+ * (ECLUSE_TIMEOUT=N s) waiting <what>", hands the failure to the partial report, then ends the
+ * job (MPI_Abort when `may_abort`, else _exit; exit status kTimeoutExitCode either way). */
+[[noreturn]] void end_on_timeout(int world_rank, const std::string& what, bool may_abort);
+
 /** Names, for timeout messages, what the collectives of a scope wait for ("in finalize for the
  * report gather"); the innermost scope of the thread wins. */
 class WaitScope {
@@ -51,8 +57,8 @@ void receive_bounded(void* data, int count, MPI_Datatype type, int from, int tag
 /** MPI_Probe bounded by ECLUSE_TIMEOUT: the number of `type` elements of the next message. */
 int probe_bounded(int from, int tag, MPI_Comm comm, MPI_Datatype type);
 
-/** MPI_Comm_split (color, key) or, with `shared`, MPI_Comm_split_type(MPI_COMM_TYPE_SHARED,
- * key): a bounded barrier first, then the split bounded by the watchdog (core/Watchdog), since
+/** MPI_Comm_split(comm, color, key), and MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, key):
+ * a bounded barrier first, then the split bounded by the watchdog (core/Watchdog), since
  * neither has a nonblocking form; a rank that died between the two ends the job within
  * ECLUSE_TIMEOUT instead of hanging it. */
 MPI_Comm split_bounded(MPI_Comm comm, int color, int key);

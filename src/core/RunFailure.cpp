@@ -3,6 +3,8 @@
 
 #include <mutex>
 
+#include "ecluse/Error.hpp"
+
 namespace ecluse {
 
 namespace {
@@ -37,6 +39,11 @@ void report_failure(const RunFailure& failure) noexcept {
     handler().function(failure);
   } catch (...) {  // a report that cannot be written must not hide the failure itself
   }
+}
+
+void fail_on_lost_peer(const RunFailure& failure) {
+  report_failure(failure);
+  throw Error(ECLUSE_CHANNEL_ERROR, failure.cause);
 }
 
 }  // namespace ecluse

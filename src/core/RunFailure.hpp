@@ -25,4 +25,7 @@ void set_failure_handler(std::function<void(const RunFailure&)> handler);
 /** Hands a failure to the handler, if any; never throws. At most a few per process. */
 void report_failure(const RunFailure& failure) noexcept;
 
+/** A peer is gone: report_failure, then throw ECLUSE_CHANNEL_ERROR with the failure's cause. */
+[[noreturn]] void fail_on_lost_peer(const RunFailure& failure);
+
 }  // namespace ecluse

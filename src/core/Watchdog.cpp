@@ -3,7 +3,6 @@
 #include "core/Watchdog.hpp"
 
 #include <pthread.h>
-#include <unistd.h>
 
 #include <condition_variable>
 #include <cstdlib>
@@ -11,7 +10,6 @@
 #include <thread>
 
 #include "core/Collective.hpp"
-#include "core/RunFailure.hpp"
 
 namespace ecluse {
 
@@ -84,25 +82,11 @@ class Watchdog {
             : "store '" + call.site_.store + "' for " + call.operation_ + " of file '" +
                   call.site_.file + "' (a collective HDF5 call over MPI-IO among " +
                   std::to_string(call.ranks_) + " ranks)";
-    const std::string line =
-        "ecluse: world rank " + std::to_string(world_rank_) +
-        ": timeout (ECLUSE_TIMEOUT=" + std::to_string(wait_timeout().count()) + " s) waiting in " +
-        where +
-        ": one of them died, or is blocked elsewhere, or is slower than the timeout; "
-        "see the other ranks' output, or raise ECLUSE_TIMEOUT.\n";
-    for (std::size_t done = 0; done < line.size();) {
-      const ssize_t n = ::write(STDERR_FILENO, line.data() + done, line.size() - done);
-      if (n <= 0) break;
-      done += static_cast<std::size_t>(n);
-    }
-    report_failure({line.substr(line.find("timeout"), line.size() - line.find("timeout") - 1), "",
-                    -1, -1, -1, -1});
-    // As abort_on_timeout: give the launcher's forwarder time to pass the line on.
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    // Another thread is inside MPI: only MPI_THREAD_MULTIPLE lets this one call MPI_Abort. The
-    // launcher ends the other processes when this one exits without MPI_Finalize.
-    if (may_abort_) MPI_Abort(MPI_COMM_WORLD, kTimeoutExitCode);
-    ::_exit(kTimeoutExitCode);
+    end_on_timeout(world_rank_,
+                   "in " + where +
+                       ": one of them died, or is blocked elsewhere, or is slower than the "
+                       "timeout; see the other ranks' output, or raise ECLUSE_TIMEOUT.",
+                   may_abort_);
   }
 
   std::mutex mutex_;

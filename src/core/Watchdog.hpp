@@ -16,7 +16,7 @@ namespace ecluse {
  * call it surrounds has not returned within wait_timeout(), the watchdog prints "ecluse: world rank
  * R: timeout (ECLUSE_TIMEOUT=N s) waiting in store 'S' for <operation> of file 'F' ..." on stderr
  * and ends the process with exit status 124, as abort_on_timeout does (MPI_Abort when MPI gives
- * MPI_THREAD_MULTIPLE, else write(2) and _exit: the other thread is inside MPI). Costs two
+ * MPI_THREAD_MULTIPLE, else _exit: the other thread is inside MPI). Costs two
  * uncontended mutex locks; nothing is formatted unless the deadline passes. The strings must
  * outlive the object. Blocking calls may be bounded from several threads at once. */
 class BlockingCall {

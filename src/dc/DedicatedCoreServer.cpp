@@ -153,8 +153,7 @@ void DedicatedCoreServer::check_clients() {
                                 "stops" +
                                 collector_->pending_description() + ".";
       const auto [first, last] = collector_->pending_range();
-      report_failure({cause, "simulation", -1, pid, first, last});
-      throw Error(ECLUSE_CHANNEL_ERROR, cause);
+      fail_on_lost_peer({cause, "simulation", -1, pid, first, last});
     }
   }
 }

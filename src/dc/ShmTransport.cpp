@@ -36,8 +36,7 @@ void ShmTransport::check_alive(std::chrono::steady_clock::time_point deadline,
     const std::string cause = "the Ecluse server of this node (process " + std::to_string(pid) +
                               ") is gone while " + what +
                               "; the run cannot go on: see that server's output.";
-    report_failure({cause, "dedicated-core", -1, pid, -1, -1});
-    throw Error(ECLUSE_CHANNEL_ERROR, cause);
+    fail_on_lost_peer({cause, "dedicated-core", -1, pid, -1, -1});
   }
   if (std::chrono::steady_clock::now() > deadline) {
     throw Error(ECLUSE_CHANNEL_ERROR, "waited " + std::to_string(timeout_.count()) + " s " +
@@ -205,8 +204,7 @@ void ShmTransport::stop() {
     const std::string cause = "the Ecluse server of this node (process " + std::to_string(pid) +
                               ") is gone at stop: the iterations of this client it had not "
                               "stored yet are lost; see that server's output.";
-    report_failure({cause, "dedicated-core", -1, pid, -1, -1});
-    throw Error(ECLUSE_CHANNEL_ERROR, cause);
+    fail_on_lost_peer({cause, "dedicated-core", -1, pid, -1, -1});
   }
 }
 

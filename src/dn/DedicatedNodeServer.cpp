@@ -250,8 +250,7 @@ void DedicatedNodeServer::check_clients() {
                                 ") died without calling stop; the dedicated node server stops" +
                                 collector_->pending_description() + ".";
       const auto [first, last] = collector_->pending_range();
-      report_failure({cause, "simulation", p.rank, pid, first, last});
-      throw Error(ECLUSE_CHANNEL_ERROR, cause);
+      fail_on_lost_peer({cause, "simulation", p.rank, pid, first, last});
     }
   }
 }

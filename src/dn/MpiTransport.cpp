@@ -92,8 +92,7 @@ void MpiTransport::check_server(std::chrono::steady_clock::time_point deadline,
                               std::to_string(server_) + ", process " + std::to_string(pid) +
                               ") is gone while " + what +
                               "; the run cannot go on: see that server's output.";
-    report_failure({cause, "dedicated-node", server_, pid, -1, -1});
-    throw Error(ECLUSE_CHANNEL_ERROR, cause);
+    fail_on_lost_peer({cause, "dedicated-node", server_, pid, -1, -1});
   }
   if (std::chrono::steady_clock::now() > deadline) {
     throw Error(ECLUSE_CHANNEL_ERROR,

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "report/Json.hpp"
+#include "report/RunReport.hpp"
 
 namespace ecluse {
 
@@ -117,38 +118,6 @@ Listed read_listed(const std::string& path, const std::vector<std::string>& expe
   return listed;
 }
 
-bool write_all(int fd, const std::string& text) {
-  for (std::size_t done = 0; done < text.size();) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n <= 0) return false;
-    done += static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-// The launcher may kill a survivor at any moment (when another process exits): the text is
-// written into an unnamed file (O_TMPFILE) that gets a name only when complete, just before
-// the rename, so that a kill leaves no partial file (but in that window of two system calls).
-// File systems without O_TMPFILE get a named temporary file.
-bool write_whole(const std::string& path, const std::string& text) {
-  const std::string part = path + "." + std::to_string(::getpid()) + ".part";
-  const auto directory = std::filesystem::path(path).parent_path();
-  int fd =
-      ::open(directory.empty() ? "." : directory.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
-  const bool unnamed = fd >= 0;
-  if (!unnamed) fd = ::open(part.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0666);
-  if (fd < 0) return false;
-  bool ok = write_all(fd, text);
-  if (ok && unnamed) {
-    const std::string self = "/proc/self/fd/" + std::to_string(fd);
-    ok = ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, part.c_str(), AT_SYMLINK_FOLLOW) == 0;
-  }
-  ok = ::close(fd) == 0 && ok;
-  if (ok && std::rename(part.c_str(), path.c_str()) == 0) return true;
-  std::remove(part.c_str());
-  return false;
-}
-
 }  // namespace
 
 bool add_to_partial_report(const std::string& path, const FailureWitness& witness,
@@ -170,7 +139,7 @@ bool add_to_partial_report(const std::string& path, const FailureWitness& witnes
     text += listed.failures[i] + (i + 1 < listed.failures.size() ? ",\n" : "\n");
   }
   text += "  ]\n}\n";
-  return write_whole(path, text);
+  return write_file_whole(path, text);
 }
 
 }  // namespace ecluse

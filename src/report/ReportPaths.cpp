@@ -1,4 +1,9 @@
-// Where the report and the opt-in per-iteration trace go, and starting the trace on each rank.
+// Where the report and the opt-in per-iteration trace go, writing a report file whole, and
+// starting the trace on each rank.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
@@ -17,7 +22,39 @@ std::string replaced(std::string text, const std::string& key, const std::string
   return text;
 }
 
+bool write_all(int fd, const std::string& text) {
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
 }  // namespace
+
+// The launcher may kill a process at any moment (when another process exits): the text is
+// written into an unnamed file (O_TMPFILE) that gets a name only when complete, just before
+// the rename, so that a kill leaves no partial file (but in that window of two system calls).
+// File systems without O_TMPFILE get a named temporary file.
+bool write_file_whole(const std::string& path, const std::string& text) {
+  const std::string part = path + "." + std::to_string(::getpid()) + ".part";
+  const auto directory = std::filesystem::path(path).parent_path();
+  int fd =
+      ::open(directory.empty() ? "." : directory.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+  const bool unnamed = fd >= 0;
+  if (!unnamed) fd = ::open(part.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0666);
+  if (fd < 0) return false;
+  bool ok = write_all(fd, text);
+  if (ok && unnamed) {
+    const std::string self = "/proc/self/fd/" + std::to_string(fd);
+    ok = ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, part.c_str(), AT_SYMLINK_FOLLOW) == 0;
+  }
+  ok = ::close(fd) == 0 && ok;
+  if (ok && std::rename(part.c_str(), path.c_str()) == 0) return true;
+  std::remove(part.c_str());
+  return false;
+}
 
 std::string report_path(const Config& config) {
   const char* env = std::getenv("ECLUSE_REPORT");

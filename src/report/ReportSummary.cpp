@@ -82,16 +82,6 @@ bool note_for_launcher(const char* file, const std::string& report) {
   return std::fclose(f) == 0 && ok;
 }
 
-bool write_report_file(const std::string& path, const std::string& text) {
-  const std::string part = path + ".part";
-  std::FILE* f = std::fopen(part.c_str(), "w");
-  const bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  const bool closed = f && std::fclose(f) == 0;
-  if (ok && closed && std::rename(part.c_str(), path.c_str()) == 0) return true;
-  std::remove(part.c_str());
-  return false;
-}
-
 }  // namespace
 
 std::string least_cost_hint(const std::string& written) {
@@ -120,7 +110,7 @@ void publish_report(const Config& config, const std::vector<RankRecord>& records
   const std::string path = report_path(config);
   bool written = false;
   if (!path.empty()) {
-    written = write_report_file(path, build_report(config, totals, records).dump() + "\n");
+    written = write_file_whole(path, build_report(config, totals, records).dump() + "\n");
     if (!written) {
       log.warning("the run report could not be written to " + path +
                   "; check the directory, or set ECLUSE_REPORT to another file.");

@@ -63,6 +63,11 @@ std::string least_cost_hint(const std::string& written);
 
 /** Where the report goes: ECLUSE_REPORT, else <report file>, with {simulation}; "" for none. */
 std::string report_path(const Config& config);
+
+/** Writes `text` to `path` whole or not at all: into an unnamed temporary file of the same
+ * directory, named "<path>.<pid>.part" once complete, then renamed over `path`. False (and no
+ * file left) on failure. */
+bool write_file_whole(const std::string& path, const std::string& text);
 /** The trace files: ECLUSE_TRACE, else <report trace>, with {simulation}, as an absolute path
  * holding {rank} (appended as ".{rank}" when absent); "" for no trace (the default). */
 std::string trace_pattern(const Config& config);
