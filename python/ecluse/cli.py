@@ -149,6 +149,13 @@ def _profile_parser(sub) -> None:
                         "default) with {output_every} filled, under TP")
     p.add_argument("--writers", type=int_list, default=(1, 2), help="writer counts (1,2)")
     p.add_argument("--output-every", type=int, default=5, help="bandwidth runs: output interval")
+    p.add_argument("--no-approaches", action="store_true",
+                   help="with --bandwidth, skip the approach runs (one client under TP, DC(1) "
+                        "and DN(1:1) at two output intervals, docs/model.md)")
+    p.add_argument("--output-every-long", type=int,
+                   help="approach runs: the second output interval (4 x --output-every)")
+    p.add_argument("--xml", metavar="PATH", help="approach runs: the command's configuration "
+                   "file, rewritten for DC and DN (default: its argument ending in .xml)")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per run")
     _add_power(p)
     p.add_argument("command", nargs=argparse.REMAINDER, help="-- command and its arguments")
@@ -160,7 +167,9 @@ def cmd_profile(args) -> int:
         cores=args.cores, nodes=args.nodes, ranks_per_node=args.ranks_per_node,
         iterations=args.iterations, global_grid=args.global_grid, repeats=args.repeats,
         writers=args.writers if args.bandwidth else (), output_every=args.output_every,
-        timeout_s=args.timeout, keep=args.keep)
+        timeout_s=args.timeout, keep=args.keep,
+        approaches=args.bandwidth and not args.no_approaches, config=args.xml,
+        long_every=args.output_every_long)
     if command:
         settings.command = list(command)
         settings.bandwidth_command = list(command)   # the user's program measures its own I/O
@@ -196,9 +205,29 @@ def describe_profile(doc: dict) -> str:
                                                   in zip(app.copy.writers, app.copy.bytes_per_s)))
     if doc.get("overhead_s"):
         lines.append(f"fixed overhead: {app.overhead_s * 1e3:.1f} ms per run")
+    lines += [approach_terms_text(kind, terms) for kind, terms in app.terms]
     if doc.get("oversubscribed"):
         lines.append(f"oversubscribed: up to {doc['max_ranks']} ranks on {doc['cpus']} CPUs")
     return "\n".join(lines)
+
+
+def approach_terms_text(kind: str, t) -> str:
+    """One line of what an approach's profile runs measured (ApproachTerms)."""
+    parts = [f"compute +{t.compute_factor:.1%}"]
+    if t.per_output_s:
+        parts[0] += f" +{t.per_output_s * 1e3:.2f} ms per output"
+    parts.append(f"fixed {t.overhead_s * 1e3:.1f} ms")
+    if t.store_bytes_per_s:
+        parts.append(f"store {t.store_bytes_per_s / 1e6:.0f} MB/s")
+    if t.copy_bytes_per_s:
+        parts.append(f"copy {t.copy_bytes_per_s / 1e6:.0f} MB/s")
+    if t.idle_fraction is not None:
+        parts.append(f"servers idle {t.idle_fraction:.0%}")
+    if t.cpu:
+        parts.append("CPU " + ", ".join(f"{role} {pct:.0f}%" for role, pct in t.cpu))
+    if t.residual is not None:
+        parts.append(f"model within {t.residual:.1%} of its {t.runs} runs")
+    return f"approach {kind.upper()}: " + "; ".join(parts)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -236,6 +265,8 @@ def _app_from(args, doc: Optional[dict]) -> tuple:
         fit = f", cross-validated error {res:.1%}" if res is not None else ""
         sources = [("compute", f"T_base {app.t_base_s * 1e3:.3f} ms, scalability "
                     f"{app.s_cores.form or 'fit'}{fit} ({args.profile})", "measured")]
+        sources += [(f"{kind.upper()} terms", approach_terms_text(kind, t).split(": ", 1)[1]
+                     + " (the profile's approach runs)", "measured") for kind, t in app.terms]
     elif args.t_base is not None:
         app = AppModel(args.t_base, Scalability(), Scalability())
         sources = [("compute", f"T_base {args.t_base:g} s, perfect scalability", "given")]

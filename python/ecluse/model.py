@@ -135,6 +135,67 @@ class Bandwidth:
 
 
 @dataclass(frozen=True)
+class ApproachTerms:
+    """What the profile's short runs of one approach (TP, DC(1) or DN(1:1), one client) measured
+    beyond the compute-only scaling runs (docs/model.md, "Approach terms").
+
+    compute_factor: the clients' compute is slower by this share in every iteration while the
+      approach stores output (the writer's memory traffic, the kernel's write-back on the other
+      CPU, Ecluse's per-iteration path); per_output_s: and by this many seconds per output
+      (caches refilled after a hand-over or a store), at `bytes_per_client` bytes per client
+      per output, scaled by the bytes per client of the run to predict. Both are fitted to the
+      compute phase of runs at two output intervals (one interval: the factor alone).
+    overhead_s: the approach's fixed time (start-up, the servers' set-up and buffer pre-fault,
+      the final drain and finalize): what its runs measured beyond every other modelled term.
+    store_bytes_per_s: the approach's own store bandwidth (DC/DN: the servers' store phase per
+      output; TP: the clients' write), with `store_writers` writers; copy_bytes_per_s: one
+      client's hand-over (the clients' write phase); io_busy: CPU share of whoever stores.
+    idle_fraction, cpu: the dedicated role's idle share and each role's CPU use (percent), as
+      measured (shown by `advise`, not used by the time model)."""
+
+    compute_factor: float = 0.0
+    per_output_s: float = 0.0
+    bytes_per_client: float = 0.0
+    overhead_s: float = 0.0
+    store_bytes_per_s: Optional[float] = None
+    store_writers: int = 1
+    copy_bytes_per_s: Optional[float] = None
+    io_busy: Optional[float] = None
+    idle_fraction: Optional[float] = None
+    cpu: tuple = ()           # ((role, percent), ...)
+    runs: int = 0
+    residual: Optional[float] = None   # largest |model - measured| / measured over its runs
+
+    def interference_s(self, iterations: int, compute_s: float, outputs: int,
+                       bytes_per_client: float) -> float:
+        """Extra compute seconds of a run of `compute_s` compute-only seconds with `outputs`."""
+        if outputs <= 0:
+            return 0.0
+        scale = bytes_per_client / self.bytes_per_client if self.bytes_per_client > 0 else 1.0
+        return compute_s * self.compute_factor + outputs * self.per_output_s * scale
+
+    def to_json(self) -> dict:
+        return {"compute_factor": self.compute_factor, "per_output_s": self.per_output_s,
+                "bytes_per_client": self.bytes_per_client, "overhead_s": self.overhead_s,
+                "store_bytes_per_s": self.store_bytes_per_s, "store_writers": self.store_writers,
+                "copy_bytes_per_s": self.copy_bytes_per_s, "io_busy": self.io_busy,
+                "idle_fraction": self.idle_fraction, "cpu_percent": dict(self.cpu),
+                "runs": self.runs, "residual": self.residual}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "ApproachTerms":
+        def opt(key):
+            v = data.get(key)
+            return None if v is None else float(v)
+        return cls(float(data.get("compute_factor", 0.0)), float(data.get("per_output_s", 0.0)),
+                   float(data.get("bytes_per_client", 0.0)), float(data.get("overhead_s", 0.0)),
+                   opt("store_bytes_per_s"), int(data.get("store_writers", 1)),
+                   opt("copy_bytes_per_s"), opt("io_busy"), opt("idle_fraction"),
+                   tuple(sorted((data.get("cpu_percent") or {}).items())),
+                   int(data.get("runs", 0)), opt("residual"))
+
+
+@dataclass(frozen=True)
 class AppModel:
     """What profiling tells about the application: T_base (s), s_cores, s_nodes, bandwidth.
 
@@ -150,6 +211,10 @@ class AppModel:
     overhead_s: float = 0.0
     noise: Optional[float] = None   # relative run-to-run spread of the profile's repeats
     io_busy: Optional[float] = None  # CPU share of a writing core (store phase CPU / wall)
+    terms: tuple = ()   # ((kind, ApproachTerms), ...): the profile's approach runs
+
+    def terms_for(self, kind: str) -> Optional[ApproachTerms]:
+        return dict(self.terms).get(kind)
 
 
 @dataclass(frozen=True)
@@ -250,6 +315,10 @@ class ModelOptions:
     blocked_clients_sleep: clients waiting for the dedicated resources draw idle power (Ecluse's
       clients wait on a futex); off: busy (an MPI send that spins, as in seed 002's runs). Only
       with an idle_fraction (the paper counts every simulation core busy).
+    approach_terms: use what the profile's runs of each approach measured (ApproachTerms): the
+      compute slowdown while output is stored, the approach's own fixed overhead, store and copy
+      bandwidth and store CPU share, in place of the TP-derived figures. Without such runs in
+      the profile, nothing changes.
     """
 
     tp_io: bool = True
@@ -263,6 +332,7 @@ class ModelOptions:
     client_copy: bool = True
     fixed_overhead: bool = True
     blocked_clients_sleep: bool = True
+    approach_terms: bool = True
 
     @classmethod
     def paper(cls) -> "ModelOptions":
@@ -270,7 +340,7 @@ class ModelOptions:
         simulation uses, so DC(k) computes on cores_per_node - k)."""
         return cls(tp_io=False, blocking=False, idle_fraction=None, lose_dedicated_cores=True,
                    dvfs_frequency=1.0, client_copy=False, fixed_overhead=False,
-                   blocked_clients_sleep=False)
+                   blocked_clients_sleep=False, approach_terms=False)
 
     @classmethod
     def extended(cls, **changes) -> "ModelOptions":
@@ -281,8 +351,8 @@ class ModelOptions:
     def describe(self) -> str:
         if self == ModelOptions.paper():
             return "paper"
-        on = [n for n in ("tp_io", "blocking", "client_copy", "fixed_overhead")
-              if getattr(self, n)]
+        on = [n for n in ("tp_io", "blocking", "client_copy", "fixed_overhead",
+                          "approach_terms") if getattr(self, n)]
         if not self.lose_dedicated_cores:
             on.append("no_lose_dedicated_cores")
         if not self.blocked_clients_sleep:
@@ -421,14 +491,47 @@ def predict(app: AppModel, platform: Platform, workload: Workload, approach: App
     return _predict_dedicated(app, platform, workload, approach, options, layout, compute)
 
 
+def _terms(app: AppModel, approach: Approach, options: ModelOptions) -> Optional[ApproachTerms]:
+    """The profile's measured terms of this approach's kind, when the switch is on."""
+    return app.terms_for(approach.kind) if options.approach_terms else None
+
+
+def _overhead(app: AppModel, terms: Optional[ApproachTerms], options: ModelOptions) -> float:
+    if not options.fixed_overhead:
+        return 0.0
+    return terms.overhead_s if terms is not None else app.overhead_s
+
+
+def _interference(terms: Optional[ApproachTerms], workload: Workload, compute: float,
+                  clients: int) -> float:
+    """Extra compute time while the approach stores output (ApproachTerms), 0 without terms."""
+    if terms is None:
+        return 0.0
+    per_client = workload.bytes_per_output / max(1, clients)
+    return terms.interference_s(workload.iterations, compute, workload.outputs, per_client)
+
+
+def _scaled(curve: Optional[Bandwidth], measured: Optional[float], at: int,
+            count: int) -> Optional[float]:
+    """A bandwidth for `count` writers (or clients): the curve's, scaled by what the approach's
+    own run measured at `at` against the curve there; the measurement alone without a curve."""
+    if measured is None:
+        return curve.at(count) if curve else None
+    if curve is None:
+        return measured
+    return curve.at(count) * measured / curve.at(at)
+
+
 def _predict_tp(app, platform, workload, approach, options, layout, compute) -> Prediction:
     notes = []
-    io = io_time_per_output(app, workload, layout.writers) if options.tp_io else 0.0
+    terms = _terms(app, approach, options)
+    io = _store_time(app, workload, layout.writers, terms) if options.tp_io else 0.0
     if io is None:
         notes.append("no bandwidth measured: TP I/O time taken as 0")
         io = 0.0
     io_total = io * workload.outputs
-    overhead = app.overhead_s if options.fixed_overhead else 0.0
+    compute += _interference(terms, workload, compute, layout.sim_nodes * layout.sim_cores)
+    overhead = _overhead(app, terms, options)
     time = compute + io_total + overhead
     p_max, p_idle = platform.max_watts, platform.idle_watts
     if platform.host_cpus:
@@ -442,29 +545,61 @@ def _predict_tp(app, platform, workload, approach, options, layout, compute) -> 
     return _finish(approach, platform, time, compute, io_total, 0.0, energy, notes)
 
 
+def _store_time(app: AppModel, workload: Workload, writers: int,
+                terms: Optional[ApproachTerms]) -> Optional[float]:
+    """Seconds for `writers` to store one output: the bandwidth runs' curve, or the approach's
+    own measured store bandwidth (TP: the clients' write; DC/DN: the servers' store), scaled
+    along the curve to `writers`."""
+    if terms is None or terms.store_bytes_per_s is None:
+        return io_time_per_output(app, workload, writers)
+    if workload.bytes_per_output <= 0 or workload.outputs == 0:
+        return 0.0
+    bw = _scaled(app.bandwidth, terms.store_bytes_per_s, terms.store_writers, writers)
+    return workload.bytes_per_output / bw
+
+
+def _dedicated_copy(app: AppModel, workload: Workload, clients: int,
+                    terms: Optional[ApproachTerms]) -> Optional[float]:
+    """One output's hand-over by the clients: the profile's copy curve, or the approach's own
+    measured copy bandwidth of one client (scaled along the curve to `clients`)."""
+    if terms is None or terms.copy_bytes_per_s is None:
+        return client_copy_time(app, workload, clients)
+    if workload.bytes_per_output <= 0 or workload.outputs == 0:
+        return 0.0
+    clients = max(1, clients)
+    return workload.bytes_per_output / clients / _scaled(app.copy, terms.copy_bytes_per_s, 1,
+                                                         clients)
+
+
 def _predict_dedicated(app, platform, workload, approach, options, layout, compute) -> Prediction:
     notes = []
-    io = io_time_per_output(app, workload, layout.writers)
+    terms = _terms(app, approach, options)
+    io = _store_time(app, workload, layout.writers, terms)
     if io is None:
         if options.blocking or options.idle_fraction == "io":
             notes.append("no bandwidth measured: dedicated I/O time taken as 0")
         io = 0.0
     io *= options.dvfs_frequency ** -options.dvfs_io_exponent
+    clients = layout.sim_nodes * layout.sim_cores
     copy = 0.0
     if options.client_copy:
-        copy = client_copy_time(app, workload, layout.sim_nodes * layout.sim_cores)
+        copy = _dedicated_copy(app, workload, clients, terms)
         if copy is None:
             notes.append("no copy bandwidth measured: the clients' copy taken as 0")
             copy = 0.0
+    compute += _interference(terms, workload, compute, clients)
     blocked = 0.0
     if options.blocking and workload.outputs:
         per_iter = compute / workload.iterations
         blocked = blocked_time(io, per_iter * workload.output_every + copy,
                                per_iter * workload.tail_iterations, workload.outputs)
-    overhead = app.overhead_s if options.fixed_overhead else 0.0
+    overhead = _overhead(app, terms, options)
     time = compute + copy * workload.outputs + blocked + overhead
-    busy = _dedicated_busy(options, approach.kind, io * workload.outputs, time,
-                           io_busy(app, options))
+    writing_busy = terms.io_busy if terms is not None and terms.io_busy is not None \
+        else io_busy(app, options)
+    if options.tp_io_busy is not None:
+        writing_busy = options.tp_io_busy
+    busy = _dedicated_busy(options, approach.kind, io * workload.outputs, time, writing_busy)
     # Per role (issue 15): clients that wait for the dedicated resources sleep; the paper
     # counts them busy.
     sleeps = options.idle_fraction is not None and options.blocked_clients_sleep and time > 0

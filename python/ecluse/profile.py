@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
+from . import approach_runs as ar
 from . import fit
-from .model import AppModel, Bandwidth, Scalability
+from .model import AppModel, ApproachTerms, Bandwidth, Scalability
 from .power import Power
 from .report import ReportLike, as_report
 from .report import read as read_report
@@ -86,6 +87,9 @@ class ProfileSettings:
     timeout_s: float = 600.0
     keep: str = "median"         # of `repeats` runs per point: "median" or "fastest"
     cpus: int = field(default_factory=lambda: os.cpu_count() or 1)
+    approaches: bool = False     # the approach runs: TP, DC(1), DN(1:1) with output
+    config: Optional[str] = None  # the command's configuration file (default: its *.xml)
+    long_every: Optional[int] = None  # the approach runs' second interval (4 x output_every)
 
 
 @dataclass
@@ -105,12 +109,13 @@ class RunResult:
 
 
 def fill(command: Sequence[str], settings: ProfileSettings, ranks: int,
-         output: bool = False) -> list:
+         output: bool = False, every: Optional[int] = None) -> list:
     """The command with its placeholders filled; {output_every} is 0 (no output) unless the
-    run measures output (`output`)."""
+    run measures output (`output`: `every`, default the settings' interval)."""
     local = "x".join(str(v) for v in local_for(settings.global_grid, ranks))
+    every = every or settings.output_every
     values = {"ranks": ranks, "local": local, "iterations": settings.iterations,
-              "output_every": settings.output_every if output else 0}
+              "output_every": every if output else 0}
     return [part.format(**values) if "{" in part else part for part in command]
 
 
@@ -183,11 +188,14 @@ def report_io_busy(report: ReportLike) -> Optional[float]:
     return min(1.0, phase.cpu_s / phase.wall_s)
 
 
-def report_compute_per_iteration(report: ReportLike) -> Optional[float]:
-    """Seconds per iteration of the clients' `compute` phase (mean client), for a program that
-    writes whatever its {output_every} (an I/O kernel): its wall time would hold the I/O."""
-    report = as_report(report)
-    if not report or not report.output_count():
+def report_compute_per_iteration(report: ReportLike, summary: Optional[dict] = None
+                                 ) -> Optional[float]:
+    """Seconds per iteration of the clients' `compute` phase (mean client): for a program that
+    writes whatever its {output_every} (an I/O kernel), whose wall time would hold the I/O, and
+    for one that prints no loop time (`wall_time_s` in `summary`), whose process wall time
+    would hold the launcher's start-up."""
+    report, summary = as_report(report), summary or {}
+    if not report or (not report.output_count() and "wall_time_s" in summary):
         return None
     sim = report.roles.get("simulation")
     compute = sim.phase_wall_s("compute") if sim else None
@@ -265,7 +273,8 @@ def measure_scaling(settings: ProfileSettings, progress: Callable[[str], None]) 
         for _ in range(max(1, settings.repeats)):
             summary, wall, report = run_once(fill(settings.command, settings, ranks), ranks,
                                              cores, settings.timeout_s)
-            t = report_compute_per_iteration(report) or time_per_iteration(summary, wall, settings)
+            t = (report_compute_per_iteration(report, summary)
+                 or time_per_iteration(summary, wall, settings))
             tries.append((t, RunResult(kind, cores, nodes, wall, t, summary,
                                        report_overhead(report, summary))))
         best = _pick(tries, settings.keep)[1]
@@ -321,6 +330,57 @@ def _bandwidth_point(settings: ProfileSettings, w: int) -> dict:
             "copy_bytes_per_s": report_copy_bytes_per_s(report, outputs),
             "io_busy": report_io_busy(report),
             "overhead_s": report_overhead(report, summary)}
+
+
+def measure_approaches(settings: ProfileSettings, bandwidth: list,
+                       progress: Callable[[str], None]) -> dict:
+    """The approach runs: the output command with one client under TP, DC(1) and DN(1:1)
+    (its configuration rewritten for each), at the output interval and at `long_every`,
+    `repeats` times each; {kind: [point, ...]} (approach_runs.point)."""
+    command = settings.bandwidth_command
+    at = ar.config_index(command, settings.config)
+    if at is None:
+        raise ValueError("approach runs: no configuration file in the command (an argument "
+                         "ending in .xml): name it with --xml PATH, or profile with "
+                         "--no-approaches")
+    with open(command[at], encoding="utf-8") as f:
+        text = f.read()
+    long_every = settings.long_every or 4 * settings.output_every
+    per_output = median([p["bytes_per_output"] for p in bandwidth]) or 0.0
+    points: dict = {}
+    plan = [(run, every) for run in ar.APPROACH_RUNS
+            for every in sorted({settings.output_every, long_every})]
+    with tempfile.TemporaryDirectory(prefix="ecluse-profile-configs-") as tmp:
+        for i, (run, every) in enumerate(plan, start=1):
+            path = os.path.join(tmp, f"{run.kind}.xml")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(ar.approach_config(text, run.cores, run.nodes,
+                                           max(2 * int(per_output), 16 * ar.MIB), command[at]))
+            argv = list(command)
+            argv[at] = path
+            for _ in range(max(1, settings.repeats)):
+                summary, _, report = run_once(fill(argv, settings, 1, output=True, every=every),
+                                              run.ranks, run.ranks_per_node, settings.timeout_s)
+                p = ar.point(run, report, summary, every)
+                per_output = per_output or p["bytes_per_output"]
+                points.setdefault(run.kind, []).append(p)
+            done = points[run.kind][-settings.repeats:] if settings.repeats > 1 \
+                else points[run.kind][-1:]
+            progress(f"[approach {i}/{len(plan)}] {run.approach().label(run.platform(1).nodes)} "
+                     f"every {every}: {median([p['completion_s'] for p in done]):.3f} s")
+    return points
+
+
+def approach_terms(doc: dict, points: dict, cpus: int) -> dict:
+    """{kind: terms JSON with its points} from the approach runs' points (the fixed overhead
+    of each needs the rest of the model: the profile's document so far)."""
+    app = app_model(doc)
+    out = {}
+    for run in ar.APPROACH_RUNS:
+        if run.kind in points:
+            terms = ar.terms_for(run, points[run.kind], app, cpus)
+            out[run.kind] = dict(terms.to_json(), points=points[run.kind])
+    return out
 
 
 def build_profile(settings: ProfileSettings, runs: list, bandwidth: list, power: Power) -> dict:
@@ -394,8 +454,11 @@ def run_profile(settings: ProfileSettings, power: Power,
                  "and will skew the times (use --repeats)")
     runs = measure_scaling(settings, progress)
     bandwidth = measure_bandwidth(settings, progress) if settings.writers else []
+    points = measure_approaches(settings, bandwidth, progress) if settings.approaches else {}
     doc = build_profile(settings, runs, bandwidth, power)
     doc["load_average_before"] = load
+    if points:
+        doc["approaches"] = approach_terms(doc, points, settings.cpus)
     return doc
 
 
@@ -421,7 +484,9 @@ def app_model(doc: dict) -> AppModel:
                     Scalability.from_json(f["s_nodes"]), Bandwidth.from_json(doc.get("bandwidth")),
                     Bandwidth.from_json({"writers": copy["clients"],
                                          "bytes_per_s": copy["bytes_per_s"]}) if copy else None,
-                    float(overhead or 0.0), doc.get("noise"), doc.get("io_busy"))
+                    float(overhead or 0.0), doc.get("noise"), doc.get("io_busy"),
+                    tuple(sorted((kind, ApproachTerms.from_json(t))
+                                 for kind, t in (doc.get("approaches") or {}).items())))
 
 
 def profile_bytes_per_output(doc: Optional[dict]) -> Optional[float]:

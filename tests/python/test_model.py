@@ -259,4 +259,5 @@ def test_paper_preset_ignores_copy_and_overhead():
     assert PAPER.describe() == "paper"
     # DC(1) on 2 nodes of 2 cores, 1 core each computing: 4 * 10 / 2 = 20 s, nothing else
     assert predict(COPY_APP, SMALL, w, Approach("dc", dedicated_cores=1), PAPER).time_s == 20
-    assert ModelOptions().describe() == "extended(tp_io, blocking, client_copy, fixed_overhead)"
+    assert ModelOptions().describe() == ("extended(tp_io, blocking, client_copy, fixed_overhead, "
+                                         "approach_terms)")

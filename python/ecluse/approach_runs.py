@@ -1,0 +1,235 @@
+"""The profile's approach runs (issue 15): the application itself, one client, under TP, DC(1)
+and DN(1:1) at two output intervals, and what their run reports say beyond the compute-only
+scaling runs (`ApproachTerms`, docs/model.md "Approach terms").
+
+This module only rewrites configurations, reads reports and fits; `profile.py` runs the
+commands."""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, replace
+from typing import Optional, Sequence
+
+from .model import (AppModel, Approach, ApproachTerms, ModelOptions, Platform, Workload,
+                    predict)
+from .report import ReportLike, as_report
+
+
+@dataclass(frozen=True)
+class ApproachRun:
+    """How one approach is launched on this host: ranks, virtual-node size, `<dedicated>`."""
+
+    kind: str
+    ranks: int
+    ranks_per_node: int
+    cores: int
+    nodes: int
+
+    def approach(self) -> Approach:
+        return Approach(self.kind, self.cores, self.nodes)
+
+    def platform(self, cpus: int) -> Platform:
+        """The virtual nodes of the run on this host (one client in every case)."""
+        if self.kind == "dn":
+            return Platform(2, 1, host_cpus=cpus)
+        if self.kind == "dc":
+            return Platform(1, 2, host_cpus=cpus)
+        return Platform(1, 1, host_cpus=cpus)
+
+
+# One client each, so that at most 2 processes are busy on a 2-CPU machine.
+APPROACH_RUNS = (ApproachRun("tp", 1, 1, 0, 0), ApproachRun("dc", 2, 2, 1, 0),
+                 ApproachRun("dn", 2, 1, 0, 1))
+
+_ARCH = re.compile(r"<architecture\b[^>]*>(.*?)</architecture\s*>", re.S)
+_DEDICATED = re.compile(r"<dedicated\b[^>]*?/>|<dedicated\b[^>]*>.*?</dedicated\s*>", re.S)
+_BUFFER = re.compile(r"<buffer\b[^>]*?/>", re.S)
+_SIZE = re.compile(r"""\bsize\s*=\s*(["'])([^"']*)\1""")
+_UNITS = {"": 1, "b": 1, "kb": 10 ** 3, "mb": 10 ** 6, "gb": 10 ** 9, "kib": 2 ** 10,
+          "mib": 2 ** 20, "gib": 2 ** 30}
+MIB = 2 ** 20
+
+
+def config_index(command: Sequence[str], config: Optional[str] = None) -> Optional[int]:
+    """Where the configuration file is in the command: the argument equal to `config` when
+    given, else the one after `--config`, else the first ending in `.xml`; None: not found."""
+    if config is not None:
+        return next((i for i, part in enumerate(command) if part == config), None)
+    for i, part in enumerate(command[:-1]):
+        if part == "--config" and command[i + 1].endswith(".xml"):
+            return i + 1
+    return next((i for i, part in enumerate(command) if part.endswith(".xml")), None)
+
+
+def _size_bytes(text: str) -> Optional[int]:
+    m = re.fullmatch(r"\s*(\d+)\s*([a-zA-Z]*)\s*", text)
+    if not m or m.group(2).lower() not in _UNITS:
+        return None
+    return int(m.group(1)) * _UNITS[m.group(2).lower()]
+
+
+def approach_config(text: str, cores: int, nodes: int, min_buffer: int, path: str = "") -> str:
+    """The configuration `text` with its `<dedicated>` set to `cores`/`nodes` and its buffer at
+    least `min_buffer` bytes (DC/DN), everything else as it was (namespace, comments, lines).
+    ValueError naming the file when there is no `<architecture>` element."""
+    arch = _ARCH.search(text)
+    if not arch:
+        raise ValueError(f"{path or 'configuration'}: no <architecture> element: the profile "
+                         "cannot set up its DC and DN runs (add <architecture> with "
+                         "<dedicated cores=\"0\" nodes=\"0\"/>, or profile with --no-approaches)")
+    body = arch.group(1)
+    dedicated = f'<dedicated cores="{cores}" nodes="{nodes}"/>'
+    if _DEDICATED.search(body):
+        body = _DEDICATED.sub(dedicated, body, count=1)
+    else:
+        body = f"\n    {dedicated}" + body
+    if cores or nodes:
+        body = _with_buffer(body, min_buffer)
+    start, end = arch.span(1)
+    return text[:start] + body + text[end:]
+
+
+def _with_buffer(body: str, min_buffer: int) -> str:
+    """A buffer of at least `min_buffer` bytes (whole MiB) in an `<architecture>` body."""
+    size = f"{max(1, math.ceil(min_buffer / MIB))}MiB"
+    buf = _BUFFER.search(body)
+    if not buf:
+        return body + f'  <buffer name="ecluse-buffer" size="{size}"/>\n  '
+    element = buf.group(0)
+    current = _SIZE.search(element)
+    if current and (_size_bytes(current.group(2)) or 0) >= min_buffer:
+        return body
+    if current:
+        new = element[:current.start()] + f'size="{size}"' + element[current.end():]
+    else:
+        new = element[:-2].rstrip() + f' size="{size}"/>'
+    return body[:buf.start()] + new + body[buf.end():]
+
+
+def _phase(role, name: str) -> float:
+    value = role.phase_wall_s(name) if role else None
+    return value or 0.0
+
+
+def _role_cpu(report) -> dict:
+    return {name: role.cpu_usage_percent for name, role in report.roles.items()
+            if role.cpu_usage_percent is not None}
+
+
+def point(run: ApproachRun, report: ReportLike, summary: dict, every: int) -> dict:
+    """What one approach run measured (per client; seconds), from its report and the program's
+    JSON line (its loop time `wall_time_s`, when it prints one). ValueError when the report
+    lacks what the model needs."""
+    rep = as_report(report)
+    if rep is None:
+        raise ValueError(f"{run.kind} run wrote no run report (ECLUSE_REPORT)")
+    sim = rep.roles.get("simulation")
+    iterations, outputs = rep.iteration_count() or 0, rep.output_count()
+    if not sim or not sim.ranks or iterations <= 0 or outputs <= 0 \
+            or rep.completion_time_s is None:
+        raise ValueError(f"{run.kind} run: its report has no simulation role, iteration or "
+                         f"output (every {every}): cannot measure the approach")
+    n = sim.ranks
+    copy, wait, store = (_phase(sim, p) / n for p in ("write", "wait", "store"))
+    completion = rep.completion_time_s
+    if "wall_time_s" in summary:
+        loop = float(summary["wall_time_s"])
+        compute = loop - copy - wait - store
+    else:
+        compute = _phase(sim, "compute") / n
+    per_output = rep.bytes_per_output() or 0.0
+    server = rep.server_role()
+    if run.kind == "tp":
+        store_s, busy_role = rep.write_time_per_output(), sim
+    else:
+        store_s, busy_role = rep.store_time_per_output(), server
+    busy_phase = busy_role.phases.get("store") if busy_role else None
+    io_busy = (min(1.0, busy_phase.cpu_s / busy_phase.wall_s)
+               if busy_phase and busy_phase.wall_s and busy_phase.cpu_s is not None else None)
+    idle = None
+    if server and server.wall_s:
+        idle = min(1.0, _phase(server, "idle") / server.wall_s)
+    return {"kind": run.kind, "output_every": every, "iterations": iterations,
+            "outputs": outputs, "clients": n, "completion_s": completion,
+            "compute_s": compute, "copy_s": copy, "wait_s": wait, "store_s": store,
+            "bytes_per_output": per_output,
+            "store_s_per_output": store_s,
+            "store_writers": (server.ranks if server and server.ranks else n),
+            "copy_bytes_per_s": (per_output / n / (copy / outputs) if copy > 0 else None),
+            "io_busy": io_busy, "idle_fraction": idle, "cpu_percent": _role_cpu(rep)}
+
+
+def _median(values: Sequence[float]) -> Optional[float]:
+    vals = sorted(v for v in values if v is not None)
+    if not vals:
+        return None
+    mid = len(vals) // 2
+    return vals[mid] if len(vals) % 2 else (vals[mid - 1] + vals[mid]) / 2
+
+
+def fit_interference(points: Sequence[dict], t0: float) -> tuple:
+    """(compute_factor, per_output_s, bytes_per_client): the clients' compute beyond the
+    compute-only time `t0` per iteration, as factor x compute + per_output x outputs, by least
+    squares over the points (both non-negative; one output interval: the factor alone)."""
+    rows = [(p["iterations"] * t0, p["outputs"], p["compute_s"] - p["iterations"] * t0)
+            for p in points]
+    ref = _median([p["bytes_per_output"] / p["clients"] for p in points]) or 0.0
+    if len({r[1] for r in rows}) >= 2:
+        a, b = _lstsq2(rows)
+        if a >= 0 and b >= 0:
+            return a, b, ref
+        if a < 0 <= b:   # the factor alone would be negative: per output alone
+            b = sum(r[1] * r[2] for r in rows) / sum(r[1] ** 2 for r in rows)
+            return 0.0, max(0.0, b), ref
+    a = sum(r[0] * r[2] for r in rows) / sum(r[0] ** 2 for r in rows)
+    return max(0.0, a), 0.0, ref
+
+
+def _lstsq2(rows) -> tuple:
+    """Least squares of y = a x1 + b x2 (no intercept), relative: rows weighted by 1/x1."""
+    s11 = s12 = s22 = s1y = s2y = 0.0
+    for x1, x2, y in rows:
+        w = 1.0 / (x1 * x1) if x1 > 0 else 1.0
+        s11 += w * x1 * x1
+        s12 += w * x1 * x2
+        s22 += w * x2 * x2
+        s1y += w * x1 * y
+        s2y += w * x2 * y
+    det = s11 * s22 - s12 * s12
+    if abs(det) < 1e-300:
+        return (s1y / s11 if s11 else 0.0), 0.0
+    return (s1y * s22 - s2y * s12) / det, (s11 * s2y - s12 * s1y) / det
+
+
+def terms_for(run: ApproachRun, points: Sequence[dict], app: AppModel, cpus: int) -> ApproachTerms:
+    """The approach's measured terms from its runs' points; the fixed overhead is what its runs
+    measured beyond every other modelled term (median over the runs)."""
+    t0 = app.s_cores.time(points[0]["clients"]) if app.s_cores.points else app.t_base_s
+    a, b, ref = fit_interference(points, t0)
+    store_bw = _median([p["bytes_per_output"] / p["store_s_per_output"] for p in points
+                        if p.get("store_s_per_output")])
+    terms = ApproachTerms(
+        compute_factor=a, per_output_s=b, bytes_per_client=ref, overhead_s=0.0,
+        store_bytes_per_s=store_bw,
+        store_writers=int(points[0]["store_writers"] or 1),
+        copy_bytes_per_s=(_median([p["copy_bytes_per_s"] for p in points])
+                          if run.kind != "tp" else None),
+        io_busy=_median([p["io_busy"] for p in points]),
+        idle_fraction=_median([p["idle_fraction"] for p in points]),
+        cpu=tuple(sorted({role: _median([p["cpu_percent"].get(role) for p in points])
+                          for p in points for role in p["cpu_percent"]}.items())),
+        runs=len(points))
+    rest = [(p, _predicted_without_overhead(run, p, app, terms, cpus)) for p in points]
+    overhead = max(0.0, _median([p["completion_s"] - t for p, t in rest]) or 0.0)
+    terms = replace(terms, overhead_s=overhead)
+    errors = [abs(t + overhead - p["completion_s"]) / p["completion_s"] for p, t in rest]
+    return replace(terms, residual=max(errors) if errors else None)
+
+
+def _predicted_without_overhead(run: ApproachRun, p: dict, app: AppModel,
+                                terms: ApproachTerms, cpus: int) -> float:
+    model = replace(app, terms=tuple(sorted(dict(app.terms, **{run.kind: terms}).items())))
+    workload = Workload(p["iterations"], p["output_every"], p["bytes_per_output"])
+    options = ModelOptions.extended(fixed_overhead=False)
+    return predict(model, run.platform(cpus), workload, run.approach(), options).time_s
