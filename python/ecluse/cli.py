@@ -72,6 +72,9 @@ def _add_model(p: argparse.ArgumentParser) -> None:
                    help="DC/DN clients hand outputs over for free (no copy term)")
     g.add_argument("--no-fixed-overhead", action="store_true",
                    help="no fixed start-up/finalize time (the profile's overhead_s unused)")
+    g.add_argument("--no-approach-terms", action="store_true",
+                   help="ignore the profile's approach runs (compute slowdown, per-approach "
+                        "overhead, store and copy bandwidth)")
     g.add_argument("--no-lose-cores", action="store_true",
                    help="DC computes on all cores of a node (dedicated cores cost no compute)")
     g.add_argument("--idle-fraction", type=idle_fraction,
@@ -100,6 +103,8 @@ def model_options(args) -> ModelOptions:
         changes["fixed_overhead"] = False
     if args.no_lose_cores:
         changes["lose_dedicated_cores"] = False
+    if args.no_approach_terms:
+        changes["approach_terms"] = False
     if args.idle_fraction == "paper":
         changes["idle_fraction"] = None
     elif args.idle_fraction is not None and args.idle_fraction != "measured":

@@ -345,7 +345,8 @@ def measure_approaches(settings: ProfileSettings, bandwidth: list,
                          "--no-approaches")
     with open(command[at], encoding="utf-8") as f:
         text = f.read()
-    long_every = settings.long_every or 4 * settings.output_every
+    long_every = settings.long_every or min(4 * settings.output_every,
+                                            max(settings.output_every, settings.iterations // 2))
     per_output = median([p["bytes_per_output"] for p in bandwidth]) or 0.0
     points: dict = {}
     plan = [(run, every) for run in ar.APPROACH_RUNS

@@ -347,13 +347,13 @@ def test_validate_with_copy_and_overhead(capsys, tmp_path, validation):
     profile = write(tmp_path / "pc.json", doc)
     code, out, _ = run(capsys, "validate", *reports, "--profile", profile, *PAPER_IDLE)
     assert code == 0
-    assert "model: extended(tp_io, blocking, client_copy, fixed_overhead)" in out
+    assert "model: extended(tp_io, blocking, client_copy, fixed_overhead, approach_terms)" in out
     assert table_row(out, "TP")[3:] == ["0.400", "0.370", "-7.5%", "60.000", "58.750", "-2.1%"]
     assert table_row(out, "DC(1)")[3:] == ["0.250", "0.410", "+64.0%", "62.500", "102.500",
                                            "+64.0%"]
     code, out, _ = run(capsys, "validate", *reports, "--profile", profile, "--no-client-copy",
                        "--no-fixed-overhead")
-    assert "model: extended(tp_io, blocking, idle_fraction=io)" in out
+    assert "model: extended(tp_io, blocking, approach_terms, idle_fraction=io)" in out
     assert table_row(out, "DC(1)")[3:5] == ["0.250", "0.240"]
     code, out, _ = run(capsys, "validate", *reports, "--profile", profile, "--model", "paper")
     assert "model: paper" in out
