@@ -255,6 +255,17 @@ def test_profile_on_a_tiny_proxy_run(capsys, tmp_path):
     assert doc["fit"]["t_base_s"] > 0 and doc["bandwidth"]["writers"] == [1]
     assert doc["oversubscribed"] == (2 > (os.cpu_count() or 1))
     assert f"wrote {out_file}" in out
+    # The approach runs: the proxy's configuration rewritten for DC(1) and DN(1:1), one client,
+    # one interval (3 iterations, every 3), their points from the runs' reports.
+    assert "[approach 3/3] DN(1:1) every 3:" in err
+    assert sorted(doc["approaches"]) == ["dc", "dn", "tp"]
+    bytes_tp = doc["bandwidth"]["points"][0]["bytes_per_output"]
+    for kind, terms in doc["approaches"].items():
+        assert terms["runs"] == 1 and terms["overhead_s"] >= 0
+        (p,) = terms["points"]
+        assert (p["kind"], p["clients"], p["outputs"]) == (kind, 1, 1)
+        assert p["bytes_per_output"] == bytes_tp
+    assert "idle_fraction" in doc["approaches"]["dc"] and "approach DN: compute +" in out
 
 
 # --- validate on reports as the runtime writes them ---------------------------------------------
