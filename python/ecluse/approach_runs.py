@@ -202,9 +202,34 @@ def _lstsq2(rows) -> tuple:
     return (s1y * s22 - s2y * s12) / det, (s11 * s2y - s12 * s1y) / det
 
 
+_MEDIAN_FIELDS = ("completion_s", "compute_s", "copy_s", "wait_s", "store_s", "bytes_per_output",
+                  "store_s_per_output", "copy_bytes_per_s", "io_busy", "idle_fraction")
+
+
+def median_points(points: Sequence[dict]) -> list:
+    """One point per output interval: each measured figure the median of that interval's
+    repeats (as the profile keeps the median run of every scaling point), so that one
+    disturbed run does not move the fit."""
+    groups: dict = {}
+    for p in points:
+        groups.setdefault(p["output_every"], []).append(p)
+    out = []
+    for _, group in sorted(groups.items()):
+        merged = dict(group[0])
+        merged.update({k: _median([p.get(k) for p in group]) for k in _MEDIAN_FIELDS})
+        roles = {role for p in group for role in p["cpu_percent"]}
+        merged["cpu_percent"] = {r: _median([p["cpu_percent"].get(r) for p in group])
+                                 for r in roles}
+        out.append(merged)
+    return out
+
+
 def terms_for(run: ApproachRun, points: Sequence[dict], app: AppModel, cpus: int) -> ApproachTerms:
-    """The approach's measured terms from its runs' points; the fixed overhead is what its runs
-    measured beyond every other modelled term (median over the runs)."""
+    """The approach's measured terms from its runs' points (the median of each output
+    interval's repeats); the fixed overhead is what its runs measured beyond every other
+    modelled term (median over the intervals)."""
+    runs = len(points)
+    points = median_points(points)
     t0 = app.s_cores.time(points[0]["clients"]) if app.s_cores.points else app.t_base_s
     a, b, ref = fit_interference(points, t0)
     store_bw = _median([p["bytes_per_output"] / p["store_s_per_output"] for p in points
@@ -219,11 +244,12 @@ def terms_for(run: ApproachRun, points: Sequence[dict], app: AppModel, cpus: int
         idle_fraction=_median([p["idle_fraction"] for p in points]),
         cpu=tuple(sorted({role: _median([p["cpu_percent"].get(role) for p in points])
                           for p in points for role in p["cpu_percent"]}.items())),
-        runs=len(points))
+        runs=runs)
     rest = [(p, _predicted_without_overhead(run, p, app, terms, cpus)) for p in points]
     overhead = max(0.0, _median([p["completion_s"] - t for p, t in rest]) or 0.0)
     terms = replace(terms, overhead_s=overhead)
-    errors = [abs(t + overhead - p["completion_s"]) / p["completion_s"] for p, t in rest]
+    errors = [abs(t + overhead - p["completion_s"]) / p["completion_s"] for p, t in rest
+              if p["completion_s"] > 0]
     return replace(terms, residual=max(errors) if errors else None)
 
 

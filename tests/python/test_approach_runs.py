@@ -230,3 +230,21 @@ def test_dc_with_terms():
     # at its measured store CPU share 0.5 for its 0.8 s of stores over 1.63 s.
     load = (1 - 0.08 / 1.63) + 0.8 / 1.63 * 0.5
     assert p.power_w == approx(100 + 150 * load / 2)
+
+
+def test_one_disturbed_repeat_does_not_move_the_terms():
+    # Three repeats at each interval; one run at every 5 computed 30% slower (another process
+    # took the CPU): the median of each interval's repeats fits the undisturbed terms.
+    def run(every, factor):
+        return dict(synthetic(200, every, 0.01, factor, 0.003), completion_s=3.0,
+                    store_s_per_output=0.02, store_writers=1, copy_bytes_per_s=None,
+                    io_busy=None, idle_fraction=None, cpu_percent={"simulation": 99.0})
+    pts = [run(5, 0.04), run(5, 0.34), run(5, 0.04), run(20, 0.04), run(20, 0.04),
+           run(20, 0.04)]
+    merged = ar.median_points(pts)
+    assert [p["output_every"] for p in merged] == [5, 20]
+    assert merged[0]["compute_s"] == approx(200 * 0.01 * 1.04 + 40 * 0.003)
+    a, b, _ = ar.fit_interference(merged, 0.01)
+    assert a == pytest.approx(0.04, rel=1e-6) and b == pytest.approx(0.003, rel=1e-6)
+    t = ar.terms_for(ar.APPROACH_RUNS[0], pts, APP, 2)
+    assert t.runs == 6 and t.compute_factor == pytest.approx(0.04, rel=1e-6)
