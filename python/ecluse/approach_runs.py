@@ -150,7 +150,10 @@ def point(run: ApproachRun, report: ReportLike, summary: dict, every: int) -> di
     idle = None
     if server and server.wall_s:
         idle = min(1.0, _phase(server, "idle") / server.wall_s)
-    return {"kind": run.kind, "output_every": every, "iterations": iterations,
+    # The interval the run had, not the one asked for: a program that writes at every step
+    # whatever its {output_every} (an I/O kernel) wrote `outputs` times.
+    return {"kind": run.kind, "output_every": rep.output_every() or every,
+            "iterations": iterations,
             "outputs": outputs, "clients": n, "completion_s": completion,
             "compute_s": compute, "copy_s": copy, "wait_s": wait, "store_s": store,
             "bytes_per_output": per_output,

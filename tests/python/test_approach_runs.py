@@ -248,3 +248,9 @@ def test_one_disturbed_repeat_does_not_move_the_terms():
     assert a == pytest.approx(0.04, rel=1e-6) and b == pytest.approx(0.003, rel=1e-6)
     t = ar.terms_for(ar.APPROACH_RUNS[0], pts, APP, 2)
     assert t.runs == 6 and t.compute_factor == pytest.approx(0.04, rel=1e-6)
+
+
+def test_point_keeps_the_interval_the_run_had():
+    # An I/O kernel writes at every step whatever {output_every} asked: the report's interval
+    # (5 here) is the one the model must predict the run with, not the 20 asked for.
+    assert ar.point(ar.APPROACH_RUNS[1], dc_report(), {}, 20)["output_every"] == 5
