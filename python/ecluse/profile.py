@@ -349,8 +349,10 @@ def measure_approaches(settings: ProfileSettings, bandwidth: list,
                                             max(settings.output_every, settings.iterations // 2))
     per_output = median([p["bytes_per_output"] for p in bandwidth]) or 0.0
     points: dict = {}
-    plan = [(run, every) for run in ar.APPROACH_RUNS
-            for every in sorted({settings.output_every, long_every})]
+    # A command without {output_every} writes at its own interval: one interval to run.
+    asks = any("{output_every}" in part for part in command)
+    intervals = sorted({settings.output_every, long_every}) if asks else [settings.output_every]
+    plan = [(run, every) for run in ar.APPROACH_RUNS for every in intervals]
     with tempfile.TemporaryDirectory(prefix="ecluse-profile-configs-") as tmp:
         for i, (run, every) in enumerate(plan, start=1):
             path = os.path.join(tmp, f"{run.kind}.xml")
