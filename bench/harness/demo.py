@@ -10,7 +10,10 @@ import sys
 import harness
 
 ECLUSE = pathlib.Path(sys.executable).with_name("ecluse")
-LABELS = {"ecluse-tp": "TP", "ecluse-dc": "DC(1)", "ecluse-dn": "DN"}
+LABELS = {"ecluse-tp": "TP", "ecluse-dc": "DC(1)", "ecluse-dn": "DN", "ecluse-dn-1": "DN(1:1)"}
+# The demo's 2 ranks as the advisor's platforms: one node of 2 cores (TP, DC(1)) and two nodes
+# of 1 core (TP, DN(1:1)), virtual nodes of this host.
+PLATFORMS = (("1", "2"), ("2", "1"))
 
 
 def bytes_per_output():
@@ -20,22 +23,30 @@ def bytes_per_output():
 
 
 def advise(out):
-    """Profiles the proxy without output, then asks the model; returns the recommendation."""
+    """Profiles the proxy (compute-only scaling, then output runs of one client under TP, DC(1)
+    and DN(1:1)), then asks the model for the demo's workload on the platforms its 2 ranks
+    make; returns the least-energy approaches of all of them (ties kept)."""
     profile = out / "profile.json"
     case = harness.DEMO_CASE
     subprocess.run([str(ECLUSE), "profile", "-o", str(profile), "--global", harness.DEMO_GRID,
-                    "--iterations", "20", "--bandwidth"], check=True)
-    result = subprocess.run(
-        [str(ECLUSE), "advise", "--profile", str(profile), "--nodes", "2", "--cores-per-node",
-         "2", "--host-cpus", str(os.cpu_count()), "--iterations", str(case["iterations"]),
-         "--output-every", str(case["output_every"]), "--bytes-per-output",
-         str(bytes_per_output())], check=True, capture_output=True, text=True)
-    print(result.stdout, end="")
-    return least_energy_rows(result.stdout)
+                    "--cores", "1,2", "--nodes", "1", "--ranks-per-node", "1", "--iterations",
+                    str(case["iterations"]), "--repeats", "3", "--bandwidth", "--writers", "1,2",
+                    "--output-every", str(case["output_every"])], check=True)
+    rows = {}
+    for nodes, cores in PLATFORMS:
+        result = subprocess.run(
+            [str(ECLUSE), "advise", "--profile", str(profile), "--nodes", nodes,
+             "--cores-per-node", cores, "--host-cpus", str(os.cpu_count()), "--iterations",
+             str(case["iterations"]), "--output-every", str(case["output_every"]),
+             "--bytes-per-output", str(bytes_per_output())], check=True, capture_output=True,
+            text=True)
+        print(result.stdout, end="")
+        rows.update(table_rows(result.stdout))
+    return lowest(rows)
 
 
-def least_energy_rows(text):
-    """The approaches of the advisor's table whose predicted energy is the lowest (ties kept)."""
+def table_rows(text):
+    """{approach: predicted energy} of the advisor's table."""
     rows = {}
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("approach")) + 1
@@ -44,8 +55,18 @@ def least_energy_rows(text):
         if len(tokens) < 7 or tokens[0].endswith(":"):
             break
         rows[tokens[0]] = float(tokens[6])
+    return rows
+
+
+def lowest(rows):
+    """The names of the lowest energy (ties kept)."""
     best = min(rows.values())
     return [name for name, joules in rows.items() if joules <= best * (1 + 1e-9)]
+
+
+def least_energy_rows(text):
+    """The approaches of the advisor's table whose predicted energy is the lowest (ties kept)."""
+    return lowest(table_rows(text))
 
 
 def measured_energies(results):
@@ -89,9 +110,11 @@ def verdict(predicted, measured):
 
 def main(out_dir):
     out = pathlib.Path(out_dir)
-    print("== the CM1-like proxy under TP, DC and DN: one problem, 4 ranks, 3 repetitions each")
+    print(f"== the CM1-like proxy under TP, DC and DN: one problem, {harness.DEMO_RANKS} ranks "
+          "(at most 2 busy processes: the times mean something on 2 CPUs), 3 repetitions each")
     results = harness.run_demo(out)
-    print("\n== the advisor: profile the proxy without output, then predict the same workload")
+    print("\n== the advisor: profile the proxy (without output, then one client under each "
+          "approach), then predict the same workload")
     predicted = advise(out)
     print("\n== each run's prediction beside its measurement")
     document = json.loads(pathlib.Path(results).read_text())

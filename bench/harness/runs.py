@@ -29,6 +29,9 @@ APPROACHES = {
                   "notes": "one dedicated core (the last rank of the node) writes"},
     "ecluse-dn": {"kind": "ecluse", "config": "dn", "label": "Ecluse DN",
                   "notes": "virtual nodes of 2 ranks, one of them dedicated"},
+    "ecluse-dn-1": {"kind": "ecluse", "config": "dn", "ranks_per_node": 1, "label": "Ecluse DN",
+                    "notes": "virtual nodes of 1 rank (ECLUSE_RANKS_PER_NODE=1), one of them "
+                             "dedicated: at most 2 busy processes with 2 ranks"},
     "hdf5-fpp": {"kind": "hdf5", "label": "HDF5 file per process",
                  "notes": "apps/baselines: one HDF5 file per rank and output, no Ecluse"},
     "hdf5-collective": {"kind": "hdf5", "label": "HDF5 collective",
@@ -92,8 +95,9 @@ class Environment:
 
 
 def clients_of(approach, ranks):
-    """The simulation's ranks: DC gives one rank of the node to Ecluse, DN a node of 2."""
-    if approach == "ecluse-dc":
+    """The simulation's ranks: DC gives one rank of the node to Ecluse, DN a node of 2 (of 1
+    for ecluse-dn-1)."""
+    if approach in ("ecluse-dc", "ecluse-dn-1"):
         return ranks - 1
     if approach == "ecluse-dn":
         return ranks - 2
@@ -107,8 +111,8 @@ def why_not(spec):
         return "the ADIOS2 baseline writes the VORPAL-IO data only"
     if spec.approach == "ecluse-dn" and (spec.ranks < 4 or spec.ranks % 2):
         return "DN needs an even number of ranks >= 4 (virtual nodes of 2, one of them dedicated)"
-    if spec.approach == "ecluse-dc" and spec.ranks < 2:
-        return "DC needs 2 ranks or more"
+    if spec.approach in ("ecluse-dc", "ecluse-dn-1") and spec.ranks < 2:
+        return "DC and DN on nodes of 1 rank need 2 ranks or more"
     return None
 
 
@@ -159,11 +163,13 @@ def command_of(env, spec):
     return [env.mpiexec, "--oversubscribe", "-n", str(spec.ranks), *tail], config
 
 
-def launch_environment(run_dir, kind):
+def launch_environment(run_dir, kind, ranks_per_node=None):
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_rmaps_base_oversubscribe="1")
     if kind == "ecluse":
         env["ECLUSE_REPORT"] = str(run_dir / "ecluse-report.json")
+    if ranks_per_node is not None:   # overrides the configuration's <virtual-nodes>
+        env["ECLUSE_RANKS_PER_NODE"] = str(ranks_per_node)
     return env
 
 
@@ -236,8 +242,8 @@ def run_one(env, spec, repetition, work_root, metrics_of):
         if config is not None:
             shutil.copy(config, run_dir / config.name)
         kind = APPROACHES[spec.approach]["kind"]
-        code, out, err, elapsed, cpu = execute(command, run_dir, launch_environment(run_dir, kind),
-                                               env.timeout_s)
+        launch = launch_environment(run_dir, kind, APPROACHES[spec.approach].get("ranks_per_node"))
+        code, out, err, elapsed, cpu = execute(command, run_dir, launch, env.timeout_s)
         summary = summary_line(out) if code == 0 else None
         report = read_report(run_dir) if kind == "ecluse" else None
         record = base_record(spec, repetition, command, summary, report)
