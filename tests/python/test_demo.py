@@ -39,3 +39,27 @@ def test_verdict_agrees_or_says_within_noise():
     line = demo.verdict(["DN(1:1)"], measured)
     assert "differs, but DN measured only 1.3% more, within the run-to-run noise (5.0%" in line
     assert "DISAGREES (TP measured 20.0% more" in demo.verdict(["TP"], measured)
+
+
+def test_demo_runs_at_most_two_busy_processes():
+    # 2 ranks: TP 2 clients, DC 1 client + 1 dedicated core, DN on virtual nodes of 1 rank
+    # (ECLUSE_RANKS_PER_NODE=1 overrides the configuration's <virtual-nodes ranks-per-node="2">).
+    import harness
+    assert harness.DEMO_MATRIX == {"proxy": ([harness.DEMO_CASE], [2])}
+    assert [runs.clients_of(a, 2) for a in harness.DEMO_APPROACHES] == [2, 1, 1]
+    assert [runs.why_not(runs.Spec("proxy", harness.DEMO_CASE, a, 2))
+            for a in harness.DEMO_APPROACHES] == [None, None, None]
+    env = runs.launch_environment(pathlib.Path("/x"), "ecluse", 1)
+    assert env["ECLUSE_RANKS_PER_NODE"] == "1" and env["ECLUSE_REPORT"] == "/x/ecluse-report.json"
+
+
+def test_the_advisors_two_platforms_are_merged():
+    one_node = ADVICE.replace("DN(1:1)            3.016       2.870     0.876      0.146     250.0"
+                              "     753.878\n", "")
+    two_nodes = ADVICE.replace("DC(1)              3.016       2.870     0.876      0.146     "
+                               "250.0     753.878  least-energy,fastest\n", "") \
+        .replace("753.878\n", "700.000\n", 1)
+    rows = demo.table_rows(one_node)
+    rows.update(demo.table_rows(two_nodes))
+    assert rows == {"TP": 906.331, "DC(1)": 753.878, "DN(1:1)": 700.0}
+    assert demo.lowest(rows) == ["DN(1:1)"]
