@@ -175,6 +175,12 @@ def cmd_profile(args) -> int:
         timeout_s=args.timeout, keep=args.keep,
         approaches=args.bandwidth and not args.no_approaches, config=args.xml,
         long_every=args.output_every_long)
+    command, launcher = prof.strip_launcher(command)
+    if launcher:
+        print(f"note: the command's launcher '{' '.join(launcher)}' is replaced by "
+              f"{prof.mpiexec()} with the profile's own rank counts (set ECLUSE_MPIEXEC to "
+              "change it; environment options such as -x are not carried over: export them)",
+              file=sys.stderr)
     if command:
         settings.command = list(command)
         settings.bandwidth_command = list(command)   # the user's program measures its own I/O

@@ -49,6 +49,40 @@ def mpiexec() -> str:
     return os.environ.get("ECLUSE_MPIEXEC") or "mpiexec.openmpi"
 
 
+# Launchers a profiled command may start with (`ecluse profile -- mpiexec -n 4 ./app sim.xml`),
+# and their options that take a value (two for the -x/-env families' NAME VALUE forms).
+_LAUNCHERS = ("mpiexec", "mpirun", "srun", "orterun", "prterun")
+_ONE_VALUE = {"-n", "-np", "--np", "-c", "-N", "--n", "--map-by", "--bind-to", "--rank-by",
+              "-host", "--host", "-H", "--hostfile", "-hostfile", "--machinefile",
+              "-machinefile", "-f", "-ppn", "--ppn", "-x", "--npernode", "-npernode",
+              "--ntasks", "--ntasks-per-node", "-wdir", "--wdir", "-launcher", "-bootstrap",
+              "--cpus-per-task", "--nodes", "-p", "--partition", "-t", "--time", "-A",
+              "--account"}
+_TWO_VALUES = {"--mca", "-mca", "-genv", "-env", "--gmca", "-gmca"}
+
+
+def strip_launcher(command: Sequence[str]) -> tuple:
+    """(program and its arguments, the launcher part removed): a command that starts with an
+    MPI launcher has it removed with its options, since the profile launches every run itself
+    with its own rank counts (`ECLUSE_MPIEXEC`). A command without one is returned as it is."""
+    if not command or not os.path.basename(command[0]).split(".")[0] in _LAUNCHERS:
+        return list(command), []
+    i = 1
+    while i < len(command) and command[i].startswith("-"):
+        option = command[i].split("=", 1)[0]
+        if "=" in command[i]:
+            i += 1
+        elif option in _TWO_VALUES:
+            i += 3
+        elif option in _ONE_VALUE:
+            i += 2
+        else:
+            i += 1
+    if i >= len(command):
+        raise ValueError(f"'{' '.join(command)}': no program after the launcher's options")
+    return list(command[i:]), list(command[:i])
+
+
 def dims_create(n: int) -> tuple:
     """MPI_Dims_create(n, 2): the most balanced factor pair, larger first (as the proxy's grid)."""
     b = int(math.isqrt(n))

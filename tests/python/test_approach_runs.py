@@ -254,3 +254,23 @@ def test_point_keeps_the_interval_the_run_had():
     # An I/O kernel writes at every step whatever {output_every} asked: the report's interval
     # (5 here) is the one the model must predict the run with, not the 20 asked for.
     assert ar.point(ar.APPROACH_RUNS[1], dc_report(), {}, 20)["output_every"] == 5
+
+
+# --- the command's launcher ---------------------------------------------------------------------
+
+def test_a_leading_launcher_and_its_options_are_stripped():
+    from ecluse.profile import strip_launcher
+    assert strip_launcher(["./app", "sim.xml"]) == (["./app", "sim.xml"], [])
+    assert strip_launcher(["mpiexec", "-n", "4", "./app", "sim.xml"]) == \
+        (["./app", "sim.xml"], ["mpiexec", "-n", "4"])
+    assert strip_launcher(["/usr/bin/mpirun.openmpi", "--oversubscribe", "-np", "8", "--mca",
+                           "btl", "self,vader", "-x", "OMP_NUM_THREADS", "--map-by=core",
+                           "python3", "sim.py", "-n", "3"]) == \
+        (["python3", "sim.py", "-n", "3"],
+         ["/usr/bin/mpirun.openmpi", "--oversubscribe", "-np", "8", "--mca", "btl",
+          "self,vader", "-x", "OMP_NUM_THREADS", "--map-by=core"])
+    assert strip_launcher(["srun", "--ntasks", "4", "./app"]) == (["./app"],
+                                                                 ["srun", "--ntasks", "4"])
+    with pytest.raises(ValueError, match="'mpiexec -n 4': no program after the launcher's "
+                                         "options"):
+        strip_launcher(["mpiexec", "-n", "4"])

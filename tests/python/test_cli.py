@@ -271,6 +271,7 @@ def test_profile_on_a_tiny_proxy_run(capsys, tmp_path):
 @pytest.mark.skipif(not PROXY.exists(), reason=f"{PROXY} is not built (scripts/setup.sh)")
 @pytest.mark.skipif(not _mpiexec(), reason="no Open MPI launcher (mpiexec.openmpi)")
 def test_profile_of_a_command_that_writes_at_its_own_interval(capsys, tmp_path):
+    # Given as `mpiexec -n 4 ./app ...`, the way it is launched without the profile.
     # No {output_every} in the command: the program writes at its own interval (the proxy's
     # default, every 5 of 10 iterations), so each approach runs at that one interval; the
     # configuration is found after --config and rewritten for DC and DN.
@@ -278,9 +279,13 @@ def test_profile_of_a_command_that_writes_at_its_own_interval(capsys, tmp_path):
     out_file = tmp_path / "p.json"
     code, out, err = run(capsys, "profile", "-o", out_file, "--cores", "1", "--nodes", "1",
                          "--ranks-per-node", 1, "--iterations", 10, "--bandwidth", "--writers",
-                         "1", "--output-every", 2, "--", str(PROXY), "--config", str(config),
-                         "--iterations", "{iterations}", "--local", "16x16x4")
+                         "1", "--output-every", 2, "--", "mpiexec", "-n", "4", "--bind-to",
+                         "core", str(PROXY), "--config", str(config), "--iterations",
+                         "{iterations}", "--local", "16x16x4")
     assert code == 0, err
+    # The command's own launcher is replaced: the profile chooses the rank counts.
+    assert "note: the command's launcher 'mpiexec -n 4 --bind-to core' is replaced by " in err
+    assert "[1/2] cores: 1 cores x 1 nodes = 1 ranks" in err
     assert "[approach 3/3] DN(1:1) every 2:" in err and "[approach 4/" not in err
     doc = json.loads(out_file.read_text())
     for terms in doc["approaches"].values():
