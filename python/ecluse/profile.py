@@ -386,25 +386,26 @@ def measure_approaches(settings: ProfileSettings, bandwidth: list,
     # A command without {output_every} writes at its own interval: one interval to run.
     asks = any("{output_every}" in part for part in command)
     intervals = sorted({settings.output_every, long_every}) if asks else [settings.output_every]
-    plan = [(run, every) for run in ar.APPROACH_RUNS for every in intervals]
+    # Repeat by repeat, every approach and interval in turn (as the accuracy study's batches):
+    # a drift of the machine's speed then touches every approach alike.
+    plan = [(rep, run, every) for rep in range(1, max(1, settings.repeats) + 1)
+            for run in ar.APPROACH_RUNS for every in intervals]
     with tempfile.TemporaryDirectory(prefix="ecluse-profile-configs-") as tmp:
-        for i, (run, every) in enumerate(plan, start=1):
-            path = os.path.join(tmp, f"{run.kind}.xml")
-            with open(path, "w", encoding="utf-8") as f:
+        configs = {}
+        for run in ar.APPROACH_RUNS:
+            configs[run.kind] = os.path.join(tmp, f"{run.kind}.xml")
+            with open(configs[run.kind], "w", encoding="utf-8") as f:
                 f.write(ar.approach_config(text, run.cores, run.nodes,
                                            max(2 * int(per_output), 16 * ar.MIB), command[at]))
+        for i, (rep, run, every) in enumerate(plan, start=1):
             argv = list(command)
-            argv[at] = path
-            for _ in range(max(1, settings.repeats)):
-                summary, _, report = run_once(fill(argv, settings, 1, output=True, every=every),
-                                              run.ranks, run.ranks_per_node, settings.timeout_s)
-                p = ar.point(run, report, summary, every)
-                per_output = per_output or p["bytes_per_output"]
-                points.setdefault(run.kind, []).append(p)
-            done = points[run.kind][-settings.repeats:] if settings.repeats > 1 \
-                else points[run.kind][-1:]
+            argv[at] = configs[run.kind]
+            summary, _, report = run_once(fill(argv, settings, 1, output=True, every=every),
+                                          run.ranks, run.ranks_per_node, settings.timeout_s)
+            p = ar.point(run, report, summary, every)
+            points.setdefault(run.kind, []).append(p)
             progress(f"[approach {i}/{len(plan)}] {run.approach().label(run.platform(1).nodes)} "
-                     f"every {every}: {median([p['completion_s'] for p in done]):.3f} s")
+                     f"every {every}, repeat {rep}: {p['completion_s']:.3f} s")
     return points
 
 

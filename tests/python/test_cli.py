@@ -257,7 +257,7 @@ def test_profile_on_a_tiny_proxy_run(capsys, tmp_path):
     assert f"wrote {out_file}" in out
     # The approach runs: the proxy's configuration rewritten for DC(1) and DN(1:1), one client,
     # one interval (3 iterations, every 3), their points from the runs' reports.
-    assert "[approach 3/3] DN(1:1) every 3:" in err
+    assert "[approach 3/3] DN(1:1) every 3, repeat 1:" in err
     assert sorted(doc["approaches"]) == ["dc", "dn", "tp"]
     bytes_tp = doc["bandwidth"]["points"][0]["bytes_per_output"]
     for kind, terms in doc["approaches"].items():
@@ -286,7 +286,7 @@ def test_profile_of_a_command_that_writes_at_its_own_interval(capsys, tmp_path):
     # The command's own launcher is replaced: the profile chooses the rank counts.
     assert "note: the command's launcher 'mpiexec -n 4 --bind-to core' is replaced by " in err
     assert "[1/2] cores: 1 cores x 1 nodes = 1 ranks" in err
-    assert "[approach 3/3] DN(1:1) every 2:" in err and "[approach 4/" not in err
+    assert "[approach 3/3] DN(1:1) every 2, repeat 1:" in err and "[approach 4/" not in err
     doc = json.loads(out_file.read_text())
     for terms in doc["approaches"].values():
         assert [(p["output_every"], p["outputs"]) for p in terms["points"]] == [(5, 2)]
