@@ -180,13 +180,21 @@ def fit_interference(points: Sequence[dict], t0: float) -> tuple:
     ref = _median([p["bytes_per_output"] / p["clients"] for p in points]) or 0.0
     if len({r[1] for r in rows}) >= 2:
         a, b = _lstsq2(rows)
+        # A per-output cost is kept only when what it adds between the intervals exceeds the
+        # spread of their repeats (`compute_spread_s`, median_points): else it fits the noise.
+        span = (max(r[1] for r in rows) - min(r[1] for r in rows)) * b
+        if span <= max(p.get("compute_spread_s", 0.0) for p in points):
+            a, b = _factor_only(rows), 0.0
         if a >= 0 and b >= 0:
             return a, b, ref
         if a < 0 <= b:   # the factor alone would be negative: per output alone
             b = sum(r[1] * r[2] for r in rows) / sum(r[1] ** 2 for r in rows)
             return 0.0, max(0.0, b), ref
-    a = sum(r[0] * r[2] for r in rows) / sum(r[0] ** 2 for r in rows)
-    return max(0.0, a), 0.0, ref
+    return max(0.0, _factor_only(rows)), 0.0, ref
+
+
+def _factor_only(rows) -> float:
+    return sum(r[0] * r[2] for r in rows) / sum(r[0] ** 2 for r in rows)
 
 
 def _lstsq2(rows) -> tuple:
@@ -220,6 +228,10 @@ def median_points(points: Sequence[dict]) -> list:
     for _, group in sorted(groups.items()):
         merged = dict(group[0])
         merged.update({k: _median([p.get(k) for p in group]) for k in _MEDIAN_FIELDS})
+        # The repeats' spread, robust to one disturbed run: twice the median absolute
+        # deviation from their median (the range of three repeats of which none is disturbed).
+        mid = merged["compute_s"]
+        merged["compute_spread_s"] = 2 * _median([abs(p["compute_s"] - mid) for p in group])
         roles = {role for p in group for role in p["cpu_percent"]}
         merged["cpu_percent"] = {r: _median([p["cpu_percent"].get(r) for p in group])
                                  for r in roles}

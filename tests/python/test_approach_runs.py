@@ -274,3 +274,22 @@ def test_a_leading_launcher_and_its_options_are_stripped():
     with pytest.raises(ValueError, match="'mpiexec -n 4': no program after the launcher's "
                                          "options"):
         strip_launcher(["mpiexec", "-n", "4"])
+
+
+def test_a_per_output_cost_inside_the_noise_is_not_kept():
+    # Every 5 and every 20 differ by 30 outputs; a per-output cost of 1 ms would add 0.03 s
+    # between them, less than the 0.2 s their repeats spread by: the factor alone is fitted.
+    def run(every, factor, extra=0.0):
+        p = synthetic(200, every, 0.01, factor, 0.001)
+        p["compute_s"] += extra
+        return dict(p, completion_s=3.0, store_s_per_output=0.02, store_writers=1,
+                    copy_bytes_per_s=None, io_busy=None, idle_fraction=None,
+                    cpu_percent={"simulation": 99.0})
+    pts = [run(5, 0.05, -0.1), run(5, 0.05), run(5, 0.05, 0.1), run(20, 0.05), run(20, 0.05)]
+    merged = ar.median_points(pts)
+    assert merged[0]["compute_spread_s"] == approx(0.2) and merged[1]["compute_spread_s"] == 0
+    a, b, _ = ar.fit_interference(merged, 0.01)
+    assert b == 0.0 and a == pytest.approx(0.05 + (40 + 10) * 0.001 / (2 * 2.0), rel=1e-6)
+    # The same points without the spread: the per-output cost is kept.
+    a, b, _ = ar.fit_interference([dict(p, compute_spread_s=0.0) for p in merged], 0.01)
+    assert b == pytest.approx(0.001, rel=1e-6)
