@@ -28,7 +28,7 @@ def main() -> int:
     points = {kind: terms["points"] for kind, terms in doc["approaches"].items()}
     doc["approaches"] = prof.approach_terms(doc, points, int(doc.get("cpus") or 2))
     for kind, terms in prof.app_model(doc).terms:
-        print(approach_terms_text(kind, terms))
+        print(f"approach {kind.upper()}: {approach_terms_text(terms)}")
     pathlib.Path(args.output or args.profile).write_text(json.dumps(doc, indent=2) + "\n")
     return 0
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import statistics
 from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
@@ -140,16 +141,7 @@ def point(run: ApproachRun, report: ReportLike, summary: dict, every: int) -> di
         compute = _phase(sim, "compute") / n
     per_output = rep.bytes_per_output() or 0.0
     server = rep.server_role()
-    if run.kind == "tp":
-        store_s, busy_role = rep.write_time_per_output(), sim
-    else:
-        store_s, busy_role = rep.store_time_per_output(), server
-    busy_phase = busy_role.phases.get("store") if busy_role else None
-    io_busy = (min(1.0, busy_phase.cpu_s / busy_phase.wall_s)
-               if busy_phase and busy_phase.wall_s and busy_phase.cpu_s is not None else None)
-    idle = None
-    if server and server.wall_s:
-        idle = min(1.0, _phase(server, "idle") / server.wall_s)
+    store_s = rep.write_time_per_output() if run.kind == "tp" else rep.store_time_per_output()
     # The interval the run had, not the one asked for: a program that writes at every step
     # whatever its {output_every} (an I/O kernel) wrote `outputs` times.
     return {"kind": run.kind, "output_every": rep.output_every() or every,
@@ -159,16 +151,15 @@ def point(run: ApproachRun, report: ReportLike, summary: dict, every: int) -> di
             "bytes_per_output": per_output,
             "store_s_per_output": store_s,
             "store_writers": (server.ranks if server and server.ranks else n),
-            "copy_bytes_per_s": (per_output / n / (copy / outputs) if copy > 0 else None),
-            "io_busy": io_busy, "idle_fraction": idle, "cpu_percent": _role_cpu(rep)}
+            "copy_bytes_per_s": rep.copy_bytes_per_client_s(),
+            "io_busy": rep.store_cpu_share(), "idle_fraction": rep.server_idle_fraction(),
+            "cpu_percent": _role_cpu(rep)}
 
 
-def _median(values: Sequence[float]) -> Optional[float]:
-    vals = sorted(v for v in values if v is not None)
-    if not vals:
-        return None
-    mid = len(vals) // 2
-    return vals[mid] if len(vals) % 2 else (vals[mid - 1] + vals[mid]) / 2
+def _median(values: Sequence[Optional[float]]) -> Optional[float]:
+    """The median of the known values (None: unknown), None when none is known."""
+    known = [v for v in values if v is not None]
+    return statistics.median(known) if known else None
 
 
 def fit_interference(points: Sequence[dict], t0: float) -> tuple:

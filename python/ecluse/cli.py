@@ -216,14 +216,14 @@ def describe_profile(doc: dict) -> str:
                                                   in zip(app.copy.writers, app.copy.bytes_per_s)))
     if doc.get("overhead_s"):
         lines.append(f"fixed overhead: {app.overhead_s * 1e3:.1f} ms per run")
-    lines += [approach_terms_text(kind, terms) for kind, terms in app.terms]
+    lines += [f"approach {kind.upper()}: {approach_terms_text(terms)}" for kind, terms in app.terms]
     if doc.get("oversubscribed"):
         lines.append(f"oversubscribed: up to {doc['max_ranks']} ranks on {doc['cpus']} CPUs")
     return "\n".join(lines)
 
 
-def approach_terms_text(kind: str, t) -> str:
-    """One line of what an approach's profile runs measured (ApproachTerms)."""
+def approach_terms_text(t) -> str:
+    """What an approach's profile runs measured (ApproachTerms), on one line."""
     parts = [f"compute +{t.compute_factor:.1%}"]
     if t.per_output_s:
         parts[0] += f" +{t.per_output_s * 1e3:.2f} ms per output"
@@ -238,7 +238,7 @@ def approach_terms_text(kind: str, t) -> str:
         parts.append("CPU " + ", ".join(f"{role} {pct:.0f}%" for role, pct in t.cpu))
     if t.residual is not None:
         parts.append(f"model within {t.residual:.1%} of its {t.runs} runs")
-    return f"approach {kind.upper()}: " + "; ".join(parts)
+    return "; ".join(parts)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -276,8 +276,8 @@ def _app_from(args, doc: Optional[dict]) -> tuple:
         fit = f", cross-validated error {res:.1%}" if res is not None else ""
         sources = [("compute", f"T_base {app.t_base_s * 1e3:.3f} ms, scalability "
                     f"{app.s_cores.form or 'fit'}{fit} ({args.profile})", "measured")]
-        sources += [(f"{kind.upper()} terms", approach_terms_text(kind, t).split(": ", 1)[1]
-                     + " (the profile's approach runs)", "measured") for kind, t in app.terms]
+        sources += [(f"{kind.upper()} terms", approach_terms_text(t) + " (the profile's approach "
+                     "runs)", "measured") for kind, t in app.terms]
     elif args.t_base is not None:
         app = AppModel(args.t_base, Scalability(), Scalability())
         sources = [("compute", f"T_base {args.t_base:g} s, perfect scalability", "given")]

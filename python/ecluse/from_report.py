@@ -39,23 +39,12 @@ def _io_time(report: Report) -> tuple:
     return (seconds or None), int(writers or 1)
 
 
-def _copy(report: Report, outputs: int, per_output: float) -> Optional[Bandwidth]:
+def _copy(report: Report) -> Optional[Bandwidth]:
     """DC/DN: the clients' write phase is their hand-over into Ecluse's buffer."""
-    sim = report.roles.get("simulation")
-    write = _role_phase(report, "simulation", "write")
-    if report.approach == "tp" or not sim or not sim.ranks or not write or outputs <= 0:
+    per_client = report.copy_bytes_per_client_s() if report.approach != "tp" else None
+    if per_client is None:
         return None
-    per_client = per_output / sim.ranks / (write / sim.ranks / outputs)
-    return Bandwidth((int(sim.ranks),), (per_client,))
-
-
-def _io_busy(report: Report) -> Optional[float]:
-    """CPU share of whoever stores (TP: the clients; DC/DN: the servers): store cpu / wall."""
-    role = report.roles.get("simulation") if report.approach == "tp" else report.server_role()
-    phase = role.phases.get("store") if role else None
-    if not phase or not phase.wall_s or phase.cpu_s is None:
-        return None
-    return min(1.0, phase.cpu_s / phase.wall_s)
+    return Bandwidth((int(report.roles["simulation"].ranks),), (per_client,))
 
 
 def read(path: str, power: Power, host_cpus: Optional[int] = None) -> ReportInputs:
@@ -82,8 +71,7 @@ def read(path: str, power: Power, host_cpus: Optional[int] = None) -> ReportInpu
     setup = _role_phase(report, "simulation", "setup")
     overhead = setup / sim.ranks if setup else 0.0
     app = AppModel(t_base, Scalability(), Scalability(), bandwidth,
-                   _copy(report, workload.outputs, per_output or 0.0), overhead,
-                   io_busy=_io_busy(report))
+                   _copy(report), overhead, io_busy=report.store_cpu_share())
     platform = Platform(nodes, per_node, power.idle_watts, power.max_watts, power.id, cpus)
     label = _approach(report).label(nodes)
     sources = (

@@ -166,8 +166,7 @@ class ApproachTerms:
     runs: int = 0
     residual: Optional[float] = None   # largest |model - measured| / measured over its runs
 
-    def interference_s(self, iterations: int, compute_s: float, outputs: int,
-                       bytes_per_client: float) -> float:
+    def interference_s(self, compute_s: float, outputs: int, bytes_per_client: float) -> float:
         """Extra compute seconds of a run of `compute_s` compute-only seconds with `outputs`."""
         if outputs <= 0:
             return 0.0
@@ -425,25 +424,43 @@ def compute_time(app: AppModel, platform: Platform, layout: _Layout, n_iter: int
                       layout.sim_nodes, n_iter)
 
 
-def io_time_per_output(app: AppModel, workload: Workload, writers: int) -> Optional[float]:
-    """Seconds for `writers` to write one output iteration; None without a bandwidth."""
+def _scaled(curve: Optional[Bandwidth], measured: Optional[float], at: int,
+            count: int) -> Optional[float]:
+    """A bandwidth for `count` writers (or clients): the curve's, scaled by what an approach's
+    own runs measured at `at` against the curve there (ApproachTerms); the measurement alone
+    without a curve; None without either."""
+    if measured is None:
+        return curve.at(count) if curve else None
+    if curve is None:
+        return measured
+    return curve.at(count) * measured / curve.at(at)
+
+
+def io_time_per_output(app: AppModel, workload: Workload, writers: int,
+                       terms: Optional[ApproachTerms] = None) -> Optional[float]:
+    """Seconds for `writers` to write one output iteration: the bandwidth runs' curve, at the
+    level the approach's own runs measured when `terms` has one (TP: the clients' write;
+    DC/DN: the servers' store); None without a bandwidth."""
     if workload.bytes_per_output <= 0 or workload.outputs == 0:
         return 0.0
-    if app.bandwidth is None:
-        return None
-    return workload.bytes_per_output / app.bandwidth.at(writers)
+    measured = terms.store_bytes_per_s if terms is not None else None
+    at = terms.store_writers if terms is not None else 1
+    bandwidth = _scaled(app.bandwidth, measured, at, writers)
+    return None if bandwidth is None else workload.bytes_per_output / bandwidth
 
 
-def client_copy_time(app: AppModel, workload: Workload, clients: int) -> Optional[float]:
+def client_copy_time(app: AppModel, workload: Workload, clients: int,
+                     terms: Optional[ApproachTerms] = None) -> Optional[float]:
     """Seconds one output's hand-over takes the clients of DC/DN: each copies its share,
     bytes per output / clients, at the profile's copy bandwidth for that many clients copying
-    at once; None without a copy bandwidth."""
+    at once (at the level the approach's own runs measured for one client, with `terms`);
+    None without a copy bandwidth."""
     if workload.bytes_per_output <= 0 or workload.outputs == 0:
         return 0.0
-    if app.copy is None:
-        return None
     clients = max(1, clients)
-    return workload.bytes_per_output / clients / app.copy.at(clients)
+    measured = terms.copy_bytes_per_s if terms is not None else None
+    bandwidth = _scaled(app.copy, measured, 1, clients)
+    return None if bandwidth is None else workload.bytes_per_output / clients / bandwidth
 
 
 def blocked_time(io_s: float, interval_s: float, tail_s: float, outputs: int) -> float:
@@ -457,11 +474,16 @@ def blocked_time(io_s: float, interval_s: float, tail_s: float, outputs: int) ->
     return (outputs - 1) * per_output + max(0.0, io_s - tail_s)
 
 
-def io_busy(app: AppModel, options: ModelOptions) -> float:
-    """CPU share of a core while it writes: the option, else the profile's measurement, else 0.5."""
+def io_busy(app: AppModel, options: ModelOptions,
+            terms: Optional[ApproachTerms] = None) -> float:
+    """CPU share of a core while it writes: the option, else the approach's own runs'
+    measurement (`terms`), else the profile's, else 0.5."""
     if options.tp_io_busy is not None:
         return options.tp_io_busy
-    return app.io_busy if app.io_busy is not None else 0.5
+    for measured in (terms.io_busy if terms is not None else None, app.io_busy):
+        if measured is not None:
+            return measured
+    return 0.5
 
 
 def _dedicated_busy(options: ModelOptions, kind: str, io_total_s: float, time_s: float,
@@ -508,24 +530,13 @@ def _interference(terms: Optional[ApproachTerms], workload: Workload, compute: f
     if terms is None:
         return 0.0
     per_client = workload.bytes_per_output / max(1, clients)
-    return terms.interference_s(workload.iterations, compute, workload.outputs, per_client)
-
-
-def _scaled(curve: Optional[Bandwidth], measured: Optional[float], at: int,
-            count: int) -> Optional[float]:
-    """A bandwidth for `count` writers (or clients): the curve's, scaled by what the approach's
-    own run measured at `at` against the curve there; the measurement alone without a curve."""
-    if measured is None:
-        return curve.at(count) if curve else None
-    if curve is None:
-        return measured
-    return curve.at(count) * measured / curve.at(at)
+    return terms.interference_s(compute, workload.outputs, per_client)
 
 
 def _predict_tp(app, platform, workload, approach, options, layout, compute) -> Prediction:
     notes = []
     terms = _terms(app, approach, options)
-    io = _store_time(app, workload, layout.writers, terms) if options.tp_io else 0.0
+    io = io_time_per_output(app, workload, layout.writers, terms) if options.tp_io else 0.0
     if io is None:
         notes.append("no bandwidth measured: TP I/O time taken as 0")
         io = 0.0
@@ -545,36 +556,10 @@ def _predict_tp(app, platform, workload, approach, options, layout, compute) -> 
     return _finish(approach, platform, time, compute, io_total, 0.0, energy, notes)
 
 
-def _store_time(app: AppModel, workload: Workload, writers: int,
-                terms: Optional[ApproachTerms]) -> Optional[float]:
-    """Seconds for `writers` to store one output: the bandwidth runs' curve, or the approach's
-    own measured store bandwidth (TP: the clients' write; DC/DN: the servers' store), scaled
-    along the curve to `writers`."""
-    if terms is None or terms.store_bytes_per_s is None:
-        return io_time_per_output(app, workload, writers)
-    if workload.bytes_per_output <= 0 or workload.outputs == 0:
-        return 0.0
-    bw = _scaled(app.bandwidth, terms.store_bytes_per_s, terms.store_writers, writers)
-    return workload.bytes_per_output / bw
-
-
-def _dedicated_copy(app: AppModel, workload: Workload, clients: int,
-                    terms: Optional[ApproachTerms]) -> Optional[float]:
-    """One output's hand-over by the clients: the profile's copy curve, or the approach's own
-    measured copy bandwidth of one client (scaled along the curve to `clients`)."""
-    if terms is None or terms.copy_bytes_per_s is None:
-        return client_copy_time(app, workload, clients)
-    if workload.bytes_per_output <= 0 or workload.outputs == 0:
-        return 0.0
-    clients = max(1, clients)
-    return workload.bytes_per_output / clients / _scaled(app.copy, terms.copy_bytes_per_s, 1,
-                                                         clients)
-
-
 def _predict_dedicated(app, platform, workload, approach, options, layout, compute) -> Prediction:
     notes = []
     terms = _terms(app, approach, options)
-    io = _store_time(app, workload, layout.writers, terms)
+    io = io_time_per_output(app, workload, layout.writers, terms)
     if io is None:
         if options.blocking or options.idle_fraction == "io":
             notes.append("no bandwidth measured: dedicated I/O time taken as 0")
@@ -583,7 +568,7 @@ def _predict_dedicated(app, platform, workload, approach, options, layout, compu
     clients = layout.sim_nodes * layout.sim_cores
     copy = 0.0
     if options.client_copy:
-        copy = _dedicated_copy(app, workload, clients, terms)
+        copy = client_copy_time(app, workload, clients, terms)
         if copy is None:
             notes.append("no copy bandwidth measured: the clients' copy taken as 0")
             copy = 0.0
@@ -595,11 +580,8 @@ def _predict_dedicated(app, platform, workload, approach, options, layout, compu
                                per_iter * workload.tail_iterations, workload.outputs)
     overhead = _overhead(app, terms, options)
     time = compute + copy * workload.outputs + blocked + overhead
-    writing_busy = terms.io_busy if terms is not None and terms.io_busy is not None \
-        else io_busy(app, options)
-    if options.tp_io_busy is not None:
-        writing_busy = options.tp_io_busy
-    busy = _dedicated_busy(options, approach.kind, io * workload.outputs, time, writing_busy)
+    busy = _dedicated_busy(options, approach.kind, io * workload.outputs, time,
+                           io_busy(app, options, terms))
     # Per role (issue 15): clients that wait for the dedicated resources sleep; the paper
     # counts them busy.
     sleeps = options.idle_fraction is not None and options.blocked_clients_sleep and time > 0

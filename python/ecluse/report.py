@@ -212,6 +212,31 @@ class Report:
         """The dedicated resources' role (DC or DN); None in TP."""
         return next((self.roles[r] for r in SERVER_ROLES if r in self.roles), None)
 
+    def store_cpu_share(self) -> Optional[float]:
+        """CPU share of whoever stores (TP: the clients; DC/DN: the servers): their `store`
+        phase's cpu_s / wall_s; None without one."""
+        role = self.roles.get("simulation") if self.approach == "tp" else self.server_role()
+        phase = role.phases.get("store") if role else None
+        if not phase or not phase.wall_s or phase.cpu_s is None:
+            return None
+        return min(1.0, phase.cpu_s / phase.wall_s)
+
+    def server_idle_fraction(self) -> Optional[float]:
+        """The dedicated resources' `idle` phase / their wall time; None in TP."""
+        role = self.server_role()
+        idle = role.phase_wall_s("idle") if role and role.wall_s else None
+        return None if idle is None else min(1.0, idle / role.wall_s)
+
+    def copy_bytes_per_client_s(self) -> Optional[float]:
+        """Bytes/s of one client's hand-over into Ecluse's buffer: the clients' `write` phase
+        (summed over them) against the bytes of the output iterations; None without either."""
+        sim = self.roles.get("simulation")
+        write = sim.phase_wall_s("write") if sim else None
+        per_output, outputs = self.bytes_per_output(), self.output_count()
+        if not write or write <= 0 or not per_output:
+            return None
+        return per_output * outputs / write
+
     def iteration_count(self) -> Optional[int]:
         """Iterations the clients ended (with or without output); None when not reported."""
         return self.iterations.count

@@ -9,7 +9,7 @@ from typing import Optional, Sequence
 from .advise import energy_unit
 from .model import AppModel, Approach, ModelOptions, Platform, Prediction, Workload, predict
 from .power import Power
-from .report import SERVER_ROLES, Report
+from .report import Report
 from .report import load as load_report
 
 
@@ -71,15 +71,6 @@ def _or(value, default):
     return default if value is None else value
 
 
-def _idle_fraction(report: Report) -> Optional[float]:
-    for name in SERVER_ROLES:
-        role = report.roles.get(name)
-        idle = role.phase_wall_s("idle") if role and role.wall_s else None
-        if idle is not None:
-            return min(1.0, idle / role.wall_s)
-    return None
-
-
 def _energy(report: Report) -> tuple:
     e = report.energy
     if e is None or e.joules is None:
@@ -96,8 +87,8 @@ def read_report(path: str, iterations: Optional[int] = None,
     joules, label = _energy(report)
     return Measured(path, _approach(report), nodes, per_node, _or(report.hosts, nodes),
                     _workload(report, iterations, output_every),
-                    report.require("completion_time_s"), joules, label, _idle_fraction(report),
-                    str(report.data.get("config") or ""))
+                    report.require("completion_time_s"), joules, label,
+                    report.server_idle_fraction(), str(report.data.get("config") or ""))
 
 
 def platform_for(m: Measured, power: Power, host_cpus: Optional[int]) -> Platform:
