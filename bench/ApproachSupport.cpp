@@ -55,7 +55,8 @@ std::string data_xml(const ApproachSpec& spec) {
 std::string storage_xml(const ApproachSpec& spec) {
   return "<storage><store name=\"out\" type=\"HDF5\"><option key=\"FileMode\">FilePerCore"
          "</option><option key=\"FilesPath\">" +
-         spec.files_path + "</option></store></storage>";
+         spec.files_path + "</option>" + (spec.sync ? "<option key=\"Sync\">yes</option>" : "") +
+         "</store></storage>";
 }
 
 std::string actions_xml(const ApproachSpec& spec) {

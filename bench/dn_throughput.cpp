@@ -35,7 +35,14 @@ ThroughputRun run_of(const Options& o) {
   return {o.dir, o.bytes, o.chunk, o.iterations};
 }
 
-std::string config(const Options& o, Approach approach, bool fsync) {
+/** How the DN server makes the files durable in fsync mode. */
+enum class Durability {
+  None,    // page cache
+  Action,  // the client signals "sync" after each iteration; the server's action fsyncs
+  Store,   // the store's option Sync="yes": the store thread fsyncs before publishing
+};
+
+std::string config(const Options& o, Approach approach, Durability durability) {
   ApproachSpec spec;
   spec.approach = approach;
   spec.simulation = kSimulation;
@@ -44,7 +51,8 @@ std::string config(const Options& o, Approach approach, bool fsync) {
   spec.buffer_bytes = static_cast<std::uint64_t>(o.buffer_iterations) * o.bytes;
   spec.files_path = o.dir;
   spec.bytes = o.bytes;
-  if (fsync) spec.events = {"sync"};
+  if (durability == Durability::Action) spec.events = {"sync"};
+  spec.sync = durability == Durability::Store;
   spec.log_file = o.dir + "/log";
   return approach_config(spec);
 }
@@ -56,12 +64,13 @@ struct DnTimes {
   double received_bytes = 0;  // dn.received_bytes of the server
 };
 
-/** The client writes every iteration back to back; the server stores (and with fsync, fsyncs
- * each file in the "sync" action) inside ecluse_start. Set-up is not counted. */
-DnTimes ecluse_dn_write(const Options& o, const std::vector<double>& data, bool fsync) {
-  check(ecluse_initialize_string(config(o, Approach::DN, fsync).c_str(), MPI_COMM_WORLD),
+/** The client writes every iteration back to back; the server stores (and fsyncs each file, in
+ * the "sync" action or in the store) inside ecluse_start. Set-up is not counted. */
+DnTimes ecluse_dn_write(const Options& o, const std::vector<double>& data, Durability durability) {
+  const bool signal = durability == Durability::Action;
+  check(ecluse_initialize_string(config(o, Approach::DN, durability).c_str(), MPI_COMM_WORLD),
         "initialize");
-  if (fsync) bind_server_fsync(o.dir, kSimulation);
+  if (signal) bind_server_fsync(o.dir, kSimulation);
   DnTimes t;
   int is_client = 0;
   const auto t_server = Clock::now();
@@ -71,7 +80,7 @@ DnTimes ecluse_dn_write(const Options& o, const std::vector<double>& data, bool 
     for (int it = 0; it < o.iterations; ++it) {
       check(ecluse_write("field", data.data()), "ecluse_write");
       check(ecluse_end_iteration(), "ecluse_end_iteration");
-      if (fsync) check(ecluse_signal("sync"), "ecluse_signal(sync)");
+      if (signal) check(ecluse_signal("sync"), "ecluse_signal(sync)");
     }
     check(ecluse_stop(), "ecluse_stop");
   } else {
@@ -91,6 +100,8 @@ struct Series {
   std::vector<double> raw, dn_end_to_end, dn_server, tp;
   std::vector<double> dn_no_store_thread;  // end to end, main's server (the steps' "before")
   std::vector<double> raw_pipelined;       // raw with the fsyncs on a second thread
+  std::vector<double> dn_store_sync;       // fsync mode: Sync="yes" instead of the action
+  std::vector<double> dn_store_sync_server;  // its server's wall time in ecluse_start
   double received_bytes = 0;
 };
 
@@ -103,22 +114,29 @@ Json list(const std::vector<double>& values) {
 Series measure(const Options& o, const std::vector<double>& data, bool fsync) {
   Series s;
   const int reps = fsync ? o.fsync_reps : o.reps;
+  const int kinds = fsync ? 6 : 5;  // the store's Sync only means something with fsync
+  const Durability durability = fsync ? Durability::Action : Durability::None;
   for (int rep = 0; rep < reps; ++rep) {
-    for (int k = 0; k < 5; ++k) {
-      const int which = (k + rep) % 5;  // the order rotates from rep to rep
+    for (int k = 0; k < kinds; ++k) {
+      const int which = (k + rep) % kinds;  // the order rotates from rep to rep
       reset(o.dir);
       if (which == 0) s.raw.push_back(raw_write(run_of(o), data, fsync));
       if (which == 4)
         s.raw_pipelined.push_back(raw_write(run_of(o), data, fsync, RawKind::Pipelined));
       if (which == 3) {
         const ScopedEnv before("ECLUSE_STORE_THREAD", "0");  // main's path: one thread
-        s.dn_no_store_thread.push_back(ecluse_dn_write(o, data, fsync).end_to_end);
+        s.dn_no_store_thread.push_back(ecluse_dn_write(o, data, durability).end_to_end);
+      }
+      if (which == 5) {
+        const DnTimes t = ecluse_dn_write(o, data, Durability::Store);
+        s.dn_store_sync.push_back(t.end_to_end);
+        s.dn_store_sync_server.push_back(t.server_seconds);
       }
       if (which == 2)
-        s.tp.push_back(
-            tp_store_write(run_of(o), config(o, Approach::TP, false), kSimulation, data, fsync));
+        s.tp.push_back(tp_store_write(run_of(o), config(o, Approach::TP, Durability::None),
+                                      kSimulation, data, fsync));
       if (which != 1) continue;
-      const DnTimes t = ecluse_dn_write(o, data, fsync);
+      const DnTimes t = ecluse_dn_write(o, data, durability);
       s.dn_end_to_end.push_back(t.end_to_end);
       s.dn_server.push_back(t.server_seconds);
       s.received_bytes = t.received_bytes;
@@ -136,9 +154,14 @@ Json run_mode(const Options& o, const std::vector<double>& data, bool fsync, boo
     return total / *std::min_element(t.begin(), t.end()) * 1e-9;
   };
   const double raw = gbps(s.raw), e2e = gbps(s.dn_end_to_end);
-  const double server = s.received_bytes / median(s.dn_server) * 1e-9;
   const double before = gbps(s.dn_no_store_thread);
-  *pass = *pass && e2e / raw >= kGoal;
+  // The headline is what a user who wants durable files configures: the store's Sync option
+  // (fsync mode); the action that fsyncs is a step before it.
+  const std::vector<double>& end_to_end = fsync ? s.dn_store_sync : s.dn_end_to_end;
+  const std::vector<double>& in_start = fsync ? s.dn_store_sync_server : s.dn_server;
+  const double headline = gbps(end_to_end);
+  const double server = s.received_bytes / median(in_start) * 1e-9;
+  *pass = *pass && headline / raw >= kGoal;
   Json steps = Json::array();
   steps.push_back(Json::object()
                       .set("name", "before")
@@ -154,24 +177,36 @@ Json run_mode(const Options& o, const std::vector<double>& data, bool fsync, boo
                            "receives iteration i+1 and runs the actions (fsync of i)")
                       .set("ratio", e2e / raw)
                       .set("ratio_of_best", best(s.dn_end_to_end) / best(s.raw)));
+  if (fsync) {
+    steps.push_back(Json::object()
+                        .set("name", "store_sync")
+                        .set("change",
+                             "the store fsyncs each file on the store thread before publishing it "
+                             "(option Sync=\"yes\") instead of an action on the server's thread, "
+                             "which then never stops receiving")
+                        .set("ratio", headline / raw)
+                        .set("ratio_of_best", best(s.dn_store_sync) / best(s.raw)));
+  }
   return Json::object()
-      .set("durability", fsync ? "fsync of every file after it is complete (DN: by the server "
-                                 "in an event action; TP and raw: by the writer)"
+      .set("durability", fsync ? "fsync of every file once complete (DN headline: the store's "
+                                 "Sync=\"yes\", before the rename; steps: by the server in an "
+                                 "event action; TP and raw: by the writer)"
                                : "page cache (no fsync anywhere)")
-      .set("ratio", e2e / raw)
+      .set("ratio", headline / raw)
       .set("server_ratio", server / raw)
-      .set("pass", e2e / raw >= kGoal)
+      .set("pass", headline / raw >= kGoal)
       .set("GBps", Json::object()
                        .set("raw", raw)
+                       .set("ecluse_dn_headline", headline)
                        .set("ecluse_dn_end_to_end", e2e)
                        .set("ecluse_dn_server", server)
                        .set("ecluse_tp", gbps(s.tp))
                        .set("ecluse_dn_no_store_thread", before)
                        .set("raw_pipelined", gbps(s.raw_pipelined)))
-      .set("ecluse_dn_over_ecluse_tp", e2e / gbps(s.tp))
+      .set("ecluse_dn_over_ecluse_tp", headline / gbps(s.tp))
       .set("steps", std::move(steps))
-      .set("ecluse_dn_over_no_store_thread", e2e / before)
-      .set("ecluse_dn_over_raw_pipelined", e2e / gbps(s.raw_pipelined))
+      .set("ecluse_dn_over_no_store_thread", headline / before)
+      .set("ecluse_dn_over_raw_pipelined", headline / gbps(s.raw_pipelined))
       .set("received_bytes", s.received_bytes)
       .set("seconds", Json::object()
                           .set("raw", list(s.raw))
@@ -179,6 +214,7 @@ Json run_mode(const Options& o, const std::vector<double>& data, bool fsync, boo
                           .set("ecluse_dn_server_in_start", list(s.dn_server))
                           .set("ecluse_tp", list(s.tp))
                           .set("ecluse_dn_no_store_thread", list(s.dn_no_store_thread))
+                          .set("ecluse_dn_store_sync", list(s.dn_store_sync))
                           .set("raw_pipelined", list(s.raw_pipelined)));
 }
 
@@ -210,7 +246,11 @@ Json setup(const Options& o) {
       .set("raw", "write() in " + size_name(o.chunk) + " chunks")
       .set("ecluse_dn_end_to_end",
            "client's first write until every rank is past "
-           "ecluse_finalize (server done); set-up excluded")
+           "ecluse_finalize (server done); set-up excluded; fsync mode: the server fsyncs in "
+           "an action the client signals after each iteration")
+      .set("ecluse_dn_store_sync",
+           "fsync mode only: the same with the store's option Sync=\"yes\" (the store thread "
+           "fsyncs each file before renaming it) and no action; the headline of fsync mode")
       .set("raw_pipelined",
            "raw with each file's fsync on a second thread while the next file is written "
            "(the overlap the store thread gives the server)")
@@ -223,8 +263,9 @@ Json setup(const Options& o) {
       .set("reps", Json::object().set("page_cache", o.reps).set("fsync", o.fsync_reps))
       .set("between_measurements", "files removed and syncfs")
       .set("statistic",
-           "ratio = DN end-to-end throughput / raw throughput, each from the median "
-           "time; server_ratio the same with the server's own time")
+           "ratio = DN end-to-end throughput (fsync mode: ecluse_dn_store_sync) / raw "
+           "throughput, each from the median time; server_ratio the same with the server's own "
+           "time")
       .set("build", build_info());
 }
 

@@ -45,6 +45,18 @@ std::vector<OptionSpec> hdf5_option_specs() {
        "",
        {},
        OptionType::Text},
+      {"Sync",
+       "yes: each file is flushed to its storage device (fsync) before it gets its final name, "
+       "and its directory after the rename, so a file under its final name survives a crash "
+       "of the node; an iteration counts as stored only then, and a failed fsync is a failed "
+       "store (ECLUSE_IO_ERROR, counted in the run report). Output then goes at the device's "
+       "speed rather than the page cache's: with dedicated cores or nodes the servers' store "
+       "thread waits for it, not the simulation (docs/hdf5-store.md). no: the operating system "
+       "writes the files back when it chooses, as HDF5, Damaris and ADIOS2 do by default. "
+       "XDMF descriptions are not flushed.",
+       "no",
+       {"yes", "no"},
+       OptionType::Choice},
       {"XDMFMode",
        "XDMF 2 description of the HDF5 output, for ParaView and VisIt (docs/xdmf.md). "
        "EveryIteration: after each iteration's files are published, the first writer writes "
@@ -253,6 +265,7 @@ Hdf5StoreOptions hdf5_options(const Store& store) {
   options.concurrent_writers =
       parse_concurrent_writers(option_or_default(store, kind, "ConcurrentWriters"));
   options.compression = compression_settings(store, kind);
+  options.sync = option_or_default(store, kind, "Sync") == "yes";
   return options;
 }
 

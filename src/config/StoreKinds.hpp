@@ -67,6 +67,7 @@ struct Hdf5StoreOptions {
   std::string files_path;
   std::string file_name;       // empty: the default pattern of the mode
   int concurrent_writers = 0;  // 0: every writer at once (no write schedule)
+  bool sync = false;           // Sync="yes": fsync each file before it is published
   CompressionSettings compression;
 };
 

@@ -37,12 +37,13 @@ void Hdf5FilePerProcessStore::write_iteration(int iteration, const std::vector<B
   Hdf5Handle file = create_serial_part(path);  // outside the try: an existing part is not ours
   try {
     write_file(file, path, iteration, blocks);
+    if (options_.sync) sync_part(path, options_.store_name);
   } catch (...) {
     file.close();
     discard_part(path);
     throw;
   }
-  publish_part(path, options_.permissions);
+  publish_part(path, options_.permissions, options_.sync);
 }
 
 void Hdf5FilePerProcessStore::write_file(Hdf5Handle& file, const std::string& path, int iteration,

@@ -384,7 +384,42 @@ std::string part_path(const std::string& final_path) {
   return final_path + ".part";
 }
 
-void publish_part(const std::string& final_path, int permissions) {
+namespace {
+
+// fsync of an open descriptor, closed in any case: 0 or the errno of the first failure.
+int sync_and_close(int fd) {
+  if (fd < 0) return errno;
+  const int error = ::fsync(fd) == 0 ? 0 : errno;
+  ::close(fd);
+  return error;
+}
+
+void sync_directory_of(const std::string& final_path) {
+  const std::string directory = std::filesystem::path(final_path).parent_path().string();
+  const int error = sync_and_close(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (error == 0) return;
+  throw Error(ECLUSE_IO_ERROR, "'" + final_path + "' was written and renamed, but its directory '" +
+                                   directory + "' could not be flushed (fsync): " +
+                                   std::strerror(error) +
+                                   "; the file may be missing after a crash of the node. Fix: "
+                                   "check the file system (dmesg), or set the store's option "
+                                   "Sync to no");
+}
+
+}  // namespace
+
+void sync_part(const std::string& final_path, const std::string& store_name) {
+  const std::string part = part_path(final_path);
+  const int error = sync_and_close(::open(part.c_str(), O_WRONLY | O_CLOEXEC));
+  if (error == 0) return;
+  throw Error(ECLUSE_IO_ERROR, "cannot flush '" + part + "' to its storage device (fsync): " +
+                                   std::strerror(error) +
+                                   "; the iteration is not stored. Fix: check the file system "
+                                   "and its free space (dmesg), or set the option Sync of store '" +
+                                   store_name + "' to no");
+}
+
+void publish_part(const std::string& final_path, int permissions, bool sync_directory) {
   const std::string part = part_path(final_path);
   if (permissions >= 0 && ::chmod(part.c_str(), static_cast<mode_t>(permissions)) != 0) {
     const int error = errno;
@@ -392,11 +427,13 @@ void publish_part(const std::string& final_path, int permissions) {
     throw Error(ECLUSE_IO_ERROR,
                 "cannot set the permissions of '" + part + "': " + std::strerror(error));
   }
-  if (std::rename(part.c_str(), final_path.c_str()) == 0) return;
-  const int error = errno;
-  discard_part(final_path);
-  throw Error(ECLUSE_IO_ERROR,
-              "cannot rename '" + part + "' to '" + final_path + "': " + std::strerror(error));
+  if (std::rename(part.c_str(), final_path.c_str()) != 0) {
+    const int error = errno;
+    discard_part(final_path);
+    throw Error(ECLUSE_IO_ERROR,
+                "cannot rename '" + part + "' to '" + final_path + "': " + std::strerror(error));
+  }
+  if (sync_directory) sync_directory_of(final_path);
 }
 
 void discard_part(const std::string& final_path) noexcept {

@@ -20,6 +20,7 @@ struct Hdf5Options {
   std::string directory;  // absolute, no trailing separator
   std::string file_name;  // pattern with {simulation} {iteration} {writer} {node}
   int permissions = -1;   // mode of the published files; -1: 0666 minus the umask
+  bool sync = false;      // fsync each file before it is published (option Sync)
   CompressionSettings compression = {};
 };
 
@@ -124,8 +125,14 @@ void trim_part(const std::string& final_path, std::uint64_t size);
 void check_part_absent(const std::string& final_path);
 /** The file is written under this name and renamed once complete. */
 std::string part_path(const std::string& final_path);
-/** Renames "<final>.part" to "<final>"; throws ECLUSE_IO_ERROR (and removes the .part). */
-void publish_part(const std::string& final_path, int permissions = -1);
+/** Flushes "<final>.part" to its storage device (fsync; the store's Sync option) before it is
+ * published; throws ECLUSE_IO_ERROR naming the file and the cause (the caller removes the part). */
+void sync_part(const std::string& final_path, const std::string& store_name);
+/** Renames "<final>.part" to "<final>"; throws ECLUSE_IO_ERROR (and removes the .part). With
+ * `sync_directory` (Sync="yes") the directory is then flushed too, so that the new name
+ * survives a crash; a failure there throws ECLUSE_IO_ERROR and leaves the file published. */
+void publish_part(const std::string& final_path, int permissions = -1,
+                  bool sync_directory = false);
 /** Removes "<final>.part" if present; never throws, used on failure paths. */
 void discard_part(const std::string& final_path) noexcept;
 

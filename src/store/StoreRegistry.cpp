@@ -221,6 +221,7 @@ std::unique_ptr<StoreBackend> make_hdf5(const Store& store, const StoreEnv& env)
       store.name, absolute_directory(typed.files_path), file_name_pattern(store, typed, env),
       parse_permissions(store, option_or_default(store, *find_store_kind("HDF5"), "Permissions"))};
   options.compression = typed.compression;
+  options.sync = typed.sync;
   check_output_root(store, options.directory);
   std::unique_ptr<OutputLock> lock = lock_on_first_writer(options, env);
   return std::make_unique<LockedStore>(std::move(lock), with_xdmf(store, typed.mode, options, env));

@@ -34,8 +34,10 @@ TEST(StoreRegistry, ListsHdf5AndNull) {
 
 TEST(StoreRegistry, Hdf5OptionsAndDefaults) {
   const StoreKind& kind = *find_store_kind("HDF5");
-  ASSERT_EQ(kind.options.size(), 12u);  // 6 of compression: test_store_compression.cpp
+  ASSERT_EQ(kind.options.size(), 13u);  // 6 of compression: test_store_compression.cpp
   EXPECT_EQ(option(kind, "Permissions").default_value, "");
+  EXPECT_EQ(option(kind, "Sync").default_value, "no");
+  EXPECT_EQ(option(kind, "Sync").allowed, (std::vector<std::string>{"yes", "no"}));
   EXPECT_EQ(option(kind, "FileMode").default_value, "FilePerCore");
   EXPECT_EQ(option(kind, "FileMode").allowed,
             (std::vector<std::string>{"FilePerCore", "FilePerProcess", "FilePerNode", "Collective",
@@ -80,7 +82,7 @@ TEST(StoreRegistry, RejectsBadOptionsWithLocation) {
   store.options = {{"FilePath", "x"}};
   EXPECT_STREQ(make_error(store).what(),
                "sim.xml:12:5: store 'out' of type 'HDF5': unknown option 'FilePath'; known "
-               "options: FileMode, FilesPath, FileName, Permissions, XDMFMode, "
+               "options: FileMode, FilesPath, FileName, Permissions, Sync, XDMFMode, "
                "ConcurrentWriters, Compression, CompressionLevel, Shuffle, ZfpMode, ZfpValue, "
                "ChunkSize");
   store.options = {{"XDMFMode", "Always"}};

@@ -149,7 +149,7 @@ TEST(DamarisModel, EcluseNamespaceKeepsItsStrictness) {
       "</store></storage>";
   EXPECT_EQ(error_of(file("", "", option)),
             "c.xml:1:129: unknown option 'Checksum' for store type 'HDF5'. Known options: "
-            "FileMode, FilesPath, FileName, Permissions, XDMFMode, ConcurrentWriters, "
+            "FileMode, FilesPath, FileName, Permissions, Sync, XDMFMode, ConcurrentWriters, "
             "Compression, CompressionLevel, Shuffle, ZfpMode, ZfpValue, ChunkSize.");
   EXPECT_EQ(error_of(file(kDamarisNs, "", option)), "");
   const std::string mesh =
