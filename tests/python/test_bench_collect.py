@@ -209,3 +209,16 @@ def test_idle_cpu_comes_from_the_dc_run_report(tmp_path):
     rows = rows_by_name(collect.performance(collect.sources([path], [], tmp_path)))
     assert (rows[FIGURES[10]]["value"], rows[FIGURES[10]]["met"]) == (pytest.approx(0.4), "yes")
     assert rows[FIGURES[9]]["met"] == "no"  # p99/p50 = 2.0
+
+
+def test_alloc_detail_shows_the_calls_that_found_room_at_once(results):
+    directory, now = results
+    doc = json.loads(now.read_text())
+    hot = doc["write_cost"]["stores"]["null"]["hot"]
+    hot.update(worst_alloc_commit_us=14.0, worst_alloc_commit_us_without_wait=1.5,
+               alloc_commit_buffer_waits=47)
+    now.write_text(json.dumps(doc))
+    rows = rows_by_name(collect.performance(collect.sources([now], [], directory)))
+    row = rows[FIGURES[2]]
+    assert (row["value"], row["met"]) == (14.0, "no")  # judged on every call
+    assert row["detail"] == "null 14.00 (1.50 without the 47 calls that waited for room), hdf5 4.50"
