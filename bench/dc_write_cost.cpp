@@ -33,6 +33,8 @@ struct Options {
   bool prefault = true;         // <buffer prefault> of the main sessions
   bool prefault_effect = true;  // also run a few sizes with prefault off and on, side by side
   bool block_sweep = true;      // also run the blocks-per-iteration sweep
+  bool copy_effect = true;      // also run sizes with <buffer copy> cached and streaming
+  std::string copy;             // <buffer copy> of the sessions; empty: the default (auto)
 };
 
 /** Memory that is really fresh (not recycled by malloc): its first touch faults. */
@@ -287,7 +289,8 @@ class SizeRun {
 };
 
 /** `xml` with `<domains count="domains">` and `<buffer ... prefault="...">`. */
-std::string with_buffer(std::string xml, int domains, bool prefault) {
+std::string with_buffer(std::string xml, int domains, bool prefault,
+                        const std::string& copy = "") {
   const std::string one = "<domains count=\"1\"/>";
   if (const auto at = xml.find(one); at != std::string::npos) {
     xml.replace(at, one.size(), "<domains count=\"" + std::to_string(domains) + "\"/>");
@@ -295,6 +298,7 @@ std::string with_buffer(std::string xml, int domains, bool prefault) {
   const std::string buffer = "<buffer ";
   if (const auto at = xml.find(buffer); at != std::string::npos) {
     xml.insert(at + buffer.size(), prefault ? "prefault=\"true\" " : "prefault=\"false\" ");
+    if (!copy.empty()) xml.insert(at + buffer.size(), "copy=\"" + copy + "\" ");
   }
   return xml;
 }
@@ -307,7 +311,7 @@ std::string config_for(const Options& options, const std::string& store, std::ui
   spec.files_path = options.dir + "/write-cost";
   spec.variables = {{"v", size}};
   spec.log_file = options.dir + "/write-cost-log";
-  return with_buffer(make_config(spec), 1, options.prefault);
+  return with_buffer(make_config(spec), 1, options.prefault, options.copy);
 }
 
 /** What a store's summary needs from one size, per scenario (hot, after compute). */
@@ -428,6 +432,38 @@ Json prefault_effect(const Options& options, bool* is_client) {
            "the same session with <buffer prefault=\"false\"> (pages mapped at first touch) "
            "and \"true\" (the default: mapped at initialize)")
       .set("sizes", std::move(sizes));
+}
+
+/** Sessions with <buffer copy="cached"> and "streaming", alternately, for each store at 1 MiB
+ * and 16 MiB: what the copy mode does to ecluse_write / memcpy, hot and after a compute phase.
+ * The main sessions use the default, auto (streaming from 1 MiB when the servers read the
+ * blocks: the HDF5 store; cached for the null store, which never reads them). */
+Json copy_effect(const Options& options, bool* is_client) {
+  Json runs = Json::array();
+  for (const std::string& store : options.stores) {
+    for (std::uint64_t size : {kMiB, 16 * kMiB}) {
+      if (size > options.sizes.back()) continue;
+      Json modes = Json::object();
+      for (const char* copy : {"cached", "streaming"}) {
+        Options o = options;
+        o.copy = copy;
+        o.reps_scale = options.reps_scale * 0.5;
+        const SizeResult r = run_session(o, store, size, is_client);
+        modes.set(copy, Json::object()
+                            .set("hot_write_ratio", r.write_ratio[0])
+                            .set("after_compute_write_ratio", r.write_ratio[1]));
+      }
+      runs.push_back(Json::object()
+                         .set("store", store)
+                         .set("size_name", size_name(size))
+                         .set("modes", std::move(modes)));
+    }
+  }
+  return Json::object()
+      .set("what",
+           "the same session with <buffer copy=\"cached\"> (memcpy) and \"streaming\" "
+           "(non-temporal stores); the main sessions use auto")
+      .set("runs", std::move(runs));
 }
 
 /** One session with `blocks` blocks of `size` bytes per iteration (ecluse_write_block of
@@ -606,6 +642,8 @@ Options parse(const Args& args) {
   o.prefault = args.get("prefault", "on") != "off";
   o.prefault_effect = args.get("prefault-effect", "on") != "off";
   o.block_sweep = args.get("block-sweep", "on") != "off";
+  o.copy_effect = args.get("copy-effect", "on") != "off";
+  o.copy = args.get("copy", "");
   return o;
 }
 
@@ -649,6 +687,8 @@ Json report(const Options& options, Json stores, Json extra, bool pass) {
       .set("stores", std::move(stores))
       .set("prefault", options.prefault)
       .set("prefault_effect", std::move(extra["prefault_effect"]))
+      .set("buffer_copy", options.copy.empty() ? "auto" : options.copy)
+      .set("copy_effect", std::move(extra["copy_effect"]))
       .set("block_count_sweep", std::move(extra["block_count_sweep"]))
       .set("findings", std::move(extra["findings"]))
       .set("pass", pass);
@@ -676,6 +716,7 @@ int main(int argc, char** argv) {
   Json extra = Json::object();
   extra.set("prefault_effect",
             options.prefault_effect ? prefault_effect(options, &is_client) : Json());
+  extra.set("copy_effect", options.copy_effect ? copy_effect(options, &is_client) : Json());
   extra.set("block_count_sweep",
             options.block_sweep ? block_sweep(options, &is_client, &findings) : Json());
   Json lines = Json::array();

@@ -32,6 +32,14 @@ constexpr std::array<EnumName<BufferType>, 2> enum_names(BufferType) {
   return {{{BufferType::Posix, "posix"}, {BufferType::Sysv, "sysv"}}};
 }
 
+/** <buffer copy>: how ecluse_write copies a block into the node's shared buffer. */
+enum class BufferCopy { Auto, Cached, Streaming };
+constexpr std::array<EnumName<BufferCopy>, 3> enum_names(BufferCopy) {
+  return {{{BufferCopy::Auto, "auto"},
+           {BufferCopy::Cached, "cached"},
+           {BufferCopy::Streaming, "streaming"}}};
+}
+
 /** <buffer allocator>: one best-fit heap shared by the node's clients, or a part per client. */
 enum class AllocatorKind { General, Partitioned };
 constexpr std::array<EnumName<AllocatorKind>, 2> enum_names(AllocatorKind) {

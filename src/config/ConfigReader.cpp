@@ -192,6 +192,7 @@ class Reader {
     a.allocator = attrs_.choice(node, "allocator", AllocatorKind::General);
     a.full_policy = attrs_.choice(node, "policy", FullPolicy::Block);
     a.buffer_prefault = attrs_.boolean(node, "prefault", a.buffer_prefault);
+    a.buffer_copy = attrs_.choice(node, "copy", BufferCopy::Auto);
     warn_buffer(node, attrs_);
   }
 

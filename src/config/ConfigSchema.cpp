@@ -49,7 +49,7 @@ std::vector<ElementRule> build_rules() {
       {"domains", {"count"}, {"count"}, {}},
       {"dedicated", {"cores", "nodes", "roles"}, {}, {}},
       {"buffer",
-       {"name", "size", "type", "blocks", "enabled", "allocator", "policy", "prefault"},
+       {"name", "size", "type", "blocks", "enabled", "allocator", "policy", "prefault", "copy"},
        {"size"},
        {}},
       {"placement", {"mask", "start", "step", "blocksize", "servers"}, {}, {}},

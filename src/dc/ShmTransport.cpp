@@ -2,6 +2,7 @@
 #include "dc/ShmTransport.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 
@@ -15,6 +16,38 @@ namespace ecluse {
 
 namespace {
 constexpr auto kSlice = std::chrono::milliseconds(100);
+// From this size streaming stores beat a cached copy into lines a server has read, or that a
+// compute phase evicted (docs/performance.md); below it the per-block cost of the cached copy
+// is small and the block may still be in the client's cache.
+constexpr std::size_t kStreamingFrom = std::size_t{1} << 20;
+// When nothing reads the blocks: from this size a block no longer stays in the client's share
+// of the caches from one iteration to the next, so streaming wins again.
+constexpr std::size_t kStreamingUnreadFrom = std::size_t{8} << 20;
+
+// Does anything on the servers read the blocks? A store other than null, a script, or a plugin
+// given every iteration's blocks. If nothing does, a block's lines can stay in the client's
+// cache from one iteration to the next (the ring restarts at the same place), and a cached
+// copy into them is faster while the block fits there.
+bool servers_read_blocks(const Config& config) {
+  const auto& stores = config.stores;
+  const bool store = std::any_of(stores.begin(), stores.end(),
+                                 [](const Store& s) { return s.enabled && s.type != "null"; });
+  const auto& events = config.events;
+  const bool plugin = std::any_of(events.begin(), events.end(),
+                                  [](const Event& e) { return e.kind == EventKind::Iteration; });
+  return store || plugin || !config.scripts.empty();
+}
+
+std::size_t streaming_from(const Config& config) {
+  switch (config.architecture.buffer_copy) {
+    case BufferCopy::Streaming:
+      return 0;
+    case BufferCopy::Cached:
+      return SIZE_MAX;
+    default:
+      return servers_read_blocks(config) ? kStreamingFrom : kStreamingUnreadFrom;
+  }
+}
 
 }  // namespace
 
@@ -27,7 +60,8 @@ ShmTransport::ShmTransport(NodeBuffer& buffer, const Config& config, int server,
       source_(source),
       log_(log),
       accounting_(accounting),
-      timeout_(peer_timeout()) {}
+      timeout_(peer_timeout()),
+      streaming_from_(streaming_from(config)) {}
 
 void ShmTransport::check_alive(std::chrono::steady_clock::time_point deadline,
                                const char* what) const {
@@ -142,7 +176,7 @@ void ShmTransport::put(const BlockData& block, std::size_t bytes) {
   check_dimensions(block, "dedicated cores");
   const shm::Handle handle = acquire(block, bytes, true);
   if (handle == shm::kNoHandle) return;
-  copy_block(buffer_.address(handle), block.data, bytes);
+  copy_block(buffer_.address(handle), block.data, bytes, bytes >= streaming_from_);
   notify(block, handle, bytes);
 }
 

@@ -2,6 +2,10 @@
 #include "transport/TransportSupport.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 #include <cstdlib>
 #include <cstring>
 
@@ -31,13 +35,50 @@ void abort_silent_clients(const std::string& server, std::size_t clients) {
       seconds + " s between two Ecluse calls, raise ECLUSE_TIMEOUT.");
 }
 
-void copy_block(void* to, const void* from, std::size_t bytes) {
+namespace {
+
+void copy_cached(char* out, const char* in, std::size_t bytes) {
   constexpr std::size_t kPiece = std::size_t{64} << 20;
-  auto* out = static_cast<char*>(to);
-  const auto* in = static_cast<const char*>(from);
   for (std::size_t done = 0; done < bytes; done += kPiece) {
     std::memcpy(out + done, in + done, std::min(kPiece, bytes - done));
   }
+}
+
+#if defined(__x86_64__)
+// Non-temporal stores: the destination lines are written to memory without being read first
+// (no read for ownership) and without evicting the caller's working set.
+void copy_streaming(char* out, const char* in, std::size_t bytes) {
+  const std::size_t head = (16 - reinterpret_cast<std::uintptr_t>(out) % 16) % 16;
+  std::memcpy(out, in, std::min(head, bytes));
+  if (head >= bytes) return;
+  out += head, in += head, bytes -= head;
+  const std::size_t body = bytes / 64 * 64;
+  for (std::size_t i = 0; i < body; i += 64) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i + 16));
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i + 32));
+    const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i + 48));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(out + i), a);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(out + i + 16), b);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(out + i + 32), c);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(out + i + 48), d);
+  }
+  std::memcpy(out + body, in + body, bytes - body);
+  _mm_sfence();  // the stores are visible before the block is announced
+}
+#endif
+
+}  // namespace
+
+void copy_block(void* to, const void* from, std::size_t bytes, bool streaming) {
+  auto* out = static_cast<char*>(to);
+  const auto* in = static_cast<const char*>(from);
+#if defined(__x86_64__)
+  if (streaming) return copy_streaming(out, in, bytes);
+#else
+  (void)streaming;  // no streaming stores written for this architecture: memcpy
+#endif
+  copy_cached(out, in, bytes);
 }
 
 void throw_too_big(const BlockData& block, std::size_t need, std::size_t share, std::size_t held,

@@ -24,8 +24,11 @@ bool silence_is_bounded();
 [[noreturn]] void abort_silent_clients(const std::string& server, std::size_t clients);
 
 /** memcpy in 64 MiB pieces: glibc's memcpy slows down ~3x on copies of hundreds of MiB whose
- * source and destination sit at different page offsets; 64 MiB pieces do not. */
-void copy_block(void* to, const void* from, std::size_t bytes);
+ * source and destination sit at different page offsets; 64 MiB pieces do not. With
+ * `streaming` (x86-64), non-temporal stores instead: the destination is written to memory
+ * without being read first or kept in the caller's caches, and is visible to other processes
+ * when the call returns (sfence). */
+void copy_block(void* to, const void* from, std::size_t bytes, bool streaming = false);
 
 /** A client would hold `need` bytes (`held` of them already, for this iteration) where it may
  * hold `share`; `memory` names the setting to raise. */

@@ -42,6 +42,7 @@ struct RunSetup {
   std::string mode = "FilePerCore";
   int domains = 2;
   int queue = 1024;
+  std::string copy = "";  // <buffer copy>; empty: the default
 };
 
 std::string config(const std::string& dir, const RunSetup& s) {
@@ -53,7 +54,7 @@ std::string config(const std::string& dir, const RunSetup& s) {
          dedicated + R"(" nodes="0"/>
     <buffer size=")" +
          s.buffer + R"(" allocator=")" + s.allocator + R"(" policy=")" + s.policy +
-         R"("/>
+         (s.copy.empty() ? "" : R"(" copy=")" + s.copy) + R"("/>
     <virtual-nodes ranks-per-node=")" +
          std::to_string(s.ranks_per_node) + R"("/>
     </architecture><data>
@@ -160,6 +161,16 @@ TEST(ApiDc, ANodeWithoutClientsIsAnErrorOnEveryRank) {
 TEST(ApiDc, OneDedicatedCorePerNodeOfTwoRanks) {
   if (world_size() % 2 != 0) GTEST_SKIP() << "needs an even number of ranks";
   round_trip({2, 1}, "dc-2x1");
+}
+
+// Every ecluse_write copied with streaming stores (threshold 0) reaches the server's files
+// intact: the stores are visible to the dedicated core's process once the block is announced.
+// (Heads and tails of every size and alignment: tests/unit/test_copy_block.cpp.)
+TEST(ApiDc, StreamingCopyStoresTheSameBytes) {
+  if (world_size() % 2 != 0) GTEST_SKIP() << "needs an even number of ranks";
+  RunSetup s{2, 1};
+  s.copy = "streaming";
+  round_trip(s, "dc-streaming");
 }
 
 TEST(ApiDc, OneDedicatedCoreServesSeveralClientsPartitioned) {

@@ -163,6 +163,7 @@ TEST(ValidModel, MinimalHasDefaults) {
   EXPECT_EQ(c.architecture.buffer_size, 67108864u);
   EXPECT_EQ(ecluse::name_of(c.architecture.full_policy), "block");
   EXPECT_TRUE(c.architecture.buffer_prefault);
+  EXPECT_EQ(ecluse::name_of(c.architecture.buffer_copy), "auto");
   EXPECT_TRUE(c.parameters.empty());
   EXPECT_TRUE(c.layouts.empty());
   EXPECT_TRUE(c.variables.empty());
@@ -296,6 +297,7 @@ TEST(ValidModel, EcluseExtensions) {
   EXPECT_EQ(ecluse::name_of(a.allocator), "partitioned");
   EXPECT_EQ(ecluse::name_of(a.full_policy), "skip");
   EXPECT_FALSE(a.buffer_prefault);
+  EXPECT_EQ(ecluse::name_of(a.buffer_copy), "streaming");
   EXPECT_EQ(ecluse::name_of(a.placement), "last");
   EXPECT_EQ(a.ranks_per_node, 4);
   EXPECT_EQ(a.queue_size, 4096);
