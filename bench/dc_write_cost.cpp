@@ -436,8 +436,7 @@ Json prefault_effect(const Options& options, bool* is_client) {
 
 /** Sessions with <buffer copy="cached"> and "streaming", alternately, for each store at 1 MiB
  * and 16 MiB: what the copy mode does to ecluse_write / memcpy, hot and after a compute phase.
- * The main sessions use the default, auto (streaming from 1 MiB when the servers read the
- * blocks: the HDF5 store; cached for the null store, which never reads them). */
+ * The main sessions use the default, auto (streaming from 1 MiB). */
 Json copy_effect(const Options& options, bool* is_client) {
   Json runs = Json::array();
   for (const std::string& store : options.stores) {

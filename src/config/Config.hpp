@@ -141,9 +141,8 @@ struct Architecture {
   // <buffer prefault>: map every page of the node's segment in each process at initialize, so
   // that no write or alloc faults on a page of the buffer (docs/performance.md).
   bool buffer_prefault = true;
-  // <buffer copy>: streaming (non-temporal) stores for blocks from 1 MiB when the servers read
-  // the blocks, from 8 MiB otherwise (auto), always (streaming) or never (cached)
-  // (docs/performance.md).
+  // <buffer copy>: streaming (non-temporal) stores for blocks from 1 MiB (auto), for every
+  // block (streaming) or never (cached) (docs/performance.md).
   BufferCopy buffer_copy = BufferCopy::Auto;
   ServerPlacement placement = ServerPlacement::Last;
   CorePlacement core_placement;  // <placement mask start step blocksize>

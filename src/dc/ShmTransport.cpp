@@ -17,27 +17,10 @@ namespace ecluse {
 namespace {
 constexpr auto kSlice = std::chrono::milliseconds(100);
 // From this size streaming stores beat a cached copy into lines a server has read, or that a
-// compute phase evicted (docs/performance.md); below it the per-block cost of the cached copy
-// is small and the block may still be in the client's cache.
+// compute phase evicted (docs/performance.md); below it the cached copy's cost is small and
+// the block may still be in the client's cache. They lose only when the destination lines are
+// still in the client's own cache: writes back to back, to a server that never reads them.
 constexpr std::size_t kStreamingFrom = std::size_t{1} << 20;
-// When nothing reads the blocks: from this size a block no longer stays in the client's share
-// of the caches from one iteration to the next, so streaming wins again.
-constexpr std::size_t kStreamingUnreadFrom = std::size_t{8} << 20;
-
-// Does anything on the servers read the blocks? A store other than null, a script, or a plugin
-// given every iteration's blocks. If nothing does, a block's lines can stay in the client's
-// cache from one iteration to the next (the ring restarts at the same place), and a cached
-// copy into them is faster while the block fits there.
-bool servers_read_blocks(const Config& config) {
-  const auto& stores = config.stores;
-  const bool store = std::any_of(stores.begin(), stores.end(),
-                                 [](const Store& s) { return s.enabled && s.type != "null"; });
-  const auto& events = config.events;
-  const bool plugin = std::any_of(events.begin(), events.end(),
-                                  [](const Event& e) { return e.kind == EventKind::Iteration; });
-  return store || plugin || !config.scripts.empty();
-}
-
 std::size_t streaming_from(const Config& config) {
   switch (config.architecture.buffer_copy) {
     case BufferCopy::Streaming:
@@ -45,7 +28,7 @@ std::size_t streaming_from(const Config& config) {
     case BufferCopy::Cached:
       return SIZE_MAX;
     default:
-      return servers_read_blocks(config) ? kStreamingFrom : kStreamingUnreadFrom;
+      return kStreamingFrom;
   }
 }
 
