@@ -30,6 +30,7 @@ struct ApproachSpec {
   std::uint64_t bytes = 1ull << 20;
   std::vector<std::string> events;  // bound with ecluse_bind before start
   bool sync = false;                 // the store's option Sync="yes" (fsync before publishing)
+  std::string copy;                  // <buffer copy> (DC, DN); empty: the default
   std::string log_file;
 };
 std::string approach_config(const ApproachSpec& spec);

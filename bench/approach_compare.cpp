@@ -30,6 +30,7 @@ struct Options {
   std::uint64_t work_units = 0;  // --work-units: the compute phase of another run; 0 calibrates
   bool produce = false;          // --produce: the compute phase ends writing the field
   bool zero_copy = false;        // --zero-copy: the field is produced in ecluse_alloc's room
+  std::string buffer_copy;       // --buffer-copy auto|cached|streaming: <buffer copy>
 };
 
 /** What one rank measured; servers fill only the server fields. */
@@ -72,6 +73,7 @@ std::string config(const Options& o, int ranks) {
   spec.files_path = o.dir;
   spec.bytes = o.bytes;
   spec.log_file = o.dir + "/log";
+  spec.copy = o.buffer_copy;
   return approach_config(spec);
 }
 
@@ -269,6 +271,7 @@ Json setup(const Options& o, int ranks, int clients, int servers) {
       .set("iterations", o.iterations)
       .set("compute_ms_target", o.compute_ms)
       .set("buffer_iterations", o.approach == Approach::TP ? Json() : Json(o.buffer_iterations))
+      .set("buffer_copy", o.buffer_copy.empty() ? Json("auto") : Json(o.buffer_copy))
       .set("buffer_bytes", o.approach == Approach::TP ? Json() : Json(buffer_bytes(o, ranks)))
       .set("store", "HDF5 FilePerCore")
       .set("durability",
@@ -335,6 +338,7 @@ Options parse(const Args& args) {
   o.baseline_memcpy = copy == "on";
   o.work_units = static_cast<std::uint64_t>(args.number("work-units", 0));
   o.zero_copy = args.flag("zero-copy");
+  o.buffer_copy = args.get("buffer-copy", "");
   o.produce = args.flag("produce") || o.zero_copy;
   if (o.zero_copy && o.baseline_memcpy) fail("--zero-copy needs --memcpy off (nothing is copied)");
   if (o.iterations < 2) fail("--iterations must be at least 2");

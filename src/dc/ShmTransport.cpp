@@ -16,22 +16,6 @@ namespace ecluse {
 
 namespace {
 constexpr auto kSlice = std::chrono::milliseconds(100);
-// From this size streaming stores beat a cached copy into lines a server has read, or that a
-// compute phase evicted (docs/performance.md); below it the cached copy's cost is small and
-// the block may still be in the client's cache. They lose only when the destination lines are
-// still in the client's own cache: writes back to back, to a server that never reads them.
-constexpr std::size_t kStreamingFrom = std::size_t{1} << 20;
-std::size_t streaming_from(const Config& config) {
-  switch (config.architecture.buffer_copy) {
-    case BufferCopy::Streaming:
-      return 0;
-    case BufferCopy::Cached:
-      return SIZE_MAX;
-    default:
-      return kStreamingFrom;
-  }
-}
-
 }  // namespace
 
 ShmTransport::ShmTransport(NodeBuffer& buffer, const Config& config, int server, int client,
@@ -44,7 +28,7 @@ ShmTransport::ShmTransport(NodeBuffer& buffer, const Config& config, int server,
       log_(log),
       accounting_(accounting),
       timeout_(peer_timeout()),
-      streaming_from_(streaming_from(config)) {}
+      streaming_from_(streaming_copy_from(config)) {}
 
 void ShmTransport::check_alive(std::chrono::steady_clock::time_point deadline,
                                const char* what) const {

@@ -33,7 +33,8 @@ MpiTransport::MpiTransport(const Config& config, const Topology& topology, std::
       pool_(window),
       window_(window),
       credit_(window),
-      lowest_credit_(window) {
+      lowest_credit_(window),
+      streaming_from_(streaming_copy_from(config)) {
   channel_.receive_credit(credit_message_, server_, &credit_request_);
 }
 
@@ -173,7 +174,7 @@ void MpiTransport::put(const BlockData& block, std::size_t bytes) {
     return;
   }
   BufferPool::Buffer buffer = pool_.acquire(bytes);
-  copy_block(buffer.data.get(), block.data, bytes);
+  copy_block(buffer.data.get(), block.data, bytes, bytes >= streaming_from_);
   send(header_of(block, bytes), std::move(buffer));
 }
 

@@ -82,6 +82,7 @@ class MpiTransport : public Transport {
   // Statistics.
   std::uint64_t sent_bytes_ = 0, sent_blocks_ = 0, skipped_ = 0, credit_waits_ = 0;
   std::uint64_t lowest_credit_;
+  std::size_t streaming_from_;  // blocks from this size are copied with streaming stores
   double credit_wait_seconds_ = 0;
 };
 

@@ -70,6 +70,17 @@ void copy_streaming(char* out, const char* in, std::size_t bytes) {
 
 }  // namespace
 
+std::size_t streaming_copy_from(const Config& config) {
+  switch (config.architecture.buffer_copy) {
+    case BufferCopy::Streaming:
+      return 0;
+    case BufferCopy::Cached:
+      return SIZE_MAX;
+    default:
+      return std::size_t{1} << 20;
+  }
+}
+
 void copy_block(void* to, const void* from, std::size_t bytes, bool streaming) {
   auto* out = static_cast<char*>(to);
   const auto* in = static_cast<const char*>(from);

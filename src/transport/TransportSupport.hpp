@@ -7,6 +7,7 @@
 #include <string>
 
 #include "block/BlockData.hpp"
+#include "config/Config.hpp"
 #include "core/Log.hpp"
 
 namespace ecluse {
@@ -29,6 +30,11 @@ bool silence_is_bounded();
  * without being read first or kept in the caller's caches, and is visible to other processes
  * when the call returns (sfence). */
 void copy_block(void* to, const void* from, std::size_t bytes, bool streaming = false);
+/** The smallest block that `<buffer copy>` copies with streaming stores: 1 MiB for auto (from
+ * there they beat a cached copy into lines a server has read or a compute phase evicted; they
+ * lose only when the lines are still in the client's own cache), 0 for streaming, SIZE_MAX
+ * for cached. */
+std::size_t streaming_copy_from(const Config& config);
 
 /** A client would hold `need` bytes (`held` of them already, for this iteration) where it may
  * hold `share`; `memory` names the setting to raise. */
