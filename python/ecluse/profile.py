@@ -9,6 +9,7 @@ import math
 import os
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -215,11 +216,7 @@ def report_overhead(report: ReportLike, summary: dict) -> Optional[float]:
 def report_io_busy(report: ReportLike) -> Optional[float]:
     """CPU share of the clients while they store (TP's `store` phase: cpu_s / wall_s)."""
     report = as_report(report)
-    sim = report.roles.get("simulation") if report else None
-    phase = sim.phases.get("store") if sim else None
-    if not phase or not phase.wall_s or phase.cpu_s is None:
-        return None
-    return min(1.0, phase.cpu_s / phase.wall_s)
+    return report.store_cpu_share() if report and report.approach == "tp" else None
 
 
 def report_compute_per_iteration(report: ReportLike, summary: Optional[dict] = None
@@ -245,14 +242,7 @@ def report_copy_bytes_per_s(report: ReportLike, outputs: int) -> Optional[float]
     buffer, the same hand-over DC and DN clients make (TP's store is the `store` phase).
     Per client: (bytes per output / clients) / (write wall / clients / outputs)."""
     report = as_report(report)
-    if not report or outputs <= 0:
-        return None
-    per_output = report.bytes_per_output()
-    sim = report.roles.get("simulation")
-    write_s = sim.phase_wall_s("write") if sim else None
-    if not per_output or not write_s or write_s <= 0:
-        return None
-    return per_output * outputs / write_s
+    return report.copy_bytes_per_client_s(outputs) if report else None
 
 
 def _pick(values: list, keep: str):
@@ -270,11 +260,8 @@ def spread(values: Sequence[float]) -> Optional[float]:
 
 
 def median(values: Sequence[float]) -> Optional[float]:
-    vals = sorted(values)
-    if not vals:
-        return None
-    mid = len(vals) // 2
-    return vals[mid] if len(vals) % 2 else (vals[mid - 1] + vals[mid]) / 2
+    """The median, None for no value."""
+    return statistics.median(values) if len(values) else None
 
 
 def time_per_iteration(summary: dict, wall: float, settings: ProfileSettings) -> float:

@@ -227,13 +227,15 @@ class Report:
         idle = role.phase_wall_s("idle") if role and role.wall_s else None
         return None if idle is None else min(1.0, idle / role.wall_s)
 
-    def copy_bytes_per_client_s(self) -> Optional[float]:
+    def copy_bytes_per_client_s(self, outputs: Optional[int] = None) -> Optional[float]:
         """Bytes/s of one client's hand-over into Ecluse's buffer: the clients' `write` phase
-        (summed over them) against the bytes of the output iterations; None without either."""
+        (summed over them) against the bytes of the output iterations (`outputs` of them, the
+        report's own count unless given); None without either."""
         sim = self.roles.get("simulation")
         write = sim.phase_wall_s("write") if sim else None
-        per_output, outputs = self.bytes_per_output(), self.output_count()
-        if not write or write <= 0 or not per_output:
+        per_output = self.bytes_per_output()
+        outputs = self.output_count() if outputs is None else outputs
+        if not write or write <= 0 or not per_output or outputs <= 0:
             return None
         return per_output * outputs / write
 
