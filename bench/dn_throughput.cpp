@@ -29,6 +29,7 @@ struct Options {
   std::uint64_t chunk = 8ull << 20;
   int buffer_iterations = 3;
   std::vector<bool> fsync_modes{false, true};
+  std::string copy;  // --buffer-copy: <buffer copy> of the client (empty: the default)
 };
 
 ThroughputRun run_of(const Options& o) {
@@ -53,6 +54,7 @@ std::string config(const Options& o, Approach approach, Durability durability) {
   spec.bytes = o.bytes;
   if (durability == Durability::Action) spec.events = {"sync"};
   spec.sync = durability == Durability::Store;
+  spec.copy = o.copy;
   spec.log_file = o.dir + "/log";
   return approach_config(spec);
 }
@@ -181,9 +183,9 @@ Json run_mode(const Options& o, const std::vector<double>& data, bool fsync, boo
     steps.push_back(Json::object()
                         .set("name", "store_sync")
                         .set("change",
-                             "the store fsyncs each file on the store thread before publishing it "
-                             "(option Sync=\"yes\") instead of an action on the server's thread, "
-                             "which then never stops receiving")
+                             "the store's option Sync=\"yes\" instead of the action: the store "
+                             "thread writes file i+1 while a completion thread fsyncs and "
+                             "renames file i and the server's thread receives i+2")
                         .set("ratio", headline / raw)
                         .set("ratio_of_best", best(s.dn_store_sync) / best(s.raw)));
   }
@@ -227,6 +229,7 @@ Options parse(const Args& args) {
   o.reps = static_cast<int>(args.number("reps", 3));
   o.fsync_reps = static_cast<int>(args.number("fsync-reps", 3));
   o.chunk = static_cast<std::uint64_t>(args.number("chunk-mib", 8) * 1048576.0);
+  o.copy = args.get("buffer-copy", "");
   const std::string modes = args.get("durability", "page_cache,fsync");
   o.fsync_modes.clear();
   if (modes.find("page_cache") != std::string::npos) o.fsync_modes.push_back(false);

@@ -1,4 +1,5 @@
-// The store thread's queue: one job at a time, in order; results wait for the server's thread.
+// The store thread's two stages: one job at a time, in order; results wait for the server's
+// thread.
 #include "server/StoreThread.hpp"
 
 #include <pthread.h>
@@ -8,7 +9,10 @@
 namespace ecluse {
 
 StoreThread::StoreThread(Writer& writer, std::function<void()> stored)
-    : writer_(writer), stored_(std::move(stored)), thread_([this] { run(); }) {}
+    : writer_(writer),
+      stored_(std::move(stored)),
+      completer_([this] { run_completions(); }),
+      thread_([this] { run_stores(); }) {}
 
 StoreThread::~StoreThread() {
   {
@@ -16,7 +20,9 @@ StoreThread::~StoreThread() {
     stopping_ = true;
   }
   work_.notify_one();
-  thread_.join();
+  thread_.join();  // stores what it holds first
+  complete_.notify_one();
+  completer_.join();
 }
 
 void StoreThread::submit(int iteration, std::vector<BlockData> blocks) {
@@ -32,14 +38,18 @@ std::vector<Writer::StoredIteration> StoreThread::take_done() {
   return std::exchange(done_, {});
 }
 
+bool StoreThread::idle() const {
+  return jobs_.empty() && !storing_ && written_.empty() && !completing_;
+}
+
 void StoreThread::wait_idle() {
   std::unique_lock lock(mutex_);
-  idle_.wait(lock, [this] { return jobs_.empty() && !storing_; });
+  idle_.wait(lock, [this] { return idle(); });
 }
 
 // Writer::store catches the stores' errors, so nothing escapes the thread but bad_alloc,
 // which terminates as it would on the server's thread.
-void StoreThread::run() {
+void StoreThread::run_stores() {
   pthread_setname_np(pthread_self(), "ecluse-store");  // for top -H, perf and gdb
   std::unique_lock lock(mutex_);
   for (;;) {
@@ -51,9 +61,30 @@ void StoreThread::run() {
     lock.unlock();
     Writer::StoredIteration stored = writer_.store(job.iteration, job.blocks);
     lock.lock();
-    done_.push_back(std::move(stored));
+    written_.push_back(std::move(stored));
     storing_ = false;
-    if (jobs_.empty()) idle_.notify_all();
+    complete_.notify_one();
+  }
+}
+
+// Completes the iterations in the order stored; Writer::complete catches the stores' errors.
+void StoreThread::run_completions() {
+  pthread_setname_np(pthread_self(), "ecluse-complete");
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    complete_.wait(lock, [this] {
+      return !written_.empty() || (stopping_ && jobs_.empty() && !storing_);
+    });
+    if (written_.empty()) return;  // stopping, and everything completed
+    Writer::StoredIteration stored = std::move(written_.front());
+    written_.pop_front();
+    completing_ = true;
+    lock.unlock();
+    Writer::complete(stored);
+    lock.lock();
+    done_.push_back(std::move(stored));
+    completing_ = false;
+    if (idle()) idle_.notify_all();
     if (stored_) {
       lock.unlock();
       stored_();

@@ -1,6 +1,8 @@
 // A server's store thread: stores complete iterations while the server's own thread keeps
 // receiving the next ones (double buffering). It runs only Writer::store, which then makes no
 // MPI call; releasing blocks, events, the log and the accounting stay on the server's thread.
+// What a store leaves pending (Sync="yes": a file's fsync and rename) runs on a second thread,
+// the completion thread, while the store thread writes the next iteration.
 #pragma once
 
 #include <condition_variable>
@@ -17,10 +19,10 @@ namespace ecluse {
 
 class StoreThread {
  public:
-  /** `stored`, if set, is called on the store thread after each iteration is stored (outside
-   * the lock): it wakes the server's thread, which then collects it at once. */
+  /** `stored`, if set, is called on the completion thread after each iteration is stored
+   * (outside the lock): it wakes the server's thread, which then collects it at once. */
   explicit StoreThread(Writer& writer, std::function<void()> stored = {});
-  /** Stores what was submitted, then joins. */
+  /** Stores and completes what was submitted, then joins. */
   ~StoreThread();
   StoreThread(const StoreThread&) = delete;
   StoreThread& operator=(const StoreThread&) = delete;
@@ -29,7 +31,7 @@ class StoreThread {
   void submit(int iteration, std::vector<BlockData> blocks);
   /** The iterations stored since the last call, in the order submitted (never blocks). */
   [[nodiscard]] std::vector<Writer::StoredIteration> take_done();
-  /** Waits until every submitted iteration is stored. */
+  /** Waits until every submitted iteration is stored and completed. */
   void wait_idle();
 
  private:
@@ -37,18 +39,23 @@ class StoreThread {
     int iteration;
     std::vector<BlockData> blocks;
   };
-  void run();
+  void run_stores();
+  void run_completions();
+  [[nodiscard]] bool idle() const;
 
   Writer& writer_;
   std::function<void()> stored_;
   std::mutex mutex_;
-  std::condition_variable work_;  // a job or the stop
-  std::condition_variable idle_;  // the queue ran empty
+  std::condition_variable work_;      // a job or the stop
+  std::condition_variable complete_;  // a stored iteration to complete, or the stop
+  std::condition_variable idle_;      // both stages ran empty
   std::deque<Job> jobs_;
+  std::deque<Writer::StoredIteration> written_;  // stored, waiting for their completion
   std::vector<Writer::StoredIteration> done_;
-  bool storing_ = false;
+  bool storing_ = false, completing_ = false;
   bool stopping_ = false;
-  std::thread thread_;  // last: starts once the rest is built
+  std::thread completer_;  // last two: start once the rest is built
+  std::thread thread_;
 };
 
 }  // namespace ecluse

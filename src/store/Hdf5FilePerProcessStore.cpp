@@ -28,7 +28,31 @@ Hdf5FilePerProcessStore::Hdf5FilePerProcessStore(Hdf5Options options, StoreEnv e
 }
 
 void Hdf5FilePerProcessStore::write_iteration(int iteration, const std::vector<BlockData>& blocks) {
-  if (blocks.empty()) return;
+  if (const Completion complete = write_iteration_deferred(iteration, blocks)) complete();
+}
+
+StoreBackend::Completion Hdf5FilePerProcessStore::write_iteration_deferred(
+    int iteration, const std::vector<BlockData>& blocks) {
+  const std::string path = write_part(iteration, blocks);
+  if (path.empty()) return {};
+  // By value: the completion may run on another thread while this store writes on.
+  return [path, store = options_.store_name, permissions = options_.permissions,
+          sync = options_.sync] {
+    if (sync) {
+      try {
+        sync_part(path, store);
+      } catch (...) {
+        discard_part(path);
+        throw;
+      }
+    }
+    publish_part(path, permissions, sync);
+  };
+}
+
+std::string Hdf5FilePerProcessStore::write_part(int iteration,
+                                                const std::vector<BlockData>& blocks) {
+  if (blocks.empty()) return {};
   for (const BlockData& block : blocks) check_block(block, options_.store_name);
   quiet_hdf5_errors();
   const std::string path =
@@ -37,13 +61,12 @@ void Hdf5FilePerProcessStore::write_iteration(int iteration, const std::vector<B
   Hdf5Handle file = create_serial_part(path);  // outside the try: an existing part is not ours
   try {
     write_file(file, path, iteration, blocks);
-    if (options_.sync) sync_part(path, options_.store_name);
   } catch (...) {
     file.close();
     discard_part(path);
     throw;
   }
-  publish_part(path, options_.permissions, options_.sync);
+  return path;
 }
 
 void Hdf5FilePerProcessStore::write_file(Hdf5Handle& file, const std::string& path, int iteration,

@@ -40,6 +40,20 @@ class StoreBackend {
    * log), so that a server may run it on its store thread while it receives the next
    * iteration. Only one thread ever calls write_iteration. */
   [[nodiscard]] virtual bool runs_on_any_thread() const { return false; }
+
+  /** What is left of an iteration's write after write_iteration_deferred returned (an fsync,
+   * then the rename to the final name); throws ecluse::Error. It shares no state with the
+   * store: it may run on another thread while the store writes the next iteration. */
+  using Completion = std::function<void()>;
+  /** As write_iteration, but may return the durable end of the write as a completion instead
+   * of doing it: the caller runs it before the iteration counts as stored, in order, and may
+   * meanwhile write the next iteration (a server's store thread overlaps one file's fsync with
+   * the next file's write). Only for stores that run on any thread. Default: write_iteration,
+   * nothing left. */
+  virtual Completion write_iteration_deferred(int iteration, const std::vector<BlockData>& blocks) {
+    write_iteration(iteration, blocks);
+    return {};
+  }
 };
 
 }  // namespace ecluse

@@ -146,6 +146,10 @@ class LockedStore final : public StoreBackend {
     store_->write_iteration(iteration, blocks);
   }
   [[nodiscard]] bool runs_on_any_thread() const override { return store_->runs_on_any_thread(); }
+  Completion write_iteration_deferred(int iteration,
+                                      const std::vector<BlockData>& blocks) override {
+    return store_->write_iteration_deferred(iteration, blocks);
+  }
 
  private:
   std::unique_ptr<OutputLock> lock_;  // null on the other writers

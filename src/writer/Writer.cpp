@@ -66,13 +66,15 @@ bool Writer::serves(const BoundStore& store, const Variable& variable, int itera
 
 void Writer::write_iteration(int iteration, const std::vector<BlockData>& blocks) {
   PhaseScope scope(accounting_, Phase::Store);
-  record(store(iteration, blocks), blocks);
+  StoredIteration stored = store(iteration, blocks);
+  complete(stored);
+  record(stored, blocks);
 }
 
 Writer::StoredIteration Writer::store(int iteration, const std::vector<BlockData>& blocks) {
   const double start = wall_clock();
   const double waited = waited_seconds();
-  StoredIteration stored{iteration, 0, {}};
+  StoredIteration stored{iteration, 0, {}, {}};
   for (BoundStore& store : stores_) {
     std::vector<BlockData> mine;
     for (const BlockData& block : blocks) {
@@ -80,7 +82,9 @@ Writer::StoredIteration Writer::store(int iteration, const std::vector<BlockData
     }
     try {
       const TurnScope turn(store.schedule.get(), accounting_);
-      store.backend->write_iteration(iteration, mine);
+      if (auto rest = store.backend->write_iteration_deferred(iteration, mine)) {
+        stored.pending.push_back({store.config, std::move(rest)});
+      }
     } catch (const Error& e) {
       stored.failures.push_back({store.config, e});
     }
@@ -88,6 +92,19 @@ Writer::StoredIteration Writer::store(int iteration, const std::vector<BlockData
   const double turns = waited_seconds() - waited;  // not store time: reported on its own
   stored.seconds = wall_clock() - start - turns;
   return stored;
+}
+
+void Writer::complete(StoredIteration& stored) {
+  const double start = wall_clock();
+  for (PendingCompletion& pending : stored.pending) {
+    try {
+      pending.complete();
+    } catch (const Error& e) {
+      stored.failures.push_back({pending.store, e});
+    }
+  }
+  stored.pending.clear();
+  stored.seconds += wall_clock() - start;
 }
 
 void Writer::record(const StoredIteration& stored, const std::vector<BlockData>& blocks) {

@@ -25,10 +25,16 @@ class Writer {
     Error error;
   };
   /** What the stores did with one iteration, measured where they ran. */
+  /** A store's deferred end of an iteration's write (StoreBackend::Completion). */
+  struct PendingCompletion {
+    const Store* store;
+    StoreBackend::Completion complete;
+  };
   struct StoredIteration {
     int iteration = 0;
     double seconds = 0;  // the stores' wall time, turns waited excluded
     std::vector<StoreFailure> failures;
+    std::vector<PendingCompletion> pending;  // run by complete() before it counts as stored
   };
 
   /** Creates one backend per <store>; collective over env.comm (errors agreed by all). */
@@ -42,6 +48,10 @@ class Writer {
    * neither the log nor the accounting nor the hooks. With stores_on_any_thread() it may run
    * on a thread of its own (a server's store thread). */
   [[nodiscard]] StoredIteration store(int iteration, const std::vector<BlockData>& blocks);
+  /** Runs what store() left pending (fsyncs, renames), in order, adding its time and its
+   * failures to `stored`. Touches nothing of the writer's: may run on another thread while
+   * store() writes the next iteration. */
+  static void complete(StoredIteration& stored);
   /** The rest of write_iteration, on the thread that owns the log and the accounting: records
    * the time and the failures, runs the hooks, then throws the first failure. */
   void record(const StoredIteration& stored, const std::vector<BlockData>& blocks);

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
@@ -60,6 +61,7 @@ class Collector {
                                                   1, [](const BlockMessage&) { ++g_released; });
   }
   BlockCollector& get() { return *collector_; }
+  void bind(const std::string& action, Action f) { events_.bind(action, std::move(f)); }
   /** One block of iteration `it` and its end. */
   void iteration(int it) {
     BlockMessage write;
@@ -184,6 +186,58 @@ TEST(StoreThread, FailureIsCountedOnceCollected) {
   EXPECT_NE(c.get().first_failure().find("iteration 0 in store 'h'"), std::string::npos)
       << c.get().first_failure();
   EXPECT_TRUE(test::dataset_exists(dir + "/st_It1_Pr0.h5", "v/P0"));
+}
+
+// Sync="yes": the store thread writes the part, the completion thread fsyncs and renames it;
+// an iteration is collected (released, signals fire) only once its file has its final name.
+std::string g_sync_dir;
+std::vector<int> g_published_when_fired;  // 1 if the file of the iteration before was there
+
+void probe_published(const std::string&, int, int iteration, const std::string&) {
+  struct stat info {};
+  const std::string file = g_sync_dir + "/st_It" + std::to_string(iteration - 1) + "_Pr0.h5";
+  g_published_when_fired.push_back(::stat(file.c_str(), &info) == 0 ? 1 : 0);
+}
+
+TEST(StoreThread, SyncedFilesHaveTheirNameBeforeTheirIterationIsCollected) {
+  g_sync_dir = own_dir("store-thread-sync");
+  g_published_when_fired.clear();
+  Collector c(R"(<store name="h" type="HDF5"><option key="FilesPath">)" + g_sync_dir +
+              R"(</option><option key="Sync">yes</option></store>)");
+  ASSERT_TRUE(c.get().stores_in_background());
+  c.bind("probe", probe_published);
+  for (int it = 0; it < 4; ++it) {
+    c.iteration(it);
+    c.signal(it + 1);
+  }
+  c.collect_until(4);
+  c.get().flush_unended();
+  EXPECT_EQ(g_published_when_fired, (std::vector<int>{1, 1, 1, 1}));
+  EXPECT_EQ(c.get().failures(), 0u);
+  for (const auto& entry : std::filesystem::directory_iterator(g_sync_dir)) {
+    EXPECT_FALSE(entry.path().string().ends_with(".part")) << entry.path();
+  }
+}
+
+// The rename runs on the completion thread: its failure is still counted for its iteration,
+// and the next iteration is stored.
+TEST(StoreThread, CompletionFailureIsCountedForItsIteration) {
+  const std::string dir = own_dir("store-thread-completion-failure");
+  Collector c(R"(<store name="h" type="HDF5"><option key="FilesPath">)" + dir +
+              R"(</option><option key="Sync">yes</option></store>)");
+  // A non-empty directory under the final name: the part is written, the rename fails.
+  ASSERT_EQ(::mkdir((dir + "/st_It0_Pr0.h5").c_str(), 0700), 0);
+  ASSERT_EQ(::mkdir((dir + "/st_It0_Pr0.h5/x").c_str(), 0700), 0);
+  c.iteration(0);
+  c.iteration(1);
+  c.collect_until(2);
+  c.get().flush_unended();
+  EXPECT_EQ(c.get().failures(), 1u);
+  EXPECT_EQ(c.get().first_failure(),
+            "iteration 0 in store 'h': cannot rename '" + dir + "/st_It0_Pr0.h5.part' to '" + dir +
+                "/st_It0_Pr0.h5': Is a directory");
+  EXPECT_TRUE(test::dataset_exists(dir + "/st_It1_Pr0.h5", "v/P0"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/st_It0_Pr0.h5.part"));
 }
 
 // End to end: 1 client + 1 dedicated core or node, HDF5 FilePerCore, the store thread on or off.
