@@ -29,8 +29,8 @@ struct ApproachSpec {
   std::string files_path;
   std::uint64_t bytes = 1ull << 20;
   std::vector<std::string> events;  // bound with ecluse_bind before start
-  bool sync = false;                 // the store's option Sync="yes" (fsync before publishing)
-  std::string copy;                  // <buffer copy> (DC, DN); empty: the default
+  bool sync = false;                // the store's option Sync="yes" (fsync before publishing)
+  std::string copy;                 // <buffer copy> (DC, DN); empty: the default
   std::string log_file;
 };
 std::string approach_config(const ApproachSpec& spec);

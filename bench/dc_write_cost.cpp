@@ -289,8 +289,7 @@ class SizeRun {
 };
 
 /** `xml` with `<domains count="domains">` and `<buffer ... prefault="...">`. */
-std::string with_buffer(std::string xml, int domains, bool prefault,
-                        const std::string& copy = "") {
+std::string with_buffer(std::string xml, int domains, bool prefault, const std::string& copy = "") {
   const std::string one = "<domains count=\"1\"/>";
   if (const auto at = xml.find(one); at != std::string::npos) {
     xml.replace(at, one.size(), "<domains count=\"" + std::to_string(domains) + "\"/>");

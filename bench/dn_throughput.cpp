@@ -100,9 +100,9 @@ DnTimes ecluse_dn_write(const Options& o, const std::vector<double>& data, Durab
 /** Seconds of each series over the reps of one durability mode. */
 struct Series {
   std::vector<double> raw, dn_end_to_end, dn_server, tp;
-  std::vector<double> dn_no_store_thread;  // end to end, main's server (the steps' "before")
-  std::vector<double> raw_pipelined;       // raw with the fsyncs on a second thread
-  std::vector<double> dn_store_sync;       // fsync mode: Sync="yes" instead of the action
+  std::vector<double> dn_no_store_thread;    // end to end, main's server (the steps' "before")
+  std::vector<double> raw_pipelined;         // raw with the fsyncs on a second thread
+  std::vector<double> dn_store_sync;         // fsync mode: Sync="yes" instead of the action
   std::vector<double> dn_store_sync_server;  // its server's wall time in ecluse_start
   double received_bytes = 0;
 };

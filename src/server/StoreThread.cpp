@@ -72,9 +72,8 @@ void StoreThread::run_completions() {
   pthread_setname_np(pthread_self(), "ecluse-complete");
   std::unique_lock lock(mutex_);
   for (;;) {
-    complete_.wait(lock, [this] {
-      return !written_.empty() || (stopping_ && jobs_.empty() && !storing_);
-    });
+    complete_.wait(
+        lock, [this] { return !written_.empty() || (stopping_ && jobs_.empty() && !storing_); });
     if (written_.empty()) return;  // stopping, and everything completed
     Writer::StoredIteration stored = std::move(written_.front());
     written_.pop_front();

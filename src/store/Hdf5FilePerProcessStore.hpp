@@ -17,8 +17,7 @@ class Hdf5FilePerProcessStore final : public StoreBackend {
   /** The serial driver only: no MPI call, one file per writer. */
   [[nodiscard]] bool runs_on_any_thread() const override { return true; }
   /** With Sync="yes": writes and closes the part, and returns its fsync and rename. */
-  Completion write_iteration_deferred(int iteration,
-                                      const std::vector<BlockData>& blocks) override;
+  Completion write_iteration_deferred(int iteration, const std::vector<BlockData>& blocks) override;
 
  private:
   /** Writes and closes "<final>.part" (removed on failure); returns the final path, or "" for

@@ -399,8 +399,8 @@ void sync_directory_of(const std::string& final_path) {
   const int error = sync_and_close(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (error == 0) return;
   throw Error(ECLUSE_IO_ERROR, "'" + final_path + "' was written and renamed, but its directory '" +
-                                   directory + "' could not be flushed (fsync): " +
-                                   std::strerror(error) +
+                                   directory +
+                                   "' could not be flushed (fsync): " + std::strerror(error) +
                                    "; the file may be missing after a crash of the node. Fix: "
                                    "check the file system (dmesg), or set the store's option "
                                    "Sync to no");
@@ -412,8 +412,8 @@ void sync_part(const std::string& final_path, const std::string& store_name) {
   const std::string part = part_path(final_path);
   const int error = sync_and_close(::open(part.c_str(), O_WRONLY | O_CLOEXEC));
   if (error == 0) return;
-  throw Error(ECLUSE_IO_ERROR, "cannot flush '" + part + "' to its storage device (fsync): " +
-                                   std::strerror(error) +
+  throw Error(ECLUSE_IO_ERROR, "cannot flush '" + part +
+                                   "' to its storage device (fsync): " + std::strerror(error) +
                                    "; the iteration is not stored. Fix: check the file system "
                                    "and its free space (dmesg), or set the option Sync of store '" +
                                    store_name + "' to no");

@@ -131,8 +131,7 @@ void sync_part(const std::string& final_path, const std::string& store_name);
 /** Renames "<final>.part" to "<final>"; throws ECLUSE_IO_ERROR (and removes the .part). With
  * `sync_directory` (Sync="yes") the directory is then flushed too, so that the new name
  * survives a crash; a failure there throws ECLUSE_IO_ERROR and leaves the file published. */
-void publish_part(const std::string& final_path, int permissions = -1,
-                  bool sync_directory = false);
+void publish_part(const std::string& final_path, int permissions = -1, bool sync_directory = false);
 /** Removes "<final>.part" if present; never throws, used on failure paths. */
 void discard_part(const std::string& final_path) noexcept;
 

@@ -19,10 +19,10 @@
 
 namespace {
 
-std::string g_watched;              // only calls on paths under this directory are recorded
-std::vector<std::string> g_calls;   // "fsync <path>" / "rename <from>"
-std::string g_fail_suffix;          // fsync of a path ending so fails with EIO
-std::string g_fail_exact;           // fsync of exactly this path fails with EIO
+std::string g_watched;             // only calls on paths under this directory are recorded
+std::vector<std::string> g_calls;  // "fsync <path>" / "rename <from>"
+std::string g_fail_suffix;         // fsync of a path ending so fails with EIO
+std::string g_fail_exact;          // fsync of exactly this path fails with EIO
 
 std::string path_of(int fd) {
   char buffer[4096];
@@ -83,8 +83,8 @@ std::vector<std::string> flushed_then_named(const std::string& file, const std::
 
 TEST(StoreSync, FilePerCoreFileIsFlushedBeforeItGetsItsName) {
   const std::string dir = std::filesystem::canonical(fresh_dir("sync_per_core")).string();
-  auto store = make_store_collectively(hdf5_store(dir, "FilePerCore", {{"Sync", "yes"}}),
-                                       world_env());
+  auto store =
+      make_store_collectively(hdf5_store(dir, "FilePerCore", {{"Sync", "yes"}}), world_env());
   Variable v = variable("x");
   const int w = world_rank();
   const auto data = values(w);
@@ -109,8 +109,8 @@ TEST(StoreSync, WithoutSyncNothingIsFlushed) {
 
 TEST(StoreSync, FailedFsyncPublishesNothingAndKeepsEarlierIterations) {
   const std::string dir = std::filesystem::canonical(fresh_dir("sync_fails")).string();
-  auto store = make_store_collectively(hdf5_store(dir, "FilePerCore", {{"Sync", "yes"}}),
-                                       world_env());
+  auto store =
+      make_store_collectively(hdf5_store(dir, "FilePerCore", {{"Sync", "yes"}}), world_env());
   Variable v = variable("x");
   const int w = world_rank();
   const auto first = values(w), second = values(w + 100);
@@ -136,8 +136,8 @@ TEST(StoreSync, FailedFsyncPublishesNothingAndKeepsEarlierIterations) {
 
 TEST(StoreSync, FailedDirectoryFsyncIsReportedAndTheFileStays) {
   const std::string dir = std::filesystem::canonical(fresh_dir("sync_directory_fails")).string();
-  auto store = make_store_collectively(hdf5_store(dir, "FilePerCore", {{"Sync", "yes"}}),
-                                       world_env());
+  auto store =
+      make_store_collectively(hdf5_store(dir, "FilePerCore", {{"Sync", "yes"}}), world_env());
   Variable v = variable("x");
   const int w = world_rank();
   const auto data = values(w);
@@ -158,13 +158,13 @@ TEST(StoreSync, FailedDirectoryFsyncIsReportedAndTheFileStays) {
 // The calls on the test directory of one Collective iteration written with Sync on or off.
 std::vector<std::string> collective_calls(const std::string& dir, const std::string& sync,
                                           int iteration, const std::vector<double>& data) {
-  auto store = make_store_collectively(hdf5_store(dir, "Collective", {{"Sync", sync}}),
-                                       world_env());
+  auto store =
+      make_store_collectively(hdf5_store(dir, "Collective", {{"Sync", sync}}), world_env());
   Variable v = variable("x");
   const std::uint64_t w = static_cast<std::uint64_t>(world_rank()), n = world_size();
   watch(dir);
-  store->write_iteration(iteration, {block_of(v, data, {{256}, {}, {}, {std::int64_t(256 * w)},
-                                                        {256 * n}}, int(w))});
+  store->write_iteration(
+      iteration, {block_of(v, data, {{256}, {}, {}, {std::int64_t(256 * w)}, {256 * n}}, int(w))});
   return g_calls;
 }
 
@@ -194,9 +194,9 @@ TEST(StoreSync, CollectiveFileIsFlushedByEveryWriterBeforeItGetsItsName) {
 TEST(StoreSync, FilePerNodeLeaderFlushesTheNodesFile) {
   const std::string dir = std::filesystem::canonical(fresh_dir("sync_per_node")).string();
   // Each rank its own node (node_comm = self): each is its node's leader.
-  auto store = make_store_collectively(hdf5_store(dir, "FilePerNode", {{"Sync", "yes"}}),
-                                       {MPI_COMM_WORLD, world_rank(), MPI_COMM_SELF, world_rank(),
-                                        1, "sim"});
+  auto store = make_store_collectively(
+      hdf5_store(dir, "FilePerNode", {{"Sync", "yes"}}),
+      {MPI_COMM_WORLD, world_rank(), MPI_COMM_SELF, world_rank(), 1, "sim"});
   Variable v = variable("x");
   const int w = world_rank();
   const auto data = values(w);

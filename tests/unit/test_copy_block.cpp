@@ -19,8 +19,7 @@ std::vector<std::uint8_t> pattern(std::size_t n, std::uint8_t seed) {
   return v;
 }
 
-void check_copy(std::size_t bytes, std::size_t from_offset, std::size_t to_offset,
-                bool streaming) {
+void check_copy(std::size_t bytes, std::size_t from_offset, std::size_t to_offset, bool streaming) {
   const auto source = pattern(bytes + 32, 7);
   std::vector<std::uint8_t> target(bytes + 32 + 2 * kGuard, 0xA5);
   std::uint8_t* to = target.data() + kGuard + to_offset;
@@ -36,7 +35,7 @@ void check_copy(std::size_t bytes, std::size_t from_offset, std::size_t to_offse
 }
 
 TEST(CopyBlock, EverySizeAndOffsetArrivesWhole) {
-  const std::vector<std::size_t> sizes = {0,  1,  7,   15,  16,  17,  31,  48,  63,
+  const std::vector<std::size_t> sizes = {0,  1,  7,   15,  16,  17,  31,   48,   63,
                                           64, 65, 127, 128, 129, 200, 4095, 4096, 70001};
   for (bool streaming : {false, true}) {
     for (std::size_t bytes : sizes) {
