@@ -61,8 +61,13 @@ void StoreThread::run_stores() {
     lock.unlock();
     Writer::StoredIteration stored = writer_.store(job.iteration, job.blocks);
     lock.lock();
-    written_.push_back(std::move(stored));
     storing_ = false;
+    // Nothing left to complete and nothing before it: done here, without a hand-over.
+    if (stored.pending.empty() && written_.empty() && !completing_) {
+      deliver(lock, std::move(stored));
+      continue;
+    }
+    written_.push_back(std::move(stored));
     complete_.notify_one();
   }
 }
@@ -81,14 +86,19 @@ void StoreThread::run_completions() {
     lock.unlock();
     Writer::complete(stored);
     lock.lock();
-    done_.push_back(std::move(stored));
     completing_ = false;
-    if (idle()) idle_.notify_all();
-    if (stored_) {
-      lock.unlock();
-      stored_();
-      lock.lock();
-    }
+    deliver(lock, std::move(stored));
+  }
+}
+
+// Under the lock: the iteration is done; wakes wait_idle, then the server's thread.
+void StoreThread::deliver(std::unique_lock<std::mutex>& lock, Writer::StoredIteration stored) {
+  done_.push_back(std::move(stored));
+  if (idle()) idle_.notify_all();
+  if (stored_) {
+    lock.unlock();
+    stored_();
+    lock.lock();
   }
 }
 

@@ -2,7 +2,8 @@
 // receiving the next ones (double buffering). It runs only Writer::store, which then makes no
 // MPI call; releasing blocks, events, the log and the accounting stay on the server's thread.
 // What a store leaves pending (Sync="yes": a file's fsync and rename) runs on a second thread,
-// the completion thread, while the store thread writes the next iteration.
+// the completion thread, while the store thread writes the next iteration; an iteration with
+// nothing pending and nothing ahead of it is done on the store thread itself.
 #pragma once
 
 #include <condition_variable>
@@ -19,8 +20,9 @@ namespace ecluse {
 
 class StoreThread {
  public:
-  /** `stored`, if set, is called on the completion thread after each iteration is stored
-   * (outside the lock): it wakes the server's thread, which then collects it at once. */
+  /** `stored`, if set, is called after each iteration is stored and completed (outside the
+   * lock, on the thread that finished it): it wakes the server's thread, which then collects
+   * it at once. */
   explicit StoreThread(Writer& writer, std::function<void()> stored = {});
   /** Stores and completes what was submitted, then joins. */
   ~StoreThread();
@@ -42,6 +44,7 @@ class StoreThread {
   void run_stores();
   void run_completions();
   [[nodiscard]] bool idle() const;
+  void deliver(std::unique_lock<std::mutex>& lock, Writer::StoredIteration stored);
 
   Writer& writer_;
   std::function<void()> stored_;

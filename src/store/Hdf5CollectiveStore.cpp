@@ -404,14 +404,19 @@ void Hdf5CollectiveStore::write_iteration(int iteration, const std::vector<Block
   });
   try {
     write_file(path, iteration, plan, blocks);
-    // Every writer flushes what it wrote: on a parallel file system, its own client's cache.
-    if (options_.sync) run_collectively(env_.comm, [&] { sync_part(path, options_.store_name); });
+    // Every writer flushes what it wrote (on a parallel file system, its own client's cache)
+    // before the first one renames: the others here, the first in publish_part.
+    if (options_.sync) {
+      run_collectively(env_.comm, [&] {
+        if (!is_root()) sync_part(path, options_.store_name);
+      });
+    }
   } catch (...) {
     if (is_root()) discard_part(path);
     throw;
   }
   run_collectively(env_.comm, [&] {
-    if (is_root()) publish_part(path, options_.permissions, options_.sync);
+    if (is_root()) publish_part(path, options_);
   });
 }
 

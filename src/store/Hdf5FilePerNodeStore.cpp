@@ -348,8 +348,7 @@ void Hdf5FilePerNodeStore::write_as_leader(const std::string& path, int iteratio
     run_collectively(env_.node_comm, [&] {
       write_blocks(file.get(), path, node, blocks);
       close_serial_part(file, path);
-      if (options_.sync) sync_part(path, options_.store_name);
-      publish_part(path, options_.permissions, options_.sync);
+      publish_part(path, options_);
     });
   } catch (...) {
     file.close();

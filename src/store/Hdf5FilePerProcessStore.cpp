@@ -35,19 +35,13 @@ StoreBackend::Completion Hdf5FilePerProcessStore::write_iteration_deferred(
     int iteration, const std::vector<BlockData>& blocks) {
   const std::string path = write_part(iteration, blocks);
   if (path.empty()) return {};
+  // Only an fsync is worth handing to another thread; a rename alone is done here.
+  if (!options_.sync) {
+    publish_part(path, options_);
+    return {};
+  }
   // By value: the completion may run on another thread while this store writes on.
-  return [path, store = options_.store_name, permissions = options_.permissions,
-          sync = options_.sync] {
-    if (sync) {
-      try {
-        sync_part(path, store);
-      } catch (...) {
-        discard_part(path);
-        throw;
-      }
-    }
-    publish_part(path, permissions, sync);
-  };
+  return [path, options = options_] { publish_part(path, options); };
 }
 
 std::string Hdf5FilePerProcessStore::write_part(int iteration,

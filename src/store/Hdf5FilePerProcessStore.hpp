@@ -16,7 +16,8 @@ class Hdf5FilePerProcessStore final : public StoreBackend {
   void write_iteration(int iteration, const std::vector<BlockData>& blocks) override;
   /** The serial driver only: no MPI call, one file per writer. */
   [[nodiscard]] bool runs_on_any_thread() const override { return true; }
-  /** With Sync="yes": writes and closes the part, and returns its fsync and rename. */
+  /** With Sync="yes": writes and closes the part, and returns its fsync and rename (without:
+   * publishes it, nothing left). */
   Completion write_iteration_deferred(int iteration, const std::vector<BlockData>& blocks) override;
 
  private:

@@ -419,21 +419,24 @@ void sync_part(const std::string& final_path, const std::string& store_name) {
                                    store_name + "' to no");
 }
 
-void publish_part(const std::string& final_path, int permissions, bool sync_directory) {
+void publish_part(const std::string& final_path, const Hdf5Options& options) {
   const std::string part = part_path(final_path);
-  if (permissions >= 0 && ::chmod(part.c_str(), static_cast<mode_t>(permissions)) != 0) {
-    const int error = errno;
+  try {
+    if (options.sync) sync_part(final_path, options.store_name);
+    if (options.permissions >= 0 &&
+        ::chmod(part.c_str(), static_cast<mode_t>(options.permissions)) != 0) {
+      throw Error(ECLUSE_IO_ERROR,
+                  "cannot set the permissions of '" + part + "': " + std::strerror(errno));
+    }
+    if (std::rename(part.c_str(), final_path.c_str()) != 0) {
+      throw Error(ECLUSE_IO_ERROR,
+                  "cannot rename '" + part + "' to '" + final_path + "': " + std::strerror(errno));
+    }
+  } catch (...) {
     discard_part(final_path);
-    throw Error(ECLUSE_IO_ERROR,
-                "cannot set the permissions of '" + part + "': " + std::strerror(error));
+    throw;
   }
-  if (std::rename(part.c_str(), final_path.c_str()) != 0) {
-    const int error = errno;
-    discard_part(final_path);
-    throw Error(ECLUSE_IO_ERROR,
-                "cannot rename '" + part + "' to '" + final_path + "': " + std::strerror(error));
-  }
-  if (sync_directory) sync_directory_of(final_path);
+  if (options.sync) sync_directory_of(final_path);
 }
 
 void discard_part(const std::string& final_path) noexcept {

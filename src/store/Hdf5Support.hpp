@@ -128,10 +128,11 @@ std::string part_path(const std::string& final_path);
 /** Flushes "<final>.part" to its storage device (fsync; the store's Sync option) before it is
  * published; throws ECLUSE_IO_ERROR naming the file and the cause (the caller removes the part). */
 void sync_part(const std::string& final_path, const std::string& store_name);
-/** Renames "<final>.part" to "<final>"; throws ECLUSE_IO_ERROR (and removes the .part). With
- * `sync_directory` (Sync="yes") the directory is then flushed too, so that the new name
- * survives a crash; a failure there throws ECLUSE_IO_ERROR and leaves the file published. */
-void publish_part(const std::string& final_path, int permissions = -1, bool sync_directory = false);
+/** Renames "<final>.part" to "<final>" with the store's Permissions; throws ECLUSE_IO_ERROR
+ * (and removes the .part). With Sync="yes" the part is flushed first (sync_part) and the
+ * directory after the rename, so that the new name survives a crash; a failure of the latter
+ * throws ECLUSE_IO_ERROR and leaves the file published. */
+void publish_part(const std::string& final_path, const Hdf5Options& options);
 /** Removes "<final>.part" if present; never throws, used on failure paths. */
 void discard_part(const std::string& final_path) noexcept;
 

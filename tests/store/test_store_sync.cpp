@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -81,45 +83,52 @@ std::vector<std::string> flushed_then_named(const std::string& file, const std::
   return {"fsync " + file + ".part", "rename " + file + ".part", "fsync " + dir};
 }
 
-TEST(StoreSync, FilePerCoreFileIsFlushedBeforeItGetsItsName) {
-  const std::string dir = std::filesystem::canonical(fresh_dir("sync_per_core")).string();
-  auto store =
-      make_store_collectively(hdf5_store(dir, "FilePerCore", {{"Sync", "yes"}}), world_env());
+/** A FilePerCore store in a fresh directory (its canonical path), written by this rank. */
+struct PerCoreStore {
+  explicit PerCoreStore(const std::string& name, const std::string& sync)
+      : dir(std::filesystem::canonical(fresh_dir(name)).string()),
+        store(make_store_collectively(
+            hdf5_store(dir, "FilePerCore",
+                       sync.empty() ? std::map<std::string, std::string>{}
+                                    : std::map<std::string, std::string>{{"Sync", sync}}),
+            world_env())) {}
+  void write(int iteration, const std::vector<double>& data) {
+    store->write_iteration(iteration, {block_of(v, data, {{4096}}, w)});
+  }
+  [[nodiscard]] std::string file(int iteration) const { return per_core_file(dir, iteration, w); }
+  [[nodiscard]] std::string dataset() const { return "x/P" + std::to_string(w); }
+
+  std::string dir;
+  std::unique_ptr<StoreBackend> store;
   Variable v = variable("x");
-  const int w = world_rank();
-  const auto data = values(w);
-  watch(dir);
-  store->write_iteration(0, {block_of(v, data, {{4096}}, w)});
-  const std::string file = per_core_file(dir, 0, w);
-  EXPECT_EQ(g_calls, flushed_then_named(file, dir));
-  EXPECT_EQ(read_dataset(file, "x/P" + std::to_string(w)).bytes, as_bytes(data));
+  int w = world_rank();
+};
+
+TEST(StoreSync, FilePerCoreFileIsFlushedBeforeItGetsItsName) {
+  PerCoreStore s("sync_per_core", "yes");
+  const auto data = values(s.w);
+  watch(s.dir);
+  s.write(0, data);
+  EXPECT_EQ(g_calls, flushed_then_named(s.file(0), s.dir));
+  EXPECT_EQ(read_dataset(s.file(0), s.dataset()).bytes, as_bytes(data));
 }
 
 TEST(StoreSync, WithoutSyncNothingIsFlushed) {
-  const std::string dir = std::filesystem::canonical(fresh_dir("sync_off")).string();
-  auto store = make_store_collectively(hdf5_store(dir, "FilePerCore"), world_env());
-  Variable v = variable("x");
-  const int w = world_rank();
-  const auto data = values(w);
-  watch(dir);
-  store->write_iteration(0, {block_of(v, data, {{4096}}, w)});
-  const std::string file = per_core_file(dir, 0, w);
-  EXPECT_EQ(g_calls, std::vector<std::string>{"rename " + file + ".part"});
+  PerCoreStore s("sync_off", "");
+  watch(s.dir);
+  s.write(0, values(s.w));
+  EXPECT_EQ(g_calls, std::vector<std::string>{"rename " + s.file(0) + ".part"});
 }
 
 TEST(StoreSync, FailedFsyncPublishesNothingAndKeepsEarlierIterations) {
-  const std::string dir = std::filesystem::canonical(fresh_dir("sync_fails")).string();
-  auto store =
-      make_store_collectively(hdf5_store(dir, "FilePerCore", {{"Sync", "yes"}}), world_env());
-  Variable v = variable("x");
-  const int w = world_rank();
-  const auto first = values(w), second = values(w + 100);
-  store->write_iteration(0, {block_of(v, first, {{4096}}, w)});
-  watch(dir);
+  PerCoreStore s("sync_fails", "yes");
+  const auto first = values(s.w), second = values(s.w + 100);
+  s.write(0, first);
+  watch(s.dir);
   g_fail_suffix = ".part";
-  const Error e = error_of([&] { store->write_iteration(1, {block_of(v, second, {{4096}}, w)}); });
+  const Error e = error_of([&] { s.write(1, second); });
   g_fail_suffix.clear();
-  const std::string file = per_core_file(dir, 1, w);
+  const std::string file = s.file(1);
   EXPECT_EQ(e.status(), ECLUSE_IO_ERROR);
   EXPECT_EQ(std::string(e.what()),
             "cannot flush '" + file +
@@ -129,30 +138,25 @@ TEST(StoreSync, FailedFsyncPublishesNothingAndKeepsEarlierIterations) {
   EXPECT_EQ(g_calls, std::vector<std::string>{"fsync " + file + ".part"});  // never renamed
   MPI_Barrier(MPI_COMM_WORLD);
   EXPECT_FALSE(std::filesystem::exists(file));
-  EXPECT_TRUE(files_ending_with(dir, ".part").empty());
-  EXPECT_EQ(read_dataset(per_core_file(dir, 0, w), "x/P" + std::to_string(w)).bytes,
-            as_bytes(first));
+  EXPECT_TRUE(files_ending_with(s.dir, ".part").empty());
+  EXPECT_EQ(read_dataset(s.file(0), s.dataset()).bytes, as_bytes(first));
 }
 
 TEST(StoreSync, FailedDirectoryFsyncIsReportedAndTheFileStays) {
-  const std::string dir = std::filesystem::canonical(fresh_dir("sync_directory_fails")).string();
-  auto store =
-      make_store_collectively(hdf5_store(dir, "FilePerCore", {{"Sync", "yes"}}), world_env());
-  Variable v = variable("x");
-  const int w = world_rank();
-  const auto data = values(w);
-  watch(dir);
-  g_fail_exact = dir;
-  const Error e = error_of([&] { store->write_iteration(0, {block_of(v, data, {{4096}}, w)}); });
+  PerCoreStore s("sync_directory_fails", "yes");
+  const auto data = values(s.w);
+  watch(s.dir);
+  g_fail_exact = s.dir;
+  const Error e = error_of([&] { s.write(0, data); });
   g_fail_exact.clear();
-  const std::string file = per_core_file(dir, 0, w);
+  const std::string file = s.file(0);
   EXPECT_EQ(e.status(), ECLUSE_IO_ERROR);
   EXPECT_EQ(std::string(e.what()),
-            "'" + file + "' was written and renamed, but its directory '" + dir +
+            "'" + file + "' was written and renamed, but its directory '" + s.dir +
                 "' could not be flushed (fsync): Input/output error; the file may be missing "
                 "after a crash of the node. Fix: check the file system (dmesg), or set the "
                 "store's option Sync to no");
-  EXPECT_EQ(read_dataset(file, "x/P" + std::to_string(w)).bytes, as_bytes(data));
+  EXPECT_EQ(read_dataset(file, s.dataset()).bytes, as_bytes(data));
 }
 
 // The calls on the test directory of one Collective iteration written with Sync on or off.
