@@ -25,7 +25,20 @@ void set_failure_handler(std::function<void(const RunFailure&)> handler);
 /** Hands a failure to the handler, if any; never throws. At most a few per process. */
 void report_failure(const RunFailure& failure) noexcept;
 
-/** A peer is gone: report_failure, then throw ECLUSE_CHANNEL_ERROR with the failure's cause. */
+/** A peer is gone: report_failure, marks this process as one that lost a peer (see
+ * bound_finalize_after_lost_peer), then throws ECLUSE_CHANNEL_ERROR with the failure's cause. */
 [[noreturn]] void fail_on_lost_peer(const RunFailure& failure);
+
+/** Whether fail_on_lost_peer was called in this process. */
+bool lost_a_peer() noexcept;
+
+/** MPI_Finalize with a dead peer may never return (Open MPI 4.1 under --enable-recovery waits in
+ * its final fence for ever): in a process that lost a peer, bounds it. Registers once per
+ * process, from the thread that initialized MPI (at initialize), a delete callback on an
+ * attribute of MPI_COMM_SELF, which MPI runs first thing in MPI_Finalize. If this process lost
+ * a peer by then, the callback starts a thread that, if the process still runs wait_timeout()
+ * later, prints "ecluse: world rank R: timeout (ECLUSE_TIMEOUT=N s) waiting in MPI_Finalize
+ * ..." and ends it with exit status 124 (end_on_timeout, without MPI_Abort). */
+void bound_finalize_after_lost_peer();
 
 }  // namespace ecluse

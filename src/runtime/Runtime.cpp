@@ -48,6 +48,7 @@ Runtime::Runtime(const std::string& source_name, const std::string& xml, MPI_Com
   start_trace(*accounting_, config_, rank, topology_->role(), *log_);
   job_ = job_identifier(comm);
   report_failures();
+  bound_finalize_after_lost_peer();
   if (config_.architecture.dedicated_cores > 0) {
     build_dedicated_cores(comm);
   } else if (config_.architecture.dedicated_nodes > 0) {

@@ -219,6 +219,33 @@ def test_killed_client_does_not_hang_the_dedicated_node_at_finalize(tmp_path):
         assert timeouts and set(timeouts) <= {1, 2, 3}, report
 
 
+def test_mpi_finalize_that_never_returns_after_a_lost_peer_is_bounded(tmp_path):
+    """MPI_Finalize with a dead peer may never return (Open MPI 4.1 under --enable-recovery, one
+    run in a hundred or so of the kills above): in a process that lost a peer, Ecluse ends it
+    ECLUSE_TIMEOUT after it entered MPI_Finalize. tests/fault/finalize_hang_program.cpp makes
+    the hang certain (its MPI_Finalize stays 60 s after the real one); without a lost peer a
+    process that stays after MPI_Finalize is left alone and ends normally."""
+    program = str(PROGRAMS / "finalize_hang_program")
+    result, elapsed = launch(2, [program, "lost", "60", str(tmp_path / "lost")], tmp_path)
+    output = result.stdout + result.stderr
+    if hydra():  # MPICH 4.0's Hydra ends the job at the kill, even with -disable-auto-cleanup
+        pytest.skip("Hydra ends the survivors at a kill: no MPI_Finalize with a dead peer")
+    assert ("rank 0: finalize: ECLUSE_CHANNEL_ERROR: the Ecluse server of this client (world "
+            "rank 1, process ") in output, output
+    assert ("ecluse: world rank 0: timeout (ECLUSE_TIMEOUT=3 s) waiting in MPI_Finalize, which "
+            "this process entered after one of its peers died: MPI_Finalize with a dead peer may "
+            "never return (as with Open MPI under --enable-recovery); this process ends here. "
+            "See the first error of this rank for the process that died.") in output, output
+    assert "after MPI_Finalize" not in output and failed(result, True), output
+    assert TIMEOUT <= elapsed < TIMEOUT + 30, f"{elapsed:.1f} s"
+    # Nobody lost: the guard is not armed, the processes stay 2 * TIMEOUT and end normally.
+    result, elapsed = launch(2, [program, "none", str(2 * TIMEOUT), str(tmp_path / "none")],
+                             tmp_path)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0 and "timeout (ECLUSE_TIMEOUT" not in output, output
+    assert output.count("after MPI_Finalize") == 2 and elapsed >= 2 * TIMEOUT, output
+
+
 @pytest.mark.parametrize("approach,ranks,server,clients", [("dc", 4, "dedicated core", 1),
                                                            ("dn", 3, "dedicated node", 2)])
 def test_world_communicator_in_the_simulation_ends_with_the_right_advice(tmp_path, approach, ranks,
