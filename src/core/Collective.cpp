@@ -20,6 +20,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Seconds an MPI_Abort of a timeout gets to end the job before the process ends itself.
+constexpr int kAbortGrace = 10;
+
 thread_local std::string current_wait = "in a collective of Ecluse";
 
 // Yields first (a collective usually completes within microseconds), then sleeps 50 us doubling
@@ -75,7 +78,15 @@ void end_on_timeout(int world_rank, const std::string& what, bool may_abort) {
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   // Another thread inside MPI: only MPI_THREAD_MULTIPLE allows MPI_Abort from this one; the
   // launcher ends the other processes when this one exits without MPI_Finalize.
-  if (may_abort) MPI_Abort(MPI_COMM_WORLD, kTimeoutExitCode);
+  if (may_abort) {
+    // MPI_Abort itself may not return nor end us when a peer is dead (seen with Open MPI under
+    // --enable-recovery): the process ends in any case a little later.
+    std::thread([] {
+      std::this_thread::sleep_for(std::chrono::seconds(kAbortGrace));
+      std::_Exit(kTimeoutExitCode);
+    }).detach();
+    MPI_Abort(MPI_COMM_WORLD, kTimeoutExitCode);
+  }
   std::_Exit(kTimeoutExitCode);
 }
 

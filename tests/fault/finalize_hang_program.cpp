@@ -71,8 +71,8 @@ int main(int argc, char** argv) {
   g_linger = std::atoi(argv[2]);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  bool ok = check(rank, "initialize", ecluse_initialize_string(config(argv[3]).c_str(),
-                                                               MPI_COMM_WORLD));
+  bool ok =
+      check(rank, "initialize", ecluse_initialize_string(config(argv[3]).c_str(), MPI_COMM_WORLD));
   if (ok && lose && rank == 1) {
     std::thread([] {
       std::this_thread::sleep_for(std::chrono::milliseconds(300));  // within the client's writes
