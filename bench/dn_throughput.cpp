@@ -104,6 +104,7 @@ struct Series {
   std::vector<double> raw_pipelined;         // raw with the fsyncs on a second thread
   std::vector<double> dn_store_sync;         // fsync mode: Sync="yes" instead of the action
   std::vector<double> dn_store_sync_server;  // its server's wall time in ecluse_start
+  std::vector<double> dn_huge_pages;         // the headline with ECLUSE_HUGE_PAGES=1
   double received_bytes = 0;
 };
 
@@ -116,7 +117,9 @@ Json list(const std::vector<double>& values) {
 Series measure(const Options& o, const std::vector<double>& data, bool fsync) {
   Series s;
   const int reps = fsync ? o.fsync_reps : o.reps;
-  const int kinds = fsync ? 6 : 5;  // the store's Sync only means something with fsync
+  // The store's Sync only means something with fsync; the last kind is the headline with DN
+  // message memory on huge pages (ECLUSE_HUGE_PAGES=1).
+  const int kinds = fsync ? 7 : 6;
   const Durability durability = fsync ? Durability::Action : Durability::None;
   for (int rep = 0; rep < reps; ++rep) {
     for (int k = 0; k < kinds; ++k) {
@@ -129,7 +132,12 @@ Series measure(const Options& o, const std::vector<double>& data, bool fsync) {
         const ScopedEnv before("ECLUSE_STORE_THREAD", "0");  // main's path: one thread
         s.dn_no_store_thread.push_back(ecluse_dn_write(o, data, durability).end_to_end);
       }
-      if (which == 5) {
+      if (which == kinds - 1) {
+        const ScopedEnv huge("ECLUSE_HUGE_PAGES", "1");  // message memory on huge pages
+        s.dn_huge_pages.push_back(
+            ecluse_dn_write(o, data, fsync ? Durability::Store : durability).end_to_end);
+      }
+      if (which == 5 && fsync) {
         const DnTimes t = ecluse_dn_write(o, data, Durability::Store);
         s.dn_store_sync.push_back(t.end_to_end);
         s.dn_store_sync_server.push_back(t.server_seconds);
@@ -206,6 +214,15 @@ Json run_mode(const Options& o, const std::vector<double>& data, bool fsync, boo
                        .set("ecluse_dn_no_store_thread", before)
                        .set("raw_pipelined", gbps(s.raw_pipelined)))
       .set("ecluse_dn_over_ecluse_tp", headline / gbps(s.tp))
+      .set("huge_pages_effect",
+           Json::object()
+               .set("change",
+                    "ECLUSE_HUGE_PAGES=1: DN message memory (client's outgoing, server's "
+                    "receive) of 2 MiB and more mapped 2 MiB-aligned with MADV_HUGEPAGE instead "
+                    "of new[] (off by default)")
+               .set("ratio_with", gbps(s.dn_huge_pages) / raw)
+               .set("ratio_without", headline / raw)
+               .set("with_over_without", gbps(s.dn_huge_pages) / headline))
       .set("steps", std::move(steps))
       .set("ecluse_dn_over_no_store_thread", headline / before)
       .set("ecluse_dn_over_raw_pipelined", headline / gbps(s.raw_pipelined))
@@ -217,6 +234,7 @@ Json run_mode(const Options& o, const std::vector<double>& data, bool fsync, boo
                           .set("ecluse_tp", list(s.tp))
                           .set("ecluse_dn_no_store_thread", list(s.dn_no_store_thread))
                           .set("ecluse_dn_store_sync", list(s.dn_store_sync))
+                          .set("ecluse_dn_huge_pages", list(s.dn_huge_pages))
                           .set("raw_pipelined", list(s.raw_pipelined)));
 }
 
@@ -254,6 +272,10 @@ Json setup(const Options& o) {
       .set("ecluse_dn_store_sync",
            "fsync mode only: the same with the store's option Sync=\"yes\" (the store thread "
            "fsyncs each file before renaming it) and no action; the headline of fsync mode")
+      .set("ecluse_dn_huge_pages",
+           "the headline (page cache: ecluse_dn_end_to_end; fsync: ecluse_dn_store_sync) with "
+           "ECLUSE_HUGE_PAGES=1: DN message memory of 2 MiB and more on transparent huge pages "
+           "(huge_pages_effect)")
       .set("raw_pipelined",
            "raw with each file's fsync on a second thread while the next file is written "
            "(the overlap the store thread gives the server)")
