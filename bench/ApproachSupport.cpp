@@ -41,7 +41,8 @@ std::string architecture_xml(const ApproachSpec& spec) {
                     std::to_string(cores) + "\" nodes=\"" + std::to_string(nodes) + "\"/>";
   if (spec.approach != Approach::TP) {
     xml += "<buffer size=\"" + std::to_string(spec.buffer_bytes) + "\"" +
-           (spec.copy.empty() ? "" : " copy=\"" + spec.copy + "\"") + "/>";
+           (spec.copy.empty() ? "" : " copy=\"" + spec.copy + "\"") +
+           (spec.prefault ? "" : " prefault=\"false\"") + "/>";
     xml += "<virtual-nodes ranks-per-node=\"" + std::to_string(per_node) + "\"/>";
   }
   return xml + "</architecture>";

@@ -31,6 +31,7 @@ struct ApproachSpec {
   std::vector<std::string> events;  // bound with ecluse_bind before start
   bool sync = false;                // the store's option Sync="yes" (fsync before publishing)
   std::string copy;                 // <buffer copy> (DC, DN); empty: the default
+  bool prefault = true;             // <buffer prefault> (DC, DN)
   std::string log_file;
 };
 std::string approach_config(const ApproachSpec& spec);

@@ -31,6 +31,7 @@ struct Options {
   bool produce = false;          // --produce: the compute phase ends writing the field
   bool zero_copy = false;        // --zero-copy: the field is produced in ecluse_alloc's room
   std::string buffer_copy;       // --buffer-copy auto|cached|streaming: <buffer copy>
+  bool prefault = true;          // --prefault on|off: <buffer prefault>
 };
 
 /** What one rank measured; servers fill only the server fields. */
@@ -74,6 +75,7 @@ std::string config(const Options& o, int ranks) {
   spec.bytes = o.bytes;
   spec.log_file = o.dir + "/log";
   spec.copy = o.buffer_copy;
+  spec.prefault = o.prefault;
   return approach_config(spec);
 }
 
@@ -272,6 +274,7 @@ Json setup(const Options& o, int ranks, int clients, int servers) {
       .set("compute_ms_target", o.compute_ms)
       .set("buffer_iterations", o.approach == Approach::TP ? Json() : Json(o.buffer_iterations))
       .set("buffer_copy", o.buffer_copy.empty() ? Json("auto") : Json(o.buffer_copy))
+      .set("buffer_prefault", o.prefault)
       .set("buffer_bytes", o.approach == Approach::TP ? Json() : Json(buffer_bytes(o, ranks)))
       .set("store", "HDF5 FilePerCore")
       .set("durability",
@@ -339,6 +342,10 @@ Options parse(const Args& args) {
   o.work_units = static_cast<std::uint64_t>(args.number("work-units", 0));
   o.zero_copy = args.flag("zero-copy");
   o.buffer_copy = args.get("buffer-copy", "");
+  const std::string prefault = args.get("prefault", "on");
+  if (prefault != "on" && prefault != "off")
+    fail("--prefault takes on or off, not '" + prefault + "'");
+  o.prefault = prefault == "on";
   o.produce = args.flag("produce") || o.zero_copy;
   if (o.zero_copy && o.baseline_memcpy) fail("--zero-copy needs --memcpy off (nothing is copied)");
   if (o.iterations < 2) fail("--iterations must be at least 2");

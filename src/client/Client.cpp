@@ -8,6 +8,20 @@
 
 namespace ecluse {
 
+std::vector<std::size_t> block_bytes_per_iteration(const Config& config,
+                                                   const Parameters& parameters) {
+  std::vector<std::size_t> bytes;
+  for (const Variable& v : config.variables) {
+    if (!v.enabled) continue;
+    const Layout& layout = *config.find_layout(v.layout);
+    const std::uint64_t block = evaluate_layout(layout, parameters).elements *
+                                static_cast<std::uint64_t>(data_type_size(layout.type));
+    bytes.insert(bytes.end(), static_cast<std::size_t>(config.architecture.domains),
+                 static_cast<std::size_t>(block));
+  }
+  return bytes;
+}
+
 Client::Client(const Config& config, Parameters& parameters, Transport& transport, int source,
                Accounting& accounting)
     : config_(config),

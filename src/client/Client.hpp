@@ -14,6 +14,11 @@
 
 namespace ecluse {
 
+/** The bytes of every block one client writes in an iteration that writes every enabled
+ * variable (each of its `<domains>` blocks), with the parameters' current values. */
+std::vector<std::size_t> block_bytes_per_iteration(const Config& config,
+                                                   const Parameters& parameters);
+
 class Client {
  public:
   Client(const Config& config, Parameters& parameters, Transport& transport, int source,

@@ -4,10 +4,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <string>
+
+#include "ecluse/Error.hpp"
 
 namespace ecluse {
 
@@ -43,6 +47,42 @@ char* map_aligned(std::size_t length) {
 bool huge_pages_allowed() {
   const char* env = std::getenv("ECLUSE_HUGE_PAGES");
   return env != nullptr && std::strcmp(env, "1") == 0;
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14
+#endif
+
+// Maps every page of [data, data + bytes) for writing without changing what is there: the
+// whole pages inside through MADV_POPULATE_WRITE (no fault per page), else (an older kernel,
+// EINVAL) a write of each page's first byte, whose value does not matter (uninitialized).
+// 0 or the errno of a failure (ENOMEM: no memory).
+int populate(char* data, std::size_t bytes) {
+  const std::size_t page = page_bytes();
+  const auto start = reinterpret_cast<std::uintptr_t>(data);
+  const std::uintptr_t first = round_up(start, page);
+  const std::uintptr_t end = (start + bytes) / page * page;
+  if (end > first) {
+    if (::madvise(reinterpret_cast<void*>(first), end - first, MADV_POPULATE_WRITE) == 0) {
+      data[0] = 0;  // the partial pages at both ends
+      data[bytes - 1] = 0;
+      return 0;
+    }
+    if (errno != EINVAL && errno != ENOSYS) return errno;
+  }
+  for (std::size_t at = 0; at < bytes; at += page) data[at] = 0;
+  data[bytes - 1] = 0;
+  return 0;
+}
+
+// Blocks below this size fault a few pages at most: not worth a buffer of their own.
+constexpr std::size_t kSmallestPrefilled = std::size_t{64} << 10;
+// Rounds of an iteration's blocks at most: a client rarely has more iterations in flight.
+constexpr int kMostRounds = 8;
+
+std::string prefault_advice() {
+  return "; lower <buffer size>, or set <buffer prefault=\"false\"> to map its pages at first "
+         "use";
 }
 
 }  // namespace
@@ -90,6 +130,41 @@ void BufferPool::release(Buffer buffer) {
   }
   free_bytes_ += buffer.capacity;
   free_.emplace(buffer.capacity, std::move(buffer.data));
+}
+
+void BufferPool::prefill(const std::vector<std::size_t>& sizes, std::size_t bound,
+                         const char* what) {
+  bound = bound < retained_ ? bound : retained_;
+  std::vector<Buffer> made;
+  std::size_t total = 0;
+  try {
+    for (int round = 0; round < kMostRounds; ++round) {
+      const std::size_t before = total;
+      for (const std::size_t bytes : sizes) {
+        if (bytes < kSmallestPrefilled) continue;
+        if (bytes > bound - total) return release_all(made);
+        Buffer b;
+        b.data = allocate_message_memory(bytes, b.capacity);
+        if (const int error = populate(b.data.get(), b.capacity); error != 0) {
+          throw Error(ECLUSE_ALLOCATION_ERROR, "cannot prefault " + std::to_string(bound) +
+                                                   " bytes of " + what + ": " +
+                                                   std::strerror(error) + prefault_advice());
+        }
+        total += b.capacity < bound - total ? b.capacity : bound - total;
+        made.push_back(std::move(b));
+      }
+      if (total == before) break;
+    }
+  } catch (const std::bad_alloc&) {
+    throw Error(ECLUSE_ALLOCATION_ERROR, "cannot allocate " + std::to_string(bound) + " bytes of " +
+                                             what + prefault_advice());
+  }
+  release_all(made);
+}
+
+void BufferPool::release_all(std::vector<Buffer>& buffers) {
+  for (Buffer& b : buffers) release(std::move(b));
+  buffers.clear();
 }
 
 }  // namespace ecluse

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <vector>
 
 namespace ecluse {
 
@@ -42,9 +43,17 @@ class BufferPool {
   /** A buffer of at least `bytes` (reused when one of up to twice that size is free). */
   Buffer acquire(std::size_t bytes);
   void release(Buffer buffer);
+  /** Pre-faults the memory of whole rounds of `sizes` (one iteration's blocks, say), as many
+   * rounds as fit in `bound` bytes and in the pool's bound (at most 8; sizes below 64 KiB are
+   * left out): buffers of those sizes are
+   * allocated, every page of them mapped for writing (MADV_POPULATE_WRITE, else a write to each
+   * page), and kept free in the pool, so the first writes reuse them instead of faulting.
+   * Throws Error(ECLUSE_ALLOCATION_ERROR) naming `what` when the memory cannot be had. */
+  void prefill(const std::vector<std::size_t>& sizes, std::size_t bound, const char* what);
   [[nodiscard]] std::size_t free_bytes() const { return free_bytes_; }
 
  private:
+  void release_all(std::vector<Buffer>& buffers);
   std::multimap<std::size_t, MessageMemory> free_;
   std::size_t free_bytes_ = 0;
   std::size_t retained_;

@@ -119,6 +119,14 @@ void DedicatedNodeServer::drain_credits() {
   }
 }
 
+void DedicatedNodeServer::prefault(const std::vector<std::size_t>& block_bytes) {
+  std::vector<std::size_t> all;  // one iteration of every client
+  for (std::size_t c = 0; c < peers_.size(); ++c) {
+    all.insert(all.end(), block_bytes.begin(), block_bytes.end());
+  }
+  pool_.prefill(all, memory_, "receive memory of the dedicated node");
+}
+
 // Clients that send nothing for the timeout are blocked (or much slower than the user said).
 void DedicatedNodeServer::check_silence() const {
   if (!silence_is_bounded() || collector_->storing()) return;

@@ -31,6 +31,9 @@ class DedicatedNodeServer {
    * restarted phase. */
   void run();
   [[nodiscard]] Statistics statistics() const;
+  /** <buffer prefault>: maps at initialize the receive memory of as many iterations of every
+   * client's `block_bytes` (block_bytes_per_iteration) as this server's memory holds. */
+  void prefault(const std::vector<std::size_t>& block_bytes);
   /** Why this server could not store, for its clients ("" when every iteration was stored). */
   [[nodiscard]] std::string store_failure() const;
 

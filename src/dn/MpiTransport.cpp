@@ -47,6 +47,12 @@ MpiTransport::~MpiTransport() {
   MPI_Request_free(&credit_request_);
 }
 
+void MpiTransport::prefault(const std::vector<std::size_t>& block_bytes) {
+  pool_.prefill(block_bytes, window_,
+                "outgoing message memory (this client's share of the "
+                "dedicated node's receive memory)");
+}
+
 void MpiTransport::progress() {
   collect_credits();
   complete_sends();

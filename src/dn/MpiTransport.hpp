@@ -39,6 +39,9 @@ class MpiTransport : public Transport {
   void raise_store_failures() override;
   [[nodiscard]] std::uint32_t store_failures_raised() const override { return failures_seen_; }
   [[nodiscard]] Statistics statistics() const override;
+  /** <buffer prefault>: maps at initialize the outgoing memory of as many iterations of
+   * `block_bytes` (block_bytes_per_iteration) as this client's window holds. */
+  void prefault(const std::vector<std::size_t>& block_bytes);
 
  private:
   struct InFlight {

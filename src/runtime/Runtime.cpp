@@ -176,14 +176,24 @@ void Runtime::build_dedicated_nodes(MPI_Comm comm) {
       const std::uint64_t window = receive_memory(server) / static_cast<std::uint64_t>(clients);
       int source = 0;
       MPI_Comm_rank(topology_->clients(), &source);
-      transport_ =
+      auto transport =
           std::make_unique<MpiTransport>(config_, *topology_, window, source, *log_, *accounting_);
+      MpiTransport& dn = *transport;
+      transport_ = std::move(transport);
       client_ = std::make_unique<Client>(config_, *parameters_, *transport_, source, *accounting_);
+      // After the client's checks, which name a layout that cannot be evaluated or a block
+      // larger than the window.
+      if (config_.architecture.buffer_prefault) {
+        dn.prefault(block_bytes_per_iteration(config_, *parameters_));
+      }
     } else {
       writer_ = make_writer(topology_->servers());
       node_server_ = std::make_unique<DedicatedNodeServer>(config_, *topology_,
                                                            receive_memory(topology_->world_rank()),
                                                            *writer_, *events_, *log_, *accounting_);
+      if (config_.architecture.buffer_prefault) {
+        node_server_->prefault(block_bytes_per_iteration(config_, *parameters_));
+      }
     }
   });
 }

@@ -2,14 +2,17 @@
 // 2 MiB-aligned, advised for huge pages, exactly their page-rounded capacity mapped; reuse and
 // the bound on retained memory of the pool.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "dn/BufferPool.hpp"
 
@@ -133,6 +136,41 @@ TEST(BufferPool, RetainsAtMostItsBoundDroppingTheLargestFirst) {
   EXPECT_EQ(pool.free_bytes(), 7u << 20);
   pool.release(pool.acquire(16u << 20));  // larger than the bound: not kept, nor evicting
   EXPECT_EQ(pool.free_bytes(), 7u << 20);
+}
+
+// Pages of [data, data + bytes) not resident (mincore), whole pages inside only.
+std::size_t pages_not_resident(const char* data, std::size_t bytes) {
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto start = (reinterpret_cast<std::uintptr_t>(data) + page - 1) / page * page;
+  const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) / page * page;
+  std::vector<unsigned char> resident((end - start) / page);
+  EXPECT_EQ(::mincore(reinterpret_cast<void*>(start), end - start, resident.data()), 0);
+  return static_cast<std::size_t>(
+      std::count_if(resident.begin(), resident.end(), [](unsigned char r) { return !(r & 1); }));
+}
+
+TEST(BufferPool, PrefillKeepsWholeRoundsOfMappedBuffersWithinTheBound) {
+  BufferPool pool(64u << 20);
+  // 100 bytes is too small to prefill; rounds of 1 + 2 MiB: two whole, then 1 MiB fits.
+  pool.prefill({1u << 20, 100, 2u << 20}, 7u << 20, "test memory");
+  EXPECT_EQ(pool.free_bytes(), 7u << 20);
+  BufferPool::Buffer b = pool.acquire(2u << 20);
+  EXPECT_EQ(b.capacity, 2u << 20);
+  EXPECT_EQ(pool.free_bytes(), 5u << 20);
+  EXPECT_EQ(pages_not_resident(b.data.get(), b.capacity), 0u);
+}
+
+TEST(BufferPool, PrefillStopsAtEightRoundsAndAtThePoolsBound) {
+  BufferPool many(1u << 30);
+  many.prefill({64u << 10}, 1u << 30, "test memory");
+  EXPECT_EQ(many.free_bytes(), 8u * (64u << 10));
+  BufferPool small(2u << 20);
+  small.prefill({1u << 20}, 10u << 20, "test memory");
+  EXPECT_EQ(small.free_bytes(), 2u << 20);
+  BufferPool none(16u << 20);
+  none.prefill({}, 16u << 20, "test memory");
+  none.prefill({32u << 20}, 16u << 20, "test memory");  // larger than the bound
+  EXPECT_EQ(none.free_bytes(), 0u);
 }
 
 }  // namespace
