@@ -12,9 +12,12 @@
 #include <thread>
 #include <vector>
 
+#include "FaultSupport.hpp"
 #include "ecluse/ecluse.h"
 
 namespace {
+
+constexpr auto report = ecluse::fault::check;
 
 constexpr int kIterations = 30;
 constexpr int kValues = 8192;  // 64 KiB per write: a DC client's share holds about 15
@@ -44,13 +47,6 @@ void die_after(int milliseconds) {
     std::this_thread::sleep_for(std::chrono::milliseconds(milliseconds));
     raise(SIGKILL);
   }).detach();
-}
-
-bool report(int rank, const char* call, int status) {
-  if (status == ECLUSE_OK) return true;
-  std::fprintf(stderr, "rank %d: %s: %s: %s\n", rank, call, ecluse_status_name(status),
-               ecluse_error_message());
-  return false;
 }
 
 // Values name their writer (its rank among the clients, the P<source> of the dataset) and their

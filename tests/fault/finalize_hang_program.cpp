@@ -18,9 +18,12 @@
 #include <thread>
 #include <vector>
 
+#include "FaultSupport.hpp"
 #include "ecluse/ecluse.h"
 
 namespace {
+
+using ecluse::fault::check;
 
 int g_linger = 0;  // seconds MPI_Finalize stays after the real one returned
 
@@ -34,13 +37,6 @@ std::string config(const std::string& dir) {
          std::to_string(kValues) + R"("/><variable name="v" layout="l"/></data>
     <storage><store name="s" type="HDF5"><option key="FilesPath">)" +
          dir + R"(</option></store></storage></simulation>)";
-}
-
-bool check(int rank, const char* call, int status) {
-  if (status == ECLUSE_OK) return true;
-  std::fprintf(stderr, "rank %d: %s: %s: %s\n", rank, call, ecluse_status_name(status),
-               ecluse_error_message());
-  return false;
 }
 
 bool simulate(int rank) {

@@ -13,9 +13,12 @@
 #include <thread>
 #include <vector>
 
+#include "FaultSupport.hpp"
 #include "ecluse/ecluse.h"
 
 namespace {
+
+using ecluse::fault::check;
 
 constexpr int kValues = 8192;  // 64 KiB per block: larger than any metadata write
 const char* g_stall = "";      // "open" or "write"
@@ -47,13 +50,6 @@ std::string config(const std::string& approach, const std::string& dir, int writ
     <storage><store name="shared" type="HDF5"><option key="FileMode">Collective</option>
     <option key="FilesPath">)" +
          dir + R"(</option></store></storage></simulation>)";
-}
-
-bool check(int rank, const char* call, int status) {
-  if (status == ECLUSE_OK) return true;
-  std::fprintf(stderr, "rank %d: %s: %s: %s\n", rank, call, ecluse_status_name(status),
-               ecluse_error_message());
-  return false;
 }
 
 }  // namespace
