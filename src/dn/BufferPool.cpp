@@ -2,25 +2,20 @@
 #include "dn/BufferPool.hpp"
 
 #include <sys/mman.h>
-#include <unistd.h>
 
-#include <cerrno>
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <string>
 
+#include "core/Pages.hpp"
 #include "ecluse/Error.hpp"
 
 namespace ecluse {
 
 namespace {
-
-std::size_t page_bytes() {
-  static const std::size_t bytes = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  return bytes;
-}
 
 std::size_t round_up(std::size_t bytes, std::size_t unit) {
   return (bytes + unit - 1) / unit * unit;
@@ -47,32 +42,6 @@ char* map_aligned(std::size_t length) {
 bool huge_pages_allowed() {
   const char* env = std::getenv("ECLUSE_HUGE_PAGES");
   return env != nullptr && std::strcmp(env, "1") == 0;
-}
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23  // Linux 5.14
-#endif
-
-// Maps every page of [data, data + bytes) for writing without changing what is there: the
-// whole pages inside through MADV_POPULATE_WRITE (no fault per page), else (an older kernel,
-// EINVAL) a write of each page's first byte, whose value does not matter (uninitialized).
-// 0 or the errno of a failure (ENOMEM: no memory).
-int populate(char* data, std::size_t bytes) {
-  const std::size_t page = page_bytes();
-  const auto start = reinterpret_cast<std::uintptr_t>(data);
-  const std::uintptr_t first = round_up(start, page);
-  const std::uintptr_t end = (start + bytes) / page * page;
-  if (end > first) {
-    if (::madvise(reinterpret_cast<void*>(first), end - first, MADV_POPULATE_WRITE) == 0) {
-      data[0] = 0;  // the partial pages at both ends
-      data[bytes - 1] = 0;
-      return 0;
-    }
-    if (errno != EINVAL && errno != ENOSYS) return errno;
-  }
-  for (std::size_t at = 0; at < bytes; at += page) data[at] = 0;
-  data[bytes - 1] = 0;
-  return 0;
 }
 
 // Blocks below this size fault a few pages at most: not worth a buffer of their own.
@@ -134,7 +103,7 @@ void BufferPool::release(Buffer buffer) {
 
 void BufferPool::prefill(const std::vector<std::size_t>& sizes, std::size_t bound,
                          const char* what) {
-  bound = bound < retained_ ? bound : retained_;
+  bound = std::min(bound, retained_);
   std::vector<Buffer> made;
   std::size_t total = 0;
   try {
@@ -145,12 +114,12 @@ void BufferPool::prefill(const std::vector<std::size_t>& sizes, std::size_t boun
         if (bytes > bound - total) return release_all(made);
         Buffer b;
         b.data = allocate_message_memory(bytes, b.capacity);
-        if (const int error = populate(b.data.get(), b.capacity); error != 0) {
+        if (const int error = populate_pages(b.data.get(), b.capacity, false); error != 0) {
           throw Error(ECLUSE_ALLOCATION_ERROR, "cannot prefault " + std::to_string(bound) +
                                                    " bytes of " + what + ": " +
                                                    std::strerror(error) + prefault_advice());
         }
-        total += b.capacity < bound - total ? b.capacity : bound - total;
+        total += std::min(b.capacity, bound - total);
         made.push_back(std::move(b));
       }
       if (total == before) break;

@@ -14,6 +14,7 @@
 #include <limits>
 #include <utility>
 
+#include "core/Pages.hpp"
 #include "ecluse/Error.hpp"
 
 namespace ecluse::shm {
@@ -274,26 +275,14 @@ std::string segment_name(const std::string& job, int node, const std::string& ta
   return "/ecluse-" + clean(job) + "-" + std::to_string(node) + "-" + clean(tag);
 }
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23  // Linux 5.14
-#endif
-
-// MADV_POPULATE_WRITE maps the pages writable without changing them (Linux >= 5.14); an older
-// kernel refuses it with EINVAL and gets a read of each page instead, which for shared memory
-// allocates the page and maps it writable too (no copy on write in a shared mapping).
 void SharedSegment::prefault() const {
-  if (::madvise(base_, size_, MADV_POPULATE_WRITE) == 0) return;
-  const int error = errno;
-  if (error != EINVAL && error != ENOSYS) {
-    throw Error(ECLUSE_ALLOCATION_ERROR,
-                "cannot prefault the " + std::to_string(size_) + " bytes of shared segment '" +
-                    name_ + "': " + std::strerror(error) +
-                    "; the node lacks the memory for the buffer: lower <buffer size>, or set "
-                    "<buffer prefault=\"false\"> to map its pages at first use");
-  }
-  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  const volatile char* bytes = static_cast<const volatile char*>(base_);
-  for (std::size_t at = 0; at < size_; at += page) static_cast<void>(bytes[at]);
+  const int error = populate_pages(base_, size_, true);
+  if (error == 0) return;
+  throw Error(ECLUSE_ALLOCATION_ERROR,
+              "cannot prefault the " + std::to_string(size_) + " bytes of shared segment '" +
+                  name_ + "': " + std::strerror(error) +
+                  "; the node lacks the memory for the buffer: lower <buffer size>, or set "
+                  "<buffer prefault=\"false\"> to map its pages at first use");
 }
 
 }  // namespace ecluse::shm
