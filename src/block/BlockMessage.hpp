@@ -38,6 +38,9 @@ struct BlockMessage {
   // the server's table of received payloads (DN, set by the server).
   std::uint64_t handle = kNoBlock;
   std::uint64_t bytes = 0;
+  // DN: the client's time since it sent its previous message, in microseconds (0 for the
+  // first); the server paces its polls by it (PollPacer).
+  std::uint64_t since_previous_us = 0;
   std::uint64_t dims[kMaxDims] = {};
   std::uint64_t ghost_lo[kMaxDims] = {};
   std::uint64_t ghost_hi[kMaxDims] = {};

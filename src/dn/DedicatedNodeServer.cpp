@@ -14,7 +14,6 @@ namespace ecluse {
 
 namespace {
 constexpr auto kLivenessPeriod = std::chrono::seconds(1);
-constexpr auto kIdleLongest = std::chrono::microseconds(8000);
 }  // namespace
 
 DedicatedNodeServer::DedicatedNodeServer(const Config& config, const Topology& topology,
@@ -47,6 +46,7 @@ DedicatedNodeServer::DedicatedNodeServer(const Config& config, const Topology& t
   collector_ = std::make_unique<BlockCollector>(
       config, writer, events, log, topology.servers(), static_cast<int>(clients),
       static_cast<int>(clients), [this](const BlockMessage& e) { release(e); });
+  collector_->notify_stored([this] { wakeup_.notify(); });
 }
 
 DedicatedNodeServer::~DedicatedNodeServer() {
@@ -76,25 +76,15 @@ void DedicatedNodeServer::rearm() {
 
 void DedicatedNodeServer::run() {
   rearm();
-  Backoff backoff;
   last_message_ = std::chrono::steady_clock::now();
   while (stopped_ < peers_.size()) {
     // The poll itself is counted in the phase before it: switches happen only on a change.
     if (progress()) {
       last_message_ = std::chrono::steady_clock::now();
       accounting_.switch_to(Phase::Gather);
-      backoff.reset();
     } else {
       check_silence();
-      // A payload still arriving is received by these polls (MPI progresses it in them): that
-      // is gather work, not idle time. Idle, with nothing stored in the background either, the
-      // server sleeps up to kIdleLongest (each wake-up costs 15-20 us of CPU in a VM: at 1 ms
-      // the idle server used 2.6% of a core); a message that arrives then waits at most that
-      // long. Otherwise polls stay at most Backoff::kLongest apart, as before.
-      const bool receiving = receiving_payload();
-      accounting_.switch_to(receiving ? Phase::Gather : Phase::Idle);
-      const bool busy = receiving || collector_->storing();
-      backoff.pause(busy ? Backoff::kLongest : kIdleLongest);
+      pause();
     }
     collector_->receive_broadcasts();
     check_clients();
@@ -103,6 +93,21 @@ void DedicatedNodeServer::run() {
   collector_->finish();
   drain_credits();
   log_statistics();
+}
+
+// A payload still arriving is received by the polls (MPI progresses it in them): that is gather
+// work, not idle time, and polls stay at most 1 ms apart. Otherwise the server is idle and the
+// pacer lets it sleep up to 8 ms, the first sleep between two iterations as long as half the
+// shortest of the last waits for an iteration (a message then waits at most 8 ms); the store
+// thread wakes it when an iteration is stored, so its credit goes back at once.
+void DedicatedNodeServer::pause() {
+  const bool receiving = receiving_payload();
+  accounting_.switch_to(receiving ? Phase::Gather : Phase::Idle);
+  using State = PollPacer::State;
+  const State state = receiving                              ? State::Receiving
+                      : collector_->pending_iterations() > 0 ? State::Partial
+                                                             : State::Between;
+  wakeup_.sleep_for(pacer_.next(state, std::chrono::steady_clock::now()));
 }
 
 // The last credit messages (the kBye answers) are small: they complete unless a client died.
@@ -169,6 +174,8 @@ void DedicatedNodeServer::on_header(std::size_t client) {
   Peer& peer = peers_[client];
   Pending& p = peer.queue.emplace_back();
   p.header = peer.slot;
+  pacer_.on_message(std::chrono::steady_clock::now(),
+                    PollPacer::Micros(static_cast<std::int64_t>(p.header.since_previous_us)));
   p.header.client = static_cast<std::int32_t>(client);
   if (p.header.type == MessageType::Write) {
     p.buffer = pool_.acquire(p.header.bytes);

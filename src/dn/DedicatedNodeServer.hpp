@@ -11,8 +11,10 @@
 #include "action/EventTable.hpp"
 #include "config/Config.hpp"
 #include "core/Log.hpp"
+#include "core/Wakeup.hpp"
 #include "dn/BufferPool.hpp"
 #include "dn/MessageChannel.hpp"
+#include "dn/PollPacer.hpp"
 #include "server/BlockCollector.hpp"
 #include "topology/Topology.hpp"
 #include "transport/Transport.hpp"
@@ -57,6 +59,8 @@ class DedicatedNodeServer {
   };
   void rearm();
   bool progress();
+  /** Sleeps until the next poll, or until the store thread stored an iteration. */
+  void pause();
   /** A header announced a payload that has not fully arrived. */
   [[nodiscard]] bool receiving_payload() const;
   bool receive_headers();
@@ -88,6 +92,8 @@ class DedicatedNodeServer {
   std::size_t stopped_ = 0;
   std::chrono::steady_clock::time_point last_check_;
   std::chrono::steady_clock::time_point last_message_;  // from any client of this server
+  PollPacer pacer_;
+  Wakeup wakeup_;  // the store thread ends the sleep between polls
   std::chrono::seconds timeout_;
   // Statistics.
   std::uint64_t held_ = 0, peak_held_ = 0, received_bytes_ = 0, received_blocks_ = 0;

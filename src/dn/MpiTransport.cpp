@@ -162,6 +162,12 @@ void MpiTransport::send(const BlockMessage& header, BufferPool::Buffer buffer) {
   in_flight_.splice(in_flight_.end(), spare_, spare_.begin());
   InFlight& f = in_flight_.back();
   f.header = header;
+  const auto now = std::chrono::steady_clock::now();
+  if (last_sent_.time_since_epoch().count() != 0) {
+    f.header.since_previous_us = static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(now - last_sent_).count());
+  }
+  last_sent_ = now;
   f.buffer = std::move(buffer);
   channel_.send_header(f.header, server_, &f.requests[0]);
   if (header.type != MessageType::Write) return;

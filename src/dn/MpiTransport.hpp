@@ -73,6 +73,7 @@ class MpiTransport : public Transport {
   Log& log_;
   Accounting& accounting_;
   std::chrono::seconds timeout_;
+  std::chrono::steady_clock::time_point last_sent_{};  // of the previous message
   BufferPool pool_;
   std::list<InFlight> in_flight_, spare_;  // spare nodes: no allocation per write
   std::map<std::pair<const Variable*, int>, Allocated> allocated_;
