@@ -31,6 +31,7 @@ DedicatedNodeServer::DedicatedNodeServer(const Config& config, const Topology& t
   self_ = topology.processes()[static_cast<std::size_t>(me)];
   const auto clients = static_cast<std::size_t>(plan.client_count[static_cast<std::size_t>(me)]);
   peers_.resize(clients);
+  pacer_ = PollPacer(clients);
   for (std::size_t r = 0; r < plan.server_of.size(); ++r) {
     if (plan.server_of[r] != me) continue;
     Peer& p = peers_[static_cast<std::size_t>(plan.client_index[r])];
@@ -174,7 +175,7 @@ void DedicatedNodeServer::on_header(std::size_t client) {
   Peer& peer = peers_[client];
   Pending& p = peer.queue.emplace_back();
   p.header = peer.slot;
-  pacer_.on_message(std::chrono::steady_clock::now(),
+  pacer_.on_message(std::chrono::steady_clock::now(), client,
                     PollPacer::Micros(static_cast<std::int64_t>(p.header.since_previous_us)));
   p.header.client = static_cast<std::int32_t>(client);
   if (p.header.type == MessageType::Write) {

@@ -5,27 +5,35 @@
 
 namespace ecluse {
 
-void PollPacer::on_message(Clock::time_point /*now*/, Micros client_gap) {
-  if (between_since_ && client_gap.count() > 0) {
-    gaps_[gaps_seen_ % kHistory] = client_gap;
-    ++gaps_seen_;
+PollPacer::PollPacer(std::size_t clients) : last_seen_(clients) {}
+
+// The message was sent `client_gap` after the client's previous one, which the server received
+// at last_seen (polls are frequent then): it was due at last_seen + client_gap, whenever the
+// server noticed it. That due time, from the start of the wait, is what the next wait expects.
+void PollPacer::on_message(Clock::time_point now, std::size_t client, Micros client_gap) {
+  std::optional<Clock::time_point>& seen = last_seen_.at(client);
+  if (between_since_ && seen && client_gap.count() > 0) {
+    const auto due = std::chrono::duration_cast<Micros>(*seen + client_gap - *between_since_);
+    waits_[waits_seen_ % kHistory] = std::max(due, Micros{0});
+    ++waits_seen_;
   }
+  seen = now;
   between_since_.reset();
   delay_ = kFirst;
 }
 
-PollPacer::Micros PollPacer::shortest_gap() const {
-  if (gaps_seen_ == 0) return Micros{0};
-  const std::size_t known = std::min(gaps_seen_, kHistory);
-  return *std::min_element(gaps_.begin(), gaps_.begin() + known);
+PollPacer::Micros PollPacer::shortest_wait() const {
+  if (waits_seen_ == 0) return Micros{0};
+  const std::size_t known = std::min(waits_seen_, kHistory);
+  return *std::min_element(waits_.begin(), waits_.begin() + known);
 }
 
 PollPacer::Micros PollPacer::quiet_part() const {
-  return std::min(shortest_gap() * 7 / 8, kQuietLongest);
+  return std::min(shortest_wait() * 7 / 8, kQuietLongest);
 }
 
 PollPacer::Micros PollPacer::between_longest() const {
-  return std::clamp(shortest_gap() / 8, kLongest, kQuietLongest);
+  return std::clamp(shortest_wait() / 8, kLongest, kQuietLongest);
 }
 
 PollPacer::Micros PollPacer::next(State state, Clock::time_point now) {

@@ -48,50 +48,72 @@ TEST(PollPacer, DoublesFromTwentyMicrosecondsUpToEachStatesLongest) {
 TEST(PollPacer, AMessageRestartsFromTwentyMicroseconds) {
   PollPacer pacer;
   pauses(pacer, State::Partial, kT0, 6);
-  pacer.on_message(kT0 + milliseconds(5), Micros{0});
+  pacer.on_message(kT0 + milliseconds(5), 0, Micros{0});
   EXPECT_EQ(pacer.next(State::Receiving, kT0 + milliseconds(5)), Micros{20});
 }
 
-TEST(PollPacer, SleepsThroughSevenEighthsOfTheShortestClientGap) {
+/** One wait between iterations ended by client `client`'s message, sent `gap` after its
+ * previous one, which the server received at `previous`; the wait starts at `start`. */
+void wait_ended(PollPacer& pacer, std::size_t client, PollPacer::Clock::time_point previous,
+                PollPacer::Clock::time_point start, Micros gap) {
+  pacer.on_message(previous, client, Micros{0});
+  pacer.next(State::Between, start);
+  pacer.on_message(start + gap, client, gap);
+}
+
+TEST(PollPacer, SleepsThroughSevenEighthsOfTheShortestWait) {
   PollPacer pacer;
-  // A wait between iterations ended by a message whose client computed 40 ms since its last.
-  pacer.next(State::Between, kT0);
-  pacer.on_message(kT0 + milliseconds(40), milliseconds(40));
+  // The client computed 40 ms between its last message of an iteration and its next one.
+  wait_ended(pacer, 0, kT0, kT0, milliseconds(40));
   EXPECT_EQ(pacer.quiet_part(), Micros{35000});
   // The next wait: one sleep of 35 ms, then pauses of at most kLongest (40/8 = 5 ms < 8 ms).
   const auto start = kT0 + milliseconds(41);
   EXPECT_EQ(pauses(pacer, State::Between, start, 4), (std::vector<long>{35000, 8000, 8000, 8000}));
-  // The shortest of the last kHistory gaps counts: one 16 ms gap among 40 ms ones.
-  for (long gap : {40, 16, 40}) {
-    pacer.on_message(start, milliseconds(gap));
-    pacer.next(State::Between, start);
-  }
-  pacer.on_message(start, milliseconds(40));
+  // The shortest of the last kHistory waits counts: one 16 ms wait among 40 ms ones.
+  for (long gap : {40, 16, 40, 40}) wait_ended(pacer, 0, start, start, milliseconds(gap));
   EXPECT_EQ(pacer.quiet_part(), Micros{14000});
-  // kHistory later gaps push the short one out.
-  for (int i = 0; i < 4; ++i) {
-    pacer.next(State::Between, start);
-    pacer.on_message(start, milliseconds(40));
-  }
+  // kHistory later waits push the short one out.
+  for (int i = 0; i < 4; ++i) wait_ended(pacer, 0, start, start, milliseconds(40));
   EXPECT_EQ(pacer.quiet_part(), Micros{35000});
+}
+
+TEST(PollPacer, AWaitIsMeasuredToWhenTheMessageWasDueNotToWhenItWasNoticed) {
+  PollPacer pacer;
+  pacer.on_message(kT0, 0, Micros{0});
+  pacer.next(State::Between, kT0);
+  // Noticed 70 ms after the wait began, but sent 40 ms after the previous message: due at 40.
+  pacer.on_message(kT0 + milliseconds(70), 0, milliseconds(40));
+  EXPECT_EQ(pacer.quiet_part(), Micros{35000});
+}
+
+TEST(PollPacer, ClientsThatEndTheirIterationsAtDifferentTimesAreEachExpectedWhenDue) {
+  PollPacer pacer(2);
+  pacer.on_message(kT0, 0, Micros{0});                     // client 0 ends its iteration
+  pacer.on_message(kT0 + milliseconds(10), 1, Micros{0});  // client 1, 10 ms later
+  pacer.next(State::Between, kT0 + milliseconds(10));      // the wait starts
+  // Client 0 computed 40 ms: due 30 ms into the wait.
+  pacer.on_message(kT0 + milliseconds(41), 0, milliseconds(40));
+  EXPECT_EQ(pacer.quiet_part(), Micros{26250});
+  // A message already due when the wait began: no quiet part.
+  pacer.next(State::Between, kT0 + milliseconds(60));
+  pacer.on_message(kT0 + milliseconds(61), 1, milliseconds(20));
+  EXPECT_EQ(pacer.quiet_part(), Micros{0});
 }
 
 TEST(PollPacer, OnlyTheMessageThatEndsAWaitBetweenIterationsCounts) {
   PollPacer pacer;
-  pacer.next(State::Between, kT0);
-  pacer.on_message(kT0, milliseconds(40));  // ends the wait: counted
-  pacer.on_message(kT0, Micros{150});       // the next block of the same iteration: not
-  pacer.next(State::Partial, kT0);
-  pacer.on_message(kT0, Micros{300});  // not a wait between iterations either
-  pacer.next(State::Between, kT0);
-  pacer.on_message(kT0, Micros{0});  // a client's first message: no gap known
+  wait_ended(pacer, 0, kT0, kT0, milliseconds(40));          // counted
+  pacer.on_message(kT0 + milliseconds(40), 0, Micros{150});  // the iteration's next block: not
+  pacer.next(State::Partial, kT0 + milliseconds(41));
+  pacer.on_message(kT0 + milliseconds(42), 0, Micros{300});  // not a wait between iterations
+  pacer.next(State::Between, kT0 + milliseconds(43));
+  pacer.on_message(kT0 + milliseconds(44), 0, Micros{0});  // no gap known: not counted
   EXPECT_EQ(pacer.quiet_part(), Micros{35000});
 }
 
 TEST(PollPacer, TheQuietPartRunsFromTheStartOfTheWaitEvenAfterAnEarlyWakeUp) {
   PollPacer pacer;
-  pacer.next(State::Between, kT0);
-  pacer.on_message(kT0, milliseconds(40));
+  wait_ended(pacer, 0, kT0, kT0, milliseconds(40));
   const auto start = kT0 + milliseconds(100);
   EXPECT_EQ(pacer.next(State::Between, start), Micros{35000});
   // Woken after 3 ms (an iteration was stored): sleeps the 32 ms left, then the tail.
@@ -101,29 +123,27 @@ TEST(PollPacer, TheQuietPartRunsFromTheStartOfTheWaitEvenAfterAnEarlyWakeUp) {
 
 TEST(PollPacer, LongComputePhasesAreBoundedSoAnEarlyMessageWaitsAtMostFiftyMilliseconds) {
   PollPacer pacer;
-  pacer.next(State::Between, kT0);
-  pacer.on_message(kT0, std::chrono::seconds(2));
+  wait_ended(pacer, 0, kT0, kT0, std::chrono::seconds(2));
   EXPECT_EQ(pacer.quiet_part(), PollPacer::kQuietLongest);
   EXPECT_EQ(pacer.between_longest(), PollPacer::kQuietLongest);
-  EXPECT_EQ(pauses(pacer, State::Between, kT0 + std::chrono::seconds(1), 3),
+  EXPECT_EQ(pauses(pacer, State::Between, kT0 + std::chrono::seconds(3), 3),
             (std::vector<long>{50000, 50000, 50000}));
-  // 200 ms gaps: the tail's pauses are 1/8 of the gap.
+  // 200 ms waits: the tail's pauses are 1/8 of the wait.
   PollPacer medium;
-  medium.next(State::Between, kT0);
-  medium.on_message(kT0, milliseconds(200));
+  wait_ended(medium, 0, kT0, kT0, milliseconds(200));
   EXPECT_EQ(medium.between_longest(), Micros{25000});
-  EXPECT_EQ(pauses(medium, State::Between, kT0, 3), (std::vector<long>{50000, 25000, 25000}));
+  EXPECT_EQ(pauses(medium, State::Between, kT0 + std::chrono::seconds(1), 3),
+            (std::vector<long>{50000, 25000, 25000}));
 }
 
 TEST(PollPacer, ReceivingOrPartialStatesEndTheWait) {
   PollPacer pacer;
-  pacer.next(State::Between, kT0);
-  pacer.on_message(kT0, milliseconds(40));
-  pacer.next(State::Between, kT0);  // a wait with a quiet part of 35 ms
-  pacer.on_message(kT0 + milliseconds(1), Micros{0});
-  EXPECT_EQ(pacer.next(State::Receiving, kT0 + milliseconds(1)), Micros{20});
+  wait_ended(pacer, 0, kT0, kT0, milliseconds(40));
+  pacer.next(State::Between, kT0 + milliseconds(41));  // a wait with a quiet part of 35 ms
+  pacer.on_message(kT0 + milliseconds(42), 0, Micros{0});
+  EXPECT_EQ(pacer.next(State::Receiving, kT0 + milliseconds(42)), Micros{20});
   // The next wait starts its own quiet part.
-  EXPECT_EQ(pacer.next(State::Between, kT0 + milliseconds(2)), Micros{35000});
+  EXPECT_EQ(pacer.next(State::Between, kT0 + milliseconds(43)), Micros{35000});
 }
 
 TEST(Wakeup, NotifyEndsASleepAndIsKeptForTheNextOne) {
