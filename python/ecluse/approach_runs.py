@@ -1,6 +1,7 @@
 """The profile's approach runs (issue 15): the application itself, one client, under TP, DC(1)
-and DN(1:1) at two output intervals, and what their run reports say beyond the compute-only
-scaling runs (`ApproachTerms`, docs/model.md "Approach terms").
+and DN(1:1), and TP with every CPU of the host a client, at two output intervals, and what
+their run reports say beyond the compute-only scaling runs (`ApproachTerms`, docs/model.md
+"Approach terms").
 
 This module only rewrites configurations, reads reports and fits; `profile.py` runs the
 commands."""
@@ -26,22 +27,42 @@ class ApproachRun:
     ranks_per_node: int
     cores: int
     nodes: int
+    clients: int = 1
+
+    @property
+    def key(self) -> str:
+        """The key of its terms in the profile: the kind, with the clients when more than one
+        (tp@2: TP with 2 clients on one node)."""
+        return terms_key(self.kind, self.clients)
 
     def approach(self) -> Approach:
         return Approach(self.kind, self.cores, self.nodes)
 
     def platform(self, cpus: int) -> Platform:
-        """The virtual nodes of the run on this host (one client in every case)."""
+        """The virtual nodes of the run on this host."""
         if self.kind == "dn":
             return Platform(2, 1, host_cpus=cpus)
         if self.kind == "dc":
             return Platform(1, 2, host_cpus=cpus)
-        return Platform(1, 1, host_cpus=cpus)
+        return Platform(1, self.clients, host_cpus=cpus)
+
+
+def terms_key(kind: str, clients_per_node: int = 1) -> str:
+    return kind if clients_per_node <= 1 else f"{kind}@{clients_per_node}"
 
 
 # One client each, so that at most 2 processes are busy on a 2-CPU machine.
 APPROACH_RUNS = (ApproachRun("tp", 1, 1, 0, 0), ApproachRun("dc", 2, 2, 1, 0),
                  ApproachRun("dn", 2, 1, 0, 1))
+
+
+def approach_runs(cpus: int) -> tuple:
+    """The approach runs on a host of `cpus` CPUs: APPROACH_RUNS, and TP with `cpus` clients
+    (every CPU busy, as TP runs a node): its clients write at once and the kernel's write-back
+    competes with their compute, which one client with a free CPU beside it does not show."""
+    if cpus < 2:
+        return APPROACH_RUNS
+    return APPROACH_RUNS + (ApproachRun("tp", cpus, cpus, 0, 0, clients=cpus),)
 
 _ARCH = re.compile(r"<architecture\b[^>]*>(.*?)</architecture\s*>", re.S)
 _DEDICATED = re.compile(r"<dedicated\b[^>]*?/>|<dedicated\b[^>]*>.*?</dedicated\s*>", re.S)

@@ -216,10 +216,17 @@ def describe_profile(doc: dict) -> str:
                                                   in zip(app.copy.writers, app.copy.bytes_per_s)))
     if doc.get("overhead_s"):
         lines.append(f"fixed overhead: {app.overhead_s * 1e3:.1f} ms per run")
-    lines += [f"approach {kind.upper()}: {approach_terms_text(terms)}" for kind, terms in app.terms]
+    lines += [f"approach {terms_label(kind)}: {approach_terms_text(terms)}"
+              for kind, terms in app.terms]
     if doc.get("oversubscribed"):
         lines.append(f"oversubscribed: up to {doc['max_ranks']} ranks on {doc['cpus']} CPUs")
     return "\n".join(lines)
+
+
+def terms_label(key: str) -> str:
+    """"TP", "DC", "DN"; "TP (2 clients per node)" for the key tp@2."""
+    kind, _, clients = key.partition("@")
+    return kind.upper() + (f" ({clients} clients per node)" if clients else "")
 
 
 def approach_terms_text(t) -> str:
@@ -276,7 +283,7 @@ def _app_from(args, doc: Optional[dict]) -> tuple:
         fit = f", cross-validated error {res:.1%}" if res is not None else ""
         sources = [("compute", f"T_base {app.t_base_s * 1e3:.3f} ms, scalability "
                     f"{app.s_cores.form or 'fit'}{fit} ({args.profile})", "measured")]
-        sources += [(f"{kind.upper()} terms", approach_terms_text(t) + " (the profile's approach "
+        sources += [(f"{terms_label(kind)} terms", approach_terms_text(t) + " (the profile's approach "
                      "runs)", "measured") for kind, t in app.terms]
     elif args.t_base is not None:
         app = AppModel(args.t_base, Scalability(), Scalability())

@@ -212,8 +212,14 @@ class AppModel:
     io_busy: Optional[float] = None  # CPU share of a writing core (store phase CPU / wall)
     terms: tuple = ()   # ((kind, ApproachTerms), ...): the profile's approach runs
 
-    def terms_for(self, kind: str) -> Optional[ApproachTerms]:
-        return dict(self.terms).get(kind)
+    def terms_for(self, kind: str, clients_per_node: int = 1) -> Optional[ApproachTerms]:
+        """The terms of `kind` measured with `clients_per_node` clients on a node (TP: the
+        profile runs it with one client and with one per CPU); the one-client terms when that
+        count was not measured."""
+        terms = dict(self.terms)
+        if clients_per_node > 1 and f"{kind}@{clients_per_node}" in terms:
+            return terms[f"{kind}@{clients_per_node}"]
+        return terms.get(kind)
 
 
 @dataclass(frozen=True)
@@ -513,9 +519,11 @@ def predict(app: AppModel, platform: Platform, workload: Workload, approach: App
     return _predict_dedicated(app, platform, workload, approach, options, layout, compute)
 
 
-def _terms(app: AppModel, approach: Approach, options: ModelOptions) -> Optional[ApproachTerms]:
-    """The profile's measured terms of this approach's kind, when the switch is on."""
-    return app.terms_for(approach.kind) if options.approach_terms else None
+def _terms(app: AppModel, approach: Approach, options: ModelOptions,
+           clients_per_node: int = 1) -> Optional[ApproachTerms]:
+    """The profile's measured terms of this approach's kind (with that many clients per node
+    when measured), when the switch is on."""
+    return app.terms_for(approach.kind, clients_per_node) if options.approach_terms else None
 
 
 def _overhead(app: AppModel, terms: Optional[ApproachTerms], options: ModelOptions) -> float:
@@ -535,7 +543,7 @@ def _interference(terms: Optional[ApproachTerms], workload: Workload, compute: f
 
 def _predict_tp(app, platform, workload, approach, options, layout, compute) -> Prediction:
     notes = []
-    terms = _terms(app, approach, options)
+    terms = _terms(app, approach, options, layout.sim_cores)
     io = io_time_per_output(app, workload, layout.writers, terms) if options.tp_io else 0.0
     if io is None:
         notes.append("no bandwidth measured: TP I/O time taken as 0")

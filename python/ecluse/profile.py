@@ -355,9 +355,10 @@ def _bandwidth_point(settings: ProfileSettings, w: int) -> dict:
 
 def measure_approaches(settings: ProfileSettings, bandwidth: list,
                        progress: Callable[[str], None]) -> dict:
-    """The approach runs: the output command with one client under TP, DC(1) and DN(1:1)
-    (its configuration rewritten for each), at the output interval and at `long_every`,
-    `repeats` times each; {kind: [point, ...]} (approach_runs.point)."""
+    """The approach runs: the output command with one client under TP, DC(1) and DN(1:1), and
+    with one client per CPU under TP (its configuration rewritten for each), at the output
+    interval and at `long_every`, `repeats` times each; {key: [point, ...]}
+    (approach_runs.point; key: ApproachRun.key)."""
     command = settings.bandwidth_command
     at = ar.config_index(command, settings.config)
     if at is None:
@@ -375,11 +376,12 @@ def measure_approaches(settings: ProfileSettings, bandwidth: list,
     intervals = sorted({settings.output_every, long_every}) if asks else [settings.output_every]
     # Repeat by repeat, every approach and interval in turn (as the accuracy study's batches):
     # a drift of the machine's speed then touches every approach alike.
+    runs = ar.approach_runs(settings.cpus)
     plan = [(rep, run, every) for rep in range(1, max(1, settings.repeats) + 1)
-            for run in ar.APPROACH_RUNS for every in intervals]
+            for run in runs for every in intervals]
     with tempfile.TemporaryDirectory(prefix="ecluse-profile-configs-") as tmp:
         configs = {}
-        for run in ar.APPROACH_RUNS:
+        for run in runs:
             configs[run.kind] = os.path.join(tmp, f"{run.kind}.xml")
             with open(configs[run.kind], "w", encoding="utf-8") as f:
                 f.write(ar.approach_config(text, run.cores, run.nodes,
@@ -387,24 +389,26 @@ def measure_approaches(settings: ProfileSettings, bandwidth: list,
         for i, (rep, run, every) in enumerate(plan, start=1):
             argv = list(command)
             argv[at] = configs[run.kind]
-            summary, _, report = run_once(fill(argv, settings, 1, output=True, every=every),
-                                          run.ranks, run.ranks_per_node, settings.timeout_s)
+            summary, _, report = run_once(
+                fill(argv, settings, run.clients, output=True, every=every), run.ranks,
+                run.ranks_per_node, settings.timeout_s)
             p = ar.point(run, report, summary, every)
-            points.setdefault(run.kind, []).append(p)
-            progress(f"[approach {i}/{len(plan)}] {run.approach().label(run.platform(1).nodes)} "
-                     f"every {every}, repeat {rep}: {p['completion_s']:.3f} s")
+            points.setdefault(run.key, []).append(p)
+            clients = f" ({run.clients} clients)" if run.clients > 1 else ""
+            progress(f"[approach {i}/{len(plan)}] {run.approach().label(run.platform(1).nodes)}"
+                     f"{clients} every {every}, repeat {rep}: {p['completion_s']:.3f} s")
     return points
 
 
 def approach_terms(doc: dict, points: dict, cpus: int) -> dict:
-    """{kind: terms JSON with its points} from the approach runs' points (the fixed overhead
+    """{key: terms JSON with its points} from the approach runs' points (the fixed overhead
     of each needs the rest of the model: the profile's document so far)."""
     app = app_model(doc)
     out = {}
-    for run in ar.APPROACH_RUNS:
-        if run.kind in points:
-            terms = ar.terms_for(run, points[run.kind], app, cpus)
-            out[run.kind] = dict(terms.to_json(), points=points[run.kind])
+    for run in ar.approach_runs(cpus):
+        if run.key in points:
+            terms = ar.terms_for(run, points[run.key], app, cpus)
+            out[run.key] = dict(terms.to_json(), points=points[run.key])
     return out
 
 

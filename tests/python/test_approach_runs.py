@@ -215,6 +215,29 @@ def test_tp_terms_scale_along_the_bandwidth_curve():
     assert p.io_s == approx(10 * 6e6 / 3e8)
 
 
+def test_tp_with_a_client_per_cpu_uses_the_terms_measured_so():
+    # The profile also runs TP with one client per CPU (key tp@2): its clients write at once
+    # and the kernel's write-back competes with their compute, which the one-client run and the
+    # bandwidth curve (back-to-back writes) do not show.
+    both = ApproachTerms(compute_factor=0.2, per_output_s=0.0, bytes_per_client=3e6,
+                         overhead_s=0.1, store_bytes_per_s=1e8, store_writers=2)
+    app = AppModel(0.01, Scalability(points=((1.0, 0.01), (2.0, 0.005))), Scalability(),
+                   Bandwidth((1, 2), (4e8, 6e8)), terms=(("tp", TP_TERMS), ("tp@2", both)))
+    assert [r.key for r in ar.approach_runs(2)] == ["tp", "dc", "dn", "tp@2"]
+    assert [r.key for r in ar.approach_runs(1)] == ["tp", "dc", "dn"]
+    assert ar.approach_runs(4)[-1] == ar.ApproachRun("tp", 4, 4, 0, 0, clients=4)
+    assert app.terms_for("tp", 2) is both and app.terms_for("tp", 1) is TP_TERMS
+    assert app.terms_for("tp", 3) is TP_TERMS  # not measured: the one-client terms
+    # 2 clients on one node: compute 100 x 0.005 s x 1.2 = 0.6 s; store 6e6 / 1e8 (measured
+    # at 2 writers, so the curve does not scale it) = 0.06 s x 10; overhead 0.1 s: 1.3 s.
+    p = predict(app, Platform(1, 2, host_cpus=2), Workload(100, 10, 6e6), Approach("tp"))
+    assert p.compute_s == approx(0.6) and p.io_s == approx(0.6) and p.time_s == approx(1.3)
+    # 1 client: the one-client terms, as before.
+    one = predict(app, ONE, Workload(100, 10, 8e6), Approach("tp"))
+    assert one.time_s == approx(predict(with_terms(tp=TP_TERMS), ONE, Workload(100, 10, 8e6),
+                                        Approach("tp")).time_s)
+
+
 def test_dc_with_terms():
     dc = ApproachTerms(compute_factor=0.05, bytes_per_client=8e6, overhead_s=0.3,
                        store_bytes_per_s=1e8, copy_bytes_per_s=4e8, io_busy=0.5)

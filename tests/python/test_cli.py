@@ -256,15 +256,25 @@ def test_profile_on_a_tiny_proxy_run(capsys, tmp_path):
     assert doc["oversubscribed"] == (2 > (os.cpu_count() or 1))
     assert f"wrote {out_file}" in out
     # The approach runs: the proxy's configuration rewritten for DC(1) and DN(1:1), one client,
-    # one interval (3 iterations, every 3), their points from the runs' reports.
-    assert "[approach 3/3] DN(1:1) every 3, repeat 1:" in err
-    assert sorted(doc["approaches"]) == ["dc", "dn", "tp"]
+    # and TP with one client per CPU, one interval (3 iterations, every 3), their points from
+    # the runs' reports.
+    cpus = doc["cpus"]
+    runs = 4 if cpus >= 2 else 3
+    assert f"[approach 3/{runs}] DN(1:1) every 3, repeat 1:" in err
+    many = {f"tp@{cpus}": cpus} if cpus >= 2 else {}
+    assert sorted(doc["approaches"]) == sorted(["dc", "dn", "tp", *many])
+    if many:
+        assert f"[approach 4/4] TP ({cpus} clients) every 3, repeat 1:" in err
+        assert f"approach TP ({cpus} clients per node): compute +" in out
     bytes_tp = doc["bandwidth"]["points"][0]["bytes_per_output"]
-    for kind, terms in doc["approaches"].items():
+    for key, terms in doc["approaches"].items():
         assert terms["runs"] == 1 and terms["overhead_s"] >= 0
         (p,) = terms["points"]
-        assert (p["kind"], p["clients"], p["outputs"]) == (kind, 1, 1)
-        assert p["bytes_per_output"] == bytes_tp
+        assert (p["kind"], p["clients"], p["outputs"]) == (key.split("@")[0], many.get(key, 1), 1)
+        if key in many:  # the same global problem, with the ghost cells of more slabs
+            assert bytes_tp < p["bytes_per_output"] < 1.2 * bytes_tp
+        else:
+            assert p["bytes_per_output"] == bytes_tp
     assert "idle_fraction" in doc["approaches"]["dc"] and "approach DN: compute +" in out
 
 
@@ -286,8 +296,10 @@ def test_profile_of_a_command_that_writes_at_its_own_interval(capsys, tmp_path):
     # The command's own launcher is replaced: the profile chooses the rank counts.
     assert "note: the command's launcher 'mpiexec -n 4 --bind-to core' is replaced by " in err
     assert "[1/2] cores: 1 cores x 1 nodes = 1 ranks" in err
-    assert "[approach 3/3] DN(1:1) every 2, repeat 1:" in err and "[approach 4/" not in err
     doc = json.loads(out_file.read_text())
+    runs = 4 if doc["cpus"] >= 2 else 3
+    assert f"[approach 3/{runs}] DN(1:1) every 2, repeat 1:" in err
+    assert f"[approach {runs + 1}/" not in err
     for terms in doc["approaches"].values():
         assert [(p["output_every"], p["outputs"]) for p in terms["points"]] == [(5, 2)]
 
