@@ -97,10 +97,10 @@ void DedicatedNodeServer::run() {
 }
 
 // A payload still arriving is received by the polls (MPI progresses it in them): that is gather
-// work, not idle time, and polls stay at most 1 ms apart. Otherwise the server is idle and the
-// pacer lets it sleep up to 8 ms, the first sleep between two iterations as long as half the
-// shortest of the last waits for an iteration (a message then waits at most 8 ms); the store
-// thread wakes it when an iteration is stored, so its credit goes back at once.
+// work, not idle time, and polls stay at most 1 ms apart. Otherwise the server is idle: up to
+// 8 ms between the messages of an iteration, and between two iterations through most of the
+// clients' compute phase (PollPacer: a message sooner than usual waits at most 50 ms); the
+// store thread wakes it when an iteration is stored, so its credit goes back at once.
 void DedicatedNodeServer::pause() {
   const bool receiving = receiving_payload();
   accounting_.switch_to(receiving ? Phase::Gather : Phase::Idle);

@@ -13,7 +13,9 @@ PollPacer::PollPacer(std::size_t clients) : last_seen_(clients) {}
 void PollPacer::on_message(Clock::time_point now, std::size_t client, Micros client_gap) {
   std::optional<Clock::time_point>& seen = last_seen_.at(client);
   if (between_since_ && seen && client_gap.count() > 0) {
-    const auto due = std::chrono::duration_cast<Micros>(*seen + client_gap - *between_since_);
+    // Bounded so that the sum cannot overflow the clock (any gap past the bound is long).
+    const Micros gap = std::min(client_gap, kLongestGap);
+    const auto due = std::chrono::duration_cast<Micros>(*seen + gap - *between_since_);
     waits_[waits_seen_ % kHistory] = std::max(due, Micros{0});
     ++waits_seen_;
   }

@@ -32,6 +32,8 @@ class PollPacer {
    * sooner than the clients' usual gap (a signal, the Stop at the end of the run) waits at
    * most this long. */
   static constexpr Micros kQuietLongest{50000};
+  /** A client's gap counts as at most this long. */
+  static constexpr Micros kLongestGap = std::chrono::hours(1);
   /** The waits remembered: the quiet part of a wait is 7/8 of the shortest. */
   static constexpr std::size_t kHistory = 4;
 

@@ -136,6 +136,17 @@ TEST(PollPacer, LongComputePhasesAreBoundedSoAnEarlyMessageWaitsAtMostFiftyMilli
             (std::vector<long>{50000, 25000, 25000}));
 }
 
+TEST(PollPacer, AnyClientGapIsSafe) {
+  PollPacer pacer;
+  pacer.on_message(kT0, 0, Micros{0});
+  pacer.next(State::Between, kT0);
+  pacer.on_message(kT0 + milliseconds(1), 0, Micros{std::chrono::microseconds::max()});
+  EXPECT_EQ(pacer.quiet_part(), PollPacer::kQuietLongest);  // a long gap, no overflow
+  pacer.next(State::Between, kT0 + milliseconds(2));
+  pacer.on_message(kT0 + milliseconds(3), 0, Micros{-5});  // not a gap: not counted
+  EXPECT_EQ(pacer.quiet_part(), PollPacer::kQuietLongest);
+}
+
 TEST(PollPacer, ReceivingOrPartialStatesEndTheWait) {
   PollPacer pacer;
   wait_ended(pacer, 0, kT0, kT0, milliseconds(40));
