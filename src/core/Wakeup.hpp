@@ -18,12 +18,11 @@ class Wakeup {
     notified_ = false;
     return woken;
   }
-  /** Ends the current or the next sleep. Any thread. */
+  /** Ends the current or the next sleep. Any thread. Notifies under the lock, so that the
+   * sleeper, once awake, may destroy the Wakeup as soon as it has the lock. */
   void notify() {
-    {
-      const std::lock_guard lock(mutex_);
-      notified_ = true;
-    }
+    const std::lock_guard lock(mutex_);
+    notified_ = true;
     ready_.notify_one();
   }
 

@@ -88,12 +88,14 @@ class DedicatedNodeServer {
   BufferPool pool_;
   std::unordered_map<std::uint64_t, BufferPool::Buffer> stored_;  // by handle, until released
   std::uint64_t next_handle_ = 0;
+  // The store thread ends the sleep between polls: declared before collector_, whose store
+  // thread calls it, so that it is destroyed after that thread is joined.
+  Wakeup wakeup_;
   std::unique_ptr<BlockCollector> collector_;
   std::size_t stopped_ = 0;
   std::chrono::steady_clock::time_point last_check_;
   std::chrono::steady_clock::time_point last_message_;  // from any client of this server
   PollPacer pacer_;
-  Wakeup wakeup_;  // the store thread ends the sleep between polls
   std::chrono::seconds timeout_;
   // Statistics.
   std::uint64_t held_ = 0, peak_held_ = 0, received_bytes_ = 0, received_blocks_ = 0;
