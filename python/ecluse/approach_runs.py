@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
 from .model import (AppModel, Approach, ApproachTerms, ModelOptions, Platform, Workload,
-                    predict)
+                    predict, terms_key)
 from .report import ReportLike, as_report
 
 
@@ -31,8 +31,7 @@ class ApproachRun:
 
     @property
     def key(self) -> str:
-        """The key of its terms in the profile: the kind, with the clients when more than one
-        (tp@2: TP with 2 clients on one node)."""
+        """The key of its terms in the profile (model.terms_key)."""
         return terms_key(self.kind, self.clients)
 
     def approach(self) -> Approach:
@@ -45,10 +44,6 @@ class ApproachRun:
         if self.kind == "dc":
             return Platform(1, 2, host_cpus=cpus)
         return Platform(1, self.clients, host_cpus=cpus)
-
-
-def terms_key(kind: str, clients_per_node: int = 1) -> str:
-    return kind if clients_per_node <= 1 else f"{kind}@{clients_per_node}"
 
 
 # One client each, so that at most 2 processes are busy on a 2-CPU machine.

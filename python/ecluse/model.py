@@ -194,6 +194,12 @@ class ApproachTerms:
                    int(data.get("runs", 0)), opt("residual"))
 
 
+def terms_key(kind: str, clients_per_node: int = 1) -> str:
+    """The key of an approach's terms in a profile: its kind, with the clients per node when
+    more than one (tp@2: TP with 2 clients on one node)."""
+    return kind if clients_per_node <= 1 else f"{kind}@{clients_per_node}"
+
+
 @dataclass(frozen=True)
 class AppModel:
     """What profiling tells about the application: T_base (s), s_cores, s_nodes, bandwidth.
@@ -217,9 +223,7 @@ class AppModel:
         profile runs it with one client and with one per CPU); the one-client terms when that
         count was not measured."""
         terms = dict(self.terms)
-        if clients_per_node > 1 and f"{kind}@{clients_per_node}" in terms:
-            return terms[f"{kind}@{clients_per_node}"]
-        return terms.get(kind)
+        return terms.get(terms_key(kind, clients_per_node), terms.get(kind))
 
 
 @dataclass(frozen=True)

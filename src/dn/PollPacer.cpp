@@ -21,7 +21,7 @@ void PollPacer::on_message(Clock::time_point now, std::size_t client, Micros cli
   }
   seen = now;
   between_since_.reset();
-  delay_ = kFirst;
+  backoff_.reset();
 }
 
 PollPacer::Micros PollPacer::shortest_wait() const {
@@ -44,17 +44,15 @@ PollPacer::Micros PollPacer::next(State state, Clock::time_point now) {
   } else if (!between_since_) {
     between_since_ = now;
     quiet_until_ = now + quiet_part();
-    delay_ = std::max(delay_, std::min(quiet_part(), between_longest()));
+    backoff_.at_least(std::min(quiet_part(), between_longest()));
   }
-  if (state == State::Between && quiet_until_ - now > delay_) {
+  if (state == State::Between && quiet_until_ - now > backoff_.delay()) {
     return std::chrono::duration_cast<Micros>(quiet_until_ - now);
   }
   const Micros longest = state == State::Receiving ? kReceivingLongest
                          : state == State::Partial ? kLongest
                                                    : between_longest();
-  const Micros pause = std::min(delay_, longest);
-  delay_ = std::min(pause * 2, longest);
-  return pause;
+  return backoff_.next(longest);
 }
 
 }  // namespace ecluse

@@ -11,6 +11,8 @@
 #include <optional>
 #include <vector>
 
+#include "dn/Backoff.hpp"
+
 namespace ecluse {
 
 class PollPacer {
@@ -23,8 +25,8 @@ class PollPacer {
     Partial,    // between the messages of an iteration some client has not ended yet
     Between,    // every iteration received is complete: the next one is a compute phase away
   };
-  static constexpr Micros kFirst{20};
-  static constexpr Micros kReceivingLongest{1000};
+  static constexpr Micros kFirst = Backoff::kFirst;
+  static constexpr Micros kReceivingLongest = Backoff::kLongest;
   /** The longest pause outside the quiet part of a wait: at 1 ms an idle server used 2.6% of a
    * core; at 8 ms a message waits less than the copy of 16 MiB takes. */
   static constexpr Micros kLongest{8000};
@@ -62,7 +64,7 @@ class PollPacer {
   [[nodiscard]] Micros between_longest() const;
 
  private:
-  Micros delay_ = kFirst;
+  Backoff backoff_;
   std::optional<Clock::time_point> between_since_;
   Clock::time_point quiet_until_;
   std::array<Micros, kHistory> waits_{};
