@@ -400,7 +400,8 @@ def store_detail(*keys):
 
 def alloc_detail(scenario):
     """Each store's worst alloc + commit, and beside it the worst of the calls that found room
-    at once with the number of calls that waited for the server to release a block."""
+    at once with the number of calls that waited for the server to release a block, and the
+    floor: the worst ecluse_get_iteration in the same state (what any call costs there)."""
     def detail(doc):
         parts = []
         for s, v in per_store(doc, scenario, "worst_alloc_commit_us").items():
@@ -409,6 +410,9 @@ def alloc_detail(scenario):
             waits = get(doc, "write_cost", "stores", s, scenario, "alloc_commit_buffer_waits")
             extra = (f" ({fmt(quick)} without the {int(waits)} calls that waited for room)"
                      if quick is not None and waits else "")
+            floor = get(doc, "write_cost", "stores", s, scenario, "floor_minimal_call_us")
+            if floor is not None:
+                extra += f"; a call that does nothing {fmt(floor)} there"
             parts.append(f"{s} {fmt(v)}{extra}")
         return ", ".join(parts)
     return detail

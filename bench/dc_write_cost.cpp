@@ -80,9 +80,35 @@ class Sweep {
   std::vector<double> data_;
 };
 
+/** Private memory whose pages are mapped and touched once: touching one line of each of its
+ * pages after a compute phase costs what the machine charges for TLB and cache misses, with no
+ * Ecluse code involved (the floor under the client's calls; see FloorProbe). */
+class TouchedPages {
+ public:
+  static constexpr std::size_t kPages = 64;
+  TouchedPages() : mapping_(kPages * kPageStride) {
+    auto* bytes = static_cast<volatile char*>(mapping_.data);
+    for (std::size_t i = 0; i < kPages; ++i) bytes[i * kPageStride] = 1;
+  }
+  /** Reads one line of each page (a different line in each: no cache set collisions). */
+  int touch() const {
+    const auto* bytes = static_cast<const volatile char*>(mapping_.data);
+    int sum = 0;
+    for (std::size_t i = 0; i < kPages; ++i) sum += bytes[i * kPageStride + (i * 64) % 4096];
+    return sum;
+  }
+
+ private:
+  static constexpr std::size_t kPageStride = 8 * 4096;  // apart, as a call's structures are
+  Mapping mapping_;
+};
+
 /** The samples of one scenario, in seconds (faults in counts). */
 struct Samples {
   std::vector<double> memcpy, memcpy_shifted, write, end, alloc, commit, alloc_commit;
+  // The floor: ecluse_get_iteration (a call that does nothing but enter the library and read
+  // one integer), and touching 64 pages of private memory, in the same state as alloc+commit.
+  std::vector<double> minimal_call, touch_pages;
   std::vector<double> memcpy_faults, write_faults, alloc_commit_faults;
   std::vector<double> alloc_commit_waits;  // the client's waits for room (dc.buffer_waits)
 };
@@ -136,7 +162,10 @@ class SizeRun {
     const int alloc_reps = reps_for(size_, 256 * kMiB, 101, options_.reps_scale);
     const int after_reps = reps_for(size_, 256 * kMiB, 31, options_.reps_scale);
     for (int i = 0; i < reps; ++i) copy_and_write(&hot_);
-    for (int i = 0; i < alloc_reps; ++i) alloc_and_commit(&hot_);
+    for (int i = 0; i < alloc_reps; ++i) {
+      alloc_and_commit(&hot_);
+      floor(&hot_);
+    }
     for (int i = 0; i < after_reps; ++i) after_compute();
     return Json::object()
         .set("size", size_)
@@ -221,6 +250,20 @@ class SizeRun {
     write(&after_);
     sweep_.run();
     alloc_and_commit(&after_);
+    sweep_.run();
+    floor(&after_);
+  }
+
+  /** What the machine charges any call in this state: the minimal call of the library, then
+   * the page touches (each after the state was set up again: a compute phase, or nothing). */
+  void floor(Samples* s) {
+    int iteration = 0;
+    s->minimal_call.push_back(
+        timed([&] { check(ecluse_get_iteration(&iteration), "ecluse_get_iteration"); }));
+    if (s == &after_) sweep_.run();
+    int sum = 0;
+    s->touch_pages.push_back(timed([&] { sum = pages_.touch(); }));
+    if (sum < 0) fail("impossible page sum");
   }
 
   /** Ends the iteration; with HDF5, waits (spinning: the client stays on its core, as a
@@ -271,6 +314,9 @@ class SizeRun {
         .set("alloc_commit_minor_faults", median(s.alloc_commit_faults))
         .set("alloc_commit_buffer_waits", sum(s.alloc_commit_waits))
         .set("alloc_commit_us_without_wait", without_wait_us(s))
+        .set("minimal_call_us", median(s.minimal_call) * kUs)
+        .set("touch_64_pages_us", median(s.touch_pages) * kUs)
+        .set("alloc_commit_over_minimal_call", median(s.alloc_commit) / median(s.minimal_call))
         .set("alloc_commit_pass", alloc_commit_us(s) <= kAllocCommitGoal);
   }
 
@@ -280,6 +326,7 @@ class SizeRun {
   Mapping source_;
   Mapping target_;
   Sweep sweep_;
+  TouchedPages pages_;
   double cold_memcpy_ = 0;
   double cold_write_ = 0;
   double cold_write_faults_ = 0;
@@ -322,6 +369,8 @@ struct SizeResult {
   double alloc_commit_faults[2] = {0, 0};
   double alloc_commit_without_wait_us[2] = {0, 0};  // 0: every call waited
   double alloc_commit_waits[2] = {0, 0};
+  double minimal_call_us[2] = {0, 0};
+  double touch_pages_us[2] = {0, 0};
   double cold_write_us = 0, cold_write_faults = 0;
 };
 
@@ -345,6 +394,8 @@ SizeResult run_session(const Options& options, const std::string& store, std::ui
       const double kept = without_wait_us(*scenarios[i]);
       result.alloc_commit_without_wait_us[i] = std::isnan(kept) ? 0 : kept;
       result.alloc_commit_waits[i] = sum(scenarios[i]->alloc_commit_waits);
+      result.minimal_call_us[i] = median(scenarios[i]->minimal_call) * kUs;
+      result.touch_pages_us[i] = median(scenarios[i]->touch_pages) * kUs;
     }
     result.cold_write_us = run.cold_write_us();
     result.cold_write_faults = run.cold_write_faults();
@@ -360,6 +411,7 @@ SizeResult run_session(const Options& options, const std::string& store, std::ui
  * client ended iterations faster than the server turns them around) are shown beside it. */
 struct Worst {
   double ratio = 0, alloc = 0, alloc_without_wait = 0, waits = 0;
+  double minimal_call = 0, touch_pages = 0;  // the floor, worst over the sizes
 };
 
 Json verdict(const Worst& w) {
@@ -369,7 +421,9 @@ Json verdict(const Worst& w) {
       .set("worst_alloc_commit_us", w.alloc)
       .set("alloc_commit_pass", w.alloc <= kAllocCommitGoal)
       .set("worst_alloc_commit_us_without_wait", w.alloc_without_wait)
-      .set("alloc_commit_buffer_waits", w.waits);
+      .set("alloc_commit_buffer_waits", w.waits)
+      .set("floor_minimal_call_us", w.minimal_call)
+      .set("floor_touch_64_pages_us", w.touch_pages);
 }
 
 /** Every size of one store; clears *pass if a goal of the hot scenario is missed. */
@@ -384,6 +438,8 @@ Json run_store(const Options& options, const std::string& store, bool* is_client
       worst[i].alloc_without_wait =
           std::max(worst[i].alloc_without_wait, r.alloc_commit_without_wait_us[i]);
       worst[i].waits += r.alloc_commit_waits[i];
+      worst[i].minimal_call = std::max(worst[i].minimal_call, r.minimal_call_us[i]);
+      worst[i].touch_pages = std::max(worst[i].touch_pages, r.touch_pages_us[i]);
     }
     sizes.push_back(std::move(r.json));
   }
@@ -665,6 +721,12 @@ Json report(const Options& options, Json stores, Json extra, bool pass) {
                     "HDF5 the client spins until the file of that iteration "
                     "appears (server done), untimed, and removes it one iteration later")
                .set("alloc_commit", "ecluse_alloc + ecluse_commit without filling the block")
+               .set("floor",
+                    "in the same state as alloc+commit (after it when hot, after a compute "
+                    "phase of its own otherwise): ecluse_get_iteration, a call that only enters "
+                    "the library (minimal_call_us), and one read in each of 64 pages of private, "
+                    "already mapped memory (touch_64_pages_us): what the machine charges for "
+                    "cold caches and TLB whatever the call")
                .set("hot",
                     "calls back to back (only end_iteration and the server's work "
                     "between them)")

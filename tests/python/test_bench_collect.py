@@ -222,3 +222,17 @@ def test_alloc_detail_shows_the_calls_that_found_room_at_once(results):
     row = rows[FIGURES[2]]
     assert (row["value"], row["met"]) == (14.0, "no")  # judged on every call
     assert row["detail"] == "null 14.00 (1.50 without the 47 calls that waited for room), hdf5 4.50"
+
+
+def test_alloc_detail_shows_the_floor_of_any_call(results):
+    directory, now = results
+    doc = json.loads(now.read_text())
+    stores = doc["write_cost"]["stores"]
+    stores["null"]["after_compute"].update(worst_alloc_commit_us=13.0,
+                                           floor_minimal_call_us=3.25)
+    stores["hdf5"]["after_compute"]["worst_alloc_commit_us"] = 17.5
+    now.write_text(json.dumps(doc))
+    rows = rows_by_name(collect.performance(collect.sources([now], [], directory)))
+    row = rows[FIGURES[3]]
+    assert (row["value"], row["met"]) == (17.5, "no")
+    assert row["detail"] == "null 13.00; a call that does nothing 3.25 there, hdf5 17.50"
