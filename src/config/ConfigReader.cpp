@@ -372,6 +372,7 @@ class Reader {
     layout.dimensions = expressions(node, "dimensions", layout.broken);
     layout.global = expressions(node, "global", layout.broken);
     read_ghosts(node, layout);
+    warn_layout(node, attrs_);
     const std::string language =
         attrs_.choice(node, "language", {"c", "cpp", "fortran", "python", "unknown"}, "unknown");
     layout.fortran =

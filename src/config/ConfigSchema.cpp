@@ -61,7 +61,9 @@ std::vector<ElementRule> build_rules() {
       {"layout",
        {"name", "type", "dimensions", "global", "ghosts", "language", "visualizable"},
        {"name", "type", "dimensions"},
-       {}},
+       {},
+       {},
+       {"ghost"}},  // Damaris's own examples carry this misspelling; Damaris ignores it
       {"variable",
        {"name", "layout", "unit", "enabled", "mesh", "type", "centering", "visualizable",
         "time-varying", "store", "script", "select", "select-file", "vectorlength"},
@@ -122,6 +124,20 @@ std::string article(const std::string& word) {
   return std::string("aeiou").find(word.front()) == std::string::npos ? "a" : "an";
 }
 
+bool damaris_file(const pugi::xml_node& node) {
+  const pugi::xml_node root = node.root().child("simulation");
+  return std::string(root.attribute("xmlns").value()) == kDamarisNamespace;
+}
+
+/** Whether `name` may stand on an element of `rule` in this node's file. */
+bool allowed_attribute(const pugi::xml_node& node, const ElementRule& rule,
+                       const std::string& name) {
+  if (contains(rule.attributes, name) || name == "comment" || name.rfind("xmlns:", 0) == 0) {
+    return true;
+  }
+  return contains(rule.damaris_ignored, name) && damaris_file(node);
+}
+
 void check_attributes(const pugi::xml_node& node, const ElementRule& rule, const XmlSource& source,
                       Diagnostics& diagnostics) {
   std::set<std::string, std::less<>> seen;  // a set: a node may have very many attributes
@@ -129,7 +145,9 @@ void check_attributes(const pugi::xml_node& node, const ElementRule& rule, const
   for (const auto& attribute : node.attributes()) {
     const std::string name = attribute.name();
     if (!diagnostics.listing()) {  // finding the place of each is linear: only count them
-      if (seen.count(name) != 0 || !contains(rule.attributes, name)) diagnostics.count_unlisted();
+      if (seen.count(name) != 0 || !allowed_attribute(node, rule, name)) {
+        diagnostics.count_unlisted();
+      }
       seen.insert(name);
       continue;
     }
@@ -140,9 +158,7 @@ void check_attributes(const pugi::xml_node& node, const ElementRule& rule, const
       continue;
     }
     seen.insert(name);
-    if (contains(rule.attributes, name) || name == "comment" || name.rfind("xmlns:", 0) == 0) {
-      continue;
-    }
+    if (allowed_attribute(node, rule, name)) continue;
     std::vector<std::string> allowed = rule.attributes;
     allowed.emplace_back("comment");
     suggested.push_back(closest(name, allowed));

@@ -24,6 +24,9 @@ struct ElementRule {
   std::vector<std::string> required;
   std::vector<std::string> children;
   std::vector<std::string> repeatable = {};
+  // Accepted only in a Damaris 1.x file (the reader warns that it is ignored, as Damaris does);
+  // unknown attributes in an Ecluse file.
+  std::vector<std::string> damaris_ignored = {};
 };
 
 /** The children of an unstructured <mesh> that name the variables of its arrays. */

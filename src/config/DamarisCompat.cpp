@@ -202,4 +202,12 @@ void warn_variable(const pugi::xml_node& node, const AttributeReader& attrs) {
   }
 }
 
+void warn_layout(const pugi::xml_node& node, const AttributeReader& attrs) {
+  if (!node.attribute("ghost")) return;
+  warn_at(attrs, node, "ghost", "layout-ghost",
+          "ghost= on <layout> is ignored, as Damaris 1.x ignores it (its attribute is "
+          "ghosts=): the whole block is written. Remove it, or write ghosts= to leave these "
+          "ghost zones out of the files (that changes what is written).");
+}
+
 }  // namespace ecluse

@@ -36,4 +36,8 @@ void warn_log(const pugi::xml_node& node, const AttributeReader& attrs);
 /** Variable attributes Ecluse keeps no meaning for (select, select-file, vectorlength). */
 void warn_variable(const pugi::xml_node& node, const AttributeReader& attrs);
 
+/** <layout ghost="..."> (Damaris files only: a misspelling of ghosts= in Damaris's own
+ * examples, which Damaris ignores): ignored too, with a warning. */
+void warn_layout(const pugi::xml_node& node, const AttributeReader& attrs);
+
 }  // namespace ecluse

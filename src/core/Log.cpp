@@ -4,17 +4,32 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
+#include <system_error>
 
 namespace ecluse {
 namespace {
 
-// A log that cannot be opened (or is a symbolic link) falls back to stderr, as if unset.
-std::FILE* open_log(const std::string& path) {
+// The log's directory is created if missing, as Damaris's file sink does (its examples all
+// log into "log/"). A log that still cannot be opened (or is a symbolic link) falls back to
+// stderr; the first rank says so once.
+std::FILE* open_log(const std::string& path, int rank) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  std::error_code ignored;  // a failure shows as the open's error below
+  if (!parent.empty()) std::filesystem::create_directories(parent, ignored);
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) return nullptr;
-  std::FILE* file = ::fdopen(fd, "a");
-  if (!file) ::close(fd);
+  std::FILE* file = fd < 0 ? nullptr : ::fdopen(fd, "a");
+  const int error = errno;
+  if (fd >= 0 && !file) ::close(fd);
+  if (!file && rank == 0) {
+    std::fprintf(stderr,
+                 "[ecluse 0] warning: cannot open the log file '%s' (%s): logging to stderr; "
+                 "check <log FileName> and that its directory is writable.\n",
+                 path.c_str(), std::strerror(error));
+  }
   return file;
 }
 
@@ -22,7 +37,9 @@ std::FILE* open_log(const std::string& path) {
 
 Log::Log(const LogConfig& config, int rank)
     : threshold_(config.level), flush_(config.flush), rank_(rank) {
-  if (!config.file.empty()) file_ = open_log(config.file + "." + std::to_string(rank) + ".log");
+  if (!config.file.empty()) {
+    file_ = open_log(config.file + "." + std::to_string(rank) + ".log", rank);
+  }
 }
 
 Log::~Log() {

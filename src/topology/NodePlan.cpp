@@ -13,8 +13,9 @@ void check_room(int node, int local_size, int k) {
     throw Error(ECLUSE_INIT_ERROR,
                 "node " + std::to_string(node) + " has " + std::to_string(local_size) +
                     " rank(s) but <dedicated cores=\"" + std::to_string(k) +
-                    "\"/> leaves none for the simulation; run at least " + std::to_string(k + 1) +
-                    " ranks per node or lower the number of dedicated cores.");
+                    "\"/> leaves none for the simulation; run at least " + std::to_string(2 * k) +
+                    " ranks per node (every dedicated core needs a client) or lower the number "
+                    "of dedicated cores.");
   }
   if (local_size - k < k) {
     throw Error(ECLUSE_INIT_ERROR,

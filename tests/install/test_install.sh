@@ -52,7 +52,18 @@ if [ $fortran = ON ]; then
   run_consumer "$work" consumer_f
 fi
 
-# 3. The `ecluse` command and the Python package of the prefix.
+# 3. The MPI usage check preloads from the prefix as docs/reliability.md says, with no
+# LD_LIBRARY_PATH: it finds libecluse beside it.
+check=$libdir/libecluse_mpicheck.so
+[ -e "$check" ] || { echo "FAIL: $check not installed" >&2; exit 1; }
+(cd "$work/cmake-build" && rm -rf out && "$mpiexec" -n 2 "${launch_flags[@]}" \
+  env -u LD_LIBRARY_PATH LD_PRELOAD="$check" ./consumer_c) >"$work/preload.log" 2>&1 ||
+  { echo "FAIL: consumer_c with LD_PRELOAD=$check:" >&2; cat "$work/preload.log" >&2; exit 1; }
+grep -q "^consumer_c: ok$" "$work/preload.log" ||
+  { echo "FAIL: consumer_c under the preloaded check:" >&2; cat "$work/preload.log" >&2; exit 1; }
+echo "ok: $check preloads from the prefix"
+
+# 4. The `ecluse` command and the Python package of the prefix.
 "$prefix/bin/ecluse" --help | grep -q "predict" || { echo "FAIL: ecluse --help" >&2; exit 1; }
 echo "ok: $prefix/bin/ecluse runs"
 site=$(find "$prefix" -type d -path '*site-packages/ecluse' | head -1)

@@ -154,7 +154,8 @@ TEST(ApiDc, ANodeWithoutClientsIsAnErrorOnEveryRank) {
   EXPECT_EQ(status, ECLUSE_INIT_ERROR);
   EXPECT_STREQ(ecluse_error_message(),
                "node 1 has 1 rank(s) but <dedicated cores=\"1\"/> leaves none for the "
-               "simulation; run at least 2 ranks per node or lower the number of dedicated "
+               "simulation; run at least 2 ranks per node (every dedicated core needs a client) "
+               "or lower the number of dedicated "
                "cores.");
 }
 
