@@ -2,6 +2,7 @@
 #include "store/Hdf5CollectiveStore.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <string_view>
@@ -27,6 +28,16 @@ struct CollectiveVariable {
   std::int64_t unpositioned = 0;        // blocks whose client never called set_position
   std::uint64_t covered = 0;            // sum of the blocks' interior cells (saturating)
   std::vector<std::uint64_t> chunk;     // the first block's interior: the compressed chunk
+  // Blocks without a position, every one holding the whole array (Damaris programs often have
+  // every client write its copy of a coordinate array): a digest of their bytes, so that
+  // identical copies are written once; any difference refuses the variable.
+  std::uint64_t digest = 0;          // of this writer's first unpositioned block
+  std::int64_t digests_differ = 0;   // this writer's unpositioned blocks are not all the same
+  std::int64_t replica_writer = -1;  // merged: the one writer whose copy is written, or -1
+  bool overlapping = false;          // merged: blocks overlap, written all the same (Damaris)
+  // The first error of this variable (its other blocks, and the other variables, go on).
+  std::int64_t status = ECLUSE_OK;
+  std::string error;
   [[nodiscard]] DataType data_type() const { return static_cast<DataType>(type); }
   [[nodiscard]] const std::vector<std::uint64_t>& extent() const {
     return declared.empty() ? reach : declared;
@@ -42,6 +53,13 @@ struct DatasetEncoding {
   std::vector<std::uint64_t> chunk;
   Hdf5Compression applied = Hdf5Compression::None;
   ScaledRange range;  // scaled16: over all writers' blocks
+};
+
+/** What every writer writes at one iteration, and the variables refused (each with its first
+ * error), the same on every writer. */
+struct CollectivePlan {
+  std::vector<CollectiveVariable> variables;
+  std::vector<Error> refused;
 };
 
 /** What one writer sends to all others: its variables, or the error that stops it. */
@@ -66,6 +84,10 @@ std::string pack(const WriterSummary& summary) {
     out.put(v.unpositioned);
     out.put(static_cast<std::int64_t>(v.covered));
     out.put(v.chunk);
+    out.put(static_cast<std::int64_t>(v.digest));
+    out.put(v.digests_differ);
+    out.put(v.status);
+    out.put(v.error);
   }
   return out.bytes();
 }
@@ -87,6 +109,10 @@ WriterSummary unpack(std::string_view bytes) {
     v.unpositioned = in.integer();
     v.covered = static_cast<std::uint64_t>(in.integer());
     v.chunk = in.extent();
+    v.digest = static_cast<std::uint64_t>(in.integer());
+    v.digests_differ = in.integer();
+    v.status = in.integer();
+    v.error = in.text();
     summary.variables.push_back(std::move(v));
   }
   return summary;
@@ -165,6 +191,30 @@ void check_same_dataset(const CollectiveVariable& a, const CollectiveVariable& b
   }
 }
 
+/** A 64-bit digest of a block's bytes, ghosts included (8 bytes a step: a pass over the block
+ * at memory speed). Equal digests are taken as equal blocks. */
+std::uint64_t digest_of(const BlockData& block) {
+  const std::uint64_t bytes = element_count(block.dims) * data_type_size(block.type);
+  const auto* data = static_cast<const unsigned char*>(block.data);
+  std::uint64_t h = 0x9e3779b97f4a7c15ull ^ bytes;
+  std::uint64_t i = 0;
+  for (; data != nullptr && i + 8 <= bytes; i += 8) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, data + i, 8);
+    h = (h ^ word) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  for (; data != nullptr && i < bytes; ++i) h = (h ^ data[i]) * 0x100000001b3ull;
+  return h;
+}
+
+void note_unpositioned(CollectiveVariable& v, const BlockData& block) {
+  const std::uint64_t digest = digest_of(block);
+  if (v.unpositioned == 0) v.digest = digest;
+  if (digest != v.digest) v.digests_differ = 1;
+  ++v.unpositioned;
+}
+
 void add_block(CollectiveVariable& v, const BlockData& block, const std::string& store) {
   check_block(block, store);
   CollectiveVariable mine;
@@ -179,27 +229,33 @@ void add_block(CollectiveVariable& v, const BlockData& block, const std::string&
   }
   ++v.blocks;
   ++v.total;
-  if (block.position.empty()) ++v.unpositioned;
+  if (block.position.empty()) note_unpositioned(v, block);
   v.covered = saturating_add(v.covered, saturating_cells(interior));
 }
 
+// A block refused here refuses its variable only: the others are still written.
 WriterSummary summarize(const std::vector<BlockData>& blocks, const std::string& store) {
   WriterSummary summary;
-  try {
-    std::map<std::string, CollectiveVariable> variables;
-    for (const BlockData& block : blocks) {
-      add_block(variables[block.variable ? block.variable->name : ""], block, store);
+  std::map<std::string, CollectiveVariable> variables;
+  for (const BlockData& block : blocks) {
+    const std::string name = block.variable ? block.variable->name : "";
+    CollectiveVariable& v = variables[name];
+    if (v.status != ECLUSE_OK) continue;
+    try {
+      add_block(v, block, store);
+    } catch (const Error& e) {
+      v.name = name;
+      v.status = e.status();
+      v.error = e.what();
     }
-    for (auto& entry : variables) summary.variables.push_back(std::move(entry.second));
-  } catch (const Error& e) {
-    summary.status = e.status();
-    summary.message = e.what();
   }
+  for (auto& entry : variables) summary.variables.push_back(std::move(entry.second));
   return summary;
 }
 
 // Blocks without a position all land at the origin: with more than one block they overwrite
-// each other, which is refused rather than stored as silently wrong output.
+// each other, which is refused rather than stored as silently wrong output, unless every one
+// is the whole array with the same bytes (replicas: written once, see merge).
 void check_positions(const CollectiveVariable& v, const std::string& store) {
   if (v.total <= 1 || v.unpositioned == 0) return;
   throw Error(ECLUSE_DATASPACE_ERROR,
@@ -222,11 +278,28 @@ void check_overlap(const CollectiveVariable& v, const std::string& store) {
 }
 
 void merge_variable(std::map<std::string, CollectiveVariable>& plan, const CollectiveVariable& v,
-                    const std::string& store) {
+                    std::int64_t writer, const std::string& store) {
   auto [it, inserted] = plan.emplace(v.name, v);
-  if (inserted) return;
   CollectiveVariable& known = it->second;
+  if (inserted) {
+    if (v.unpositioned > 0) known.replica_writer = writer;
+    return;
+  }
+  if (known.status != ECLUSE_OK) return;  // the first error stands
+  if (v.status != ECLUSE_OK) {
+    known.status = v.status;
+    known.error = v.error;
+    return;
+  }
   check_same_dataset(known, v, store);
+  if (v.unpositioned > 0 && known.unpositioned == 0) {
+    known.digest = v.digest;
+    known.replica_writer = writer;
+  }
+  if (v.unpositioned > 0 && known.unpositioned > 0 && v.digest != known.digest) {
+    known.digests_differ = 1;
+  }
+  known.digests_differ = known.digests_differ || v.digests_differ;
   for (std::size_t d = 0; d < v.reach.size(); ++d) {
     known.reach[d] = std::max(known.reach[d], v.reach[d]);
   }
@@ -236,30 +309,87 @@ void merge_variable(std::map<std::string, CollectiveVariable>& plan, const Colle
   known.covered = saturating_add(known.covered, v.covered);
 }
 
-// Runs on every writer with the same input, so it succeeds or throws the same error everywhere.
-std::vector<CollectiveVariable> merge(const std::vector<std::string>& packed,
-                                      const std::string& store) {
-  std::vector<WriterSummary> summaries;
-  for (const std::string& bytes : packed) summaries.push_back(unpack(bytes));
-  for (const WriterSummary& s : summaries) {
-    if (s.status != ECLUSE_OK) throw Error(static_cast<ecluse_status>(s.status), s.message);
-  }
-  std::map<std::string, CollectiveVariable> plan;
-  for (const WriterSummary& s : summaries) {
-    for (const CollectiveVariable& v : s.variables) merge_variable(plan, v, store);
-  }
-  std::vector<CollectiveVariable> sorted;
-  for (auto& entry : plan) {
-    check_positions(entry.second, store);
-    check_overlap(entry.second, store);
-    sorted.push_back(std::move(entry.second));
-  }
-  return sorted;
+/** Every block at the origin, each the whole dataset, all with the same bytes. */
+bool replicas(const CollectiveVariable& v) {
+  const std::uint64_t cells = saturating_cells(v.extent());
+  return v.total > 1 && v.unpositioned == v.total && v.digests_differ == 0 &&
+         v.covered == saturating_cells({cells, static_cast<std::uint64_t>(v.total)});
 }
 
-Hdf5Handle collective_transfer(const std::string& path) {
+/** Refuses `v` (throws) or makes it ready to write: replicas are written once, by the writer
+ * that holds the first copy. Overlapping blocks are refused, unless `overlaps` (a Damaris file,
+ * whose programs often write shared boundary cells from both sides, as Damaris writes them):
+ * then every block is written, independently (warned, see warn_uncovered). */
+void settle(CollectiveVariable& v, bool overlaps, const std::string& store) {
+  if (v.status != ECLUSE_OK) throw Error(static_cast<ecluse_status>(v.status), v.error);
+  if (replicas(v)) {
+    v.blocks = 1;
+    v.covered = saturating_cells(v.extent());
+    return;
+  }
+  v.replica_writer = -1;
+  check_positions(v, store);
+  if (overlaps && v.covered > saturating_cells(v.extent())) {
+    v.overlapping = true;
+    return;
+  }
+  check_overlap(v, store);
+}
+
+// Runs on every writer with the same input, so every writer plans the same datasets and refuses
+// the same variables (with the same first error, in `refused`).
+CollectivePlan merge(const std::vector<std::string>& packed, bool overlaps,
+                     const std::string& store) {
+  std::map<std::string, CollectiveVariable> merged;
+  std::map<std::string, Error> refused;
+  for (std::size_t writer = 0; writer < packed.size(); ++writer) {
+    const WriterSummary s = unpack(packed[writer]);
+    if (s.status != ECLUSE_OK) throw Error(static_cast<ecluse_status>(s.status), s.message);
+    for (const CollectiveVariable& v : s.variables) {
+      if (refused.count(v.name) != 0) continue;
+      try {
+        merge_variable(merged, v, static_cast<std::int64_t>(writer), store);
+      } catch (const Error& e) {
+        refused.emplace(v.name, e);
+      }
+    }
+  }
+  CollectivePlan plan;
+  for (auto& [name, v] : merged) {
+    if (refused.count(name) != 0) continue;
+    try {
+      settle(v, overlaps, store);
+      plan.variables.push_back(std::move(v));
+    } catch (const Error& e) {
+      refused.emplace(name, e);
+    }
+  }
+  for (auto& entry : refused) plan.refused.push_back(std::move(entry.second));
+  return plan;
+}
+
+/** The error of an iteration written without its refused variables: the first refusal, and
+ * what was written all the same. */
+Error partial_error(const CollectivePlan& plan) {
+  std::string names;
+  for (const Error& e : plan.refused) {
+    const std::string text = e.what();
+    const auto open = text.find("variable '");
+    const auto close = open == std::string::npos ? open : text.find('\'', open + 10);
+    if (close == std::string::npos) continue;
+    names += (names.empty() ? "" : ", ") + text.substr(open + 10, close - open - 10);
+  }
+  return Error(plan.refused.front().status(), std::string(plan.refused.front().what()) +
+                                                  " (the iteration's file holds its " +
+                                                  std::to_string(plan.variables.size()) +
+                                                  " other variable(s); left out: " + names + ")");
+}
+
+Hdf5Handle collective_transfer(const CollectiveVariable& v, const std::string& path) {
   Hdf5Handle dxpl = hdf5_own(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "create a property list", path);
-  hdf5_check(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "request collective I/O", path);
+  hdf5_check(H5Pset_dxpl_mpio(dxpl.get(),
+                              v.overlapping ? H5FD_MPIO_INDEPENDENT : H5FD_MPIO_COLLECTIVE),
+             "request collective I/O", path);
   return dxpl;
 }
 
@@ -345,7 +475,7 @@ void write_collective_block(hid_t dataset, const CollectiveVariable& v,
   if (converted && element_count(block->interior()) == 0) {
     hdf5_check(H5Sselect_none(memory_space.get()), "select nothing", path);
   }
-  Hdf5Handle dxpl = collective_transfer(path);
+  Hdf5Handle dxpl = collective_transfer(v, path);
   const std::vector<std::uint16_t> codes =
       converted ? encode_interior(*block, encoding.applied, encoding.range)
                 : std::vector<std::uint16_t>{};
@@ -393,7 +523,13 @@ bool Hdf5CollectiveStore::is_root() const {
 void Hdf5CollectiveStore::write_iteration(int iteration, const std::vector<BlockData>& blocks) {
   quiet_hdf5_errors();
   const auto packed = gather_strings(env_.comm, pack(summarize(blocks, options_.store_name)));
-  const std::vector<CollectiveVariable> plan = merge(packed, options_.store_name);
+  // Overlapping blocks of a Damaris file are written independently (MPI-IO's collective
+  // buffering does not take overlapping requests); compressed datasets need collective writes.
+  const bool overlaps = env_.config != nullptr && env_.config->dialect == Dialect::Damaris &&
+                        options_.compression.method == Hdf5Compression::None;
+  const CollectivePlan agreed = merge(packed, overlaps, options_.store_name);
+  const std::vector<CollectiveVariable>& plan = agreed.variables;
+  if (plan.empty() && !agreed.refused.empty()) throw agreed.refused.front();
   if (plan.empty()) return;
   warn_uncovered(iteration, plan);
   const std::string path = output_file_path(options_, env_.simulation, iteration, 0, 0);
@@ -418,6 +554,8 @@ void Hdf5CollectiveStore::write_iteration(int iteration, const std::vector<Block
   run_collectively(env_.comm, [&] {
     if (is_root()) publish_part(path, options_);
   });
+  // Written without the refused variables: the simulation hears of them all the same.
+  if (!agreed.refused.empty()) throw partial_error(agreed);
 }
 
 void Hdf5CollectiveStore::write_file(const std::string& path, int iteration,
@@ -435,10 +573,16 @@ void Hdf5CollectiveStore::write_file(const std::string& path, int iteration,
     reserve_space(path, reservation_size(payload_bytes(plan), plan.size()), options_.store_name);
   });
   const auto mine = by_variable(blocks);
+  int rank = 0;
+  MPI_Comm_rank(env_.comm, &rank);
   for (const CollectiveVariable& variable : plan) {
     const auto found = mine.find(variable.name);
-    write_variable(file.get(), variable,
-                   found == mine.end() ? std::vector<const BlockData*>{} : found->second, path);
+    std::vector<const BlockData*> held =
+        found == mine.end() ? std::vector<const BlockData*>{} : found->second;
+    if (variable.replica_writer >= 0) {  // identical copies: one writer writes its first
+      held.resize(variable.replica_writer == rank && !held.empty() ? 1 : 0);
+    }
+    write_variable(file.get(), variable, held, path);
   }
   run_collectively(env_.comm, [&] {
     const BlockingCall call({options_.store_name, path, env_.comm}, "H5Fclose");
@@ -482,6 +626,22 @@ void Hdf5CollectiveStore::warn_uncovered(int iteration,
                                          const std::vector<CollectiveVariable>& plan) {
   if (!is_root() || env_.log == nullptr) return;
   for (const CollectiveVariable& v : plan) {
+    if (v.replica_writer >= 0 && warned_.insert(v.name + "\n(replicas)").second) {
+      env_.log->warning(variable_error_prefix(options_.store_name, v.name) + ": at iteration " +
+                        std::to_string(iteration) + " its " + std::to_string(v.total) +
+                        " blocks have no position and hold the same bytes (every client wrote "
+                        "the whole array): written once (said once per variable)");
+    }
+    if (v.overlapping && warned_.insert(v.name + "\n(overlap)").second) {
+      env_.log->warning(
+          variable_error_prefix(options_.store_name, v.name) + ": at iteration " +
+          std::to_string(iteration) + " its " + std::to_string(v.total) + " blocks hold " +
+          std::to_string(v.covered) + " interior cells for a dataset of " +
+          std::to_string(saturating_cells(v.extent())) + " " + format_extent(v.extent()) +
+          ", so some overlap; as Damaris does (a Damaris file), every block is written and a "
+          "cell written twice keeps one of its values. Fix: ghosts= for the shared cells, or "
+          "positions that tile the dataset (said once per variable)");
+    }
     const std::uint64_t cells = saturating_cells(v.extent());
     if (v.covered >= cells || !warned_.insert(v.name).second) continue;
     env_.log->warning(variable_error_prefix(options_.store_name, v.name) + ": at iteration " +

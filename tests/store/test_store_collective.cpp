@@ -243,6 +243,116 @@ TEST(StoreCollective, OverlappingBlocksAreRefused) {
                 "positions given to ecluse_set_position");
 }
 
+TEST(StoreCollective, IdenticalWholeArraysWithoutPositionAreWrittenOnce) {
+  // Damaris programs often have every client write its copy of a coordinate array.
+  const std::string dir = fresh_dir("coll_replicas");
+  LogConfig log_config;
+  log_config.file = dir + "/log";
+  Log log(log_config, world_rank());
+  StoreEnv env = world_env();
+  env.log = &log;
+  auto store = make_store_collectively(hdf5_store(dir + "/out", "Collective"), env);
+  Variable x = variable("coord/x");
+  const std::vector<float> coords = {0.5f, 1.5f, 2.5f, 3.5f, 4.5f};
+  for (int it = 0; it < 2; ++it) {
+    store->write_iteration(it, {block_of(x, coords, {{5}, {}, {}, {}, {5}}, world_rank())});
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() != 0) return;
+  EXPECT_EQ(read_dataset(dir + "/out/sim_It1.h5", "coord/x").bytes, as_bytes(coords));
+  if (world_size() == 1) return;  // one block is not a replica
+  EXPECT_EQ(read_text(dir + "/log.0.log"),
+            "[ecluse 0] warning: store 'h5': variable 'coord/x': at iteration 0 its " +
+                std::to_string(world_size()) +
+                " blocks have no position and hold the same bytes (every client wrote the "
+                "whole array): written once (said once per variable)\n");
+}
+
+TEST(StoreCollective, DifferentWholeArraysWithoutPositionAreRefused) {
+  if (world_size() == 1) GTEST_SKIP() << "needs two writers";
+  const std::string dir = fresh_dir("coll_replicas_differ");
+  auto store = make_store_collectively(hdf5_store(dir, "Collective"), world_env());
+  Variable x = variable("coord/x");
+  const std::vector<double> mine(3, double(world_rank()));
+  Error e = error_of([&] {
+    store->write_iteration(0, {block_of(x, mine, {{3}, {}, {}, {}, {3}}, world_rank())});
+  });
+  EXPECT_EQ(e.status(), ECLUSE_DATASPACE_ERROR);
+  EXPECT_EQ(std::string(e.what()),
+            "store 'h5': variable 'coord/x': " + std::to_string(world_size()) + " of its " +
+                std::to_string(world_size()) +
+                " blocks have no position and would overwrite each other at the origin. Fix: "
+                "call ecluse_set_position (or ecluse_set_block_position) for every block "
+                "before writing it");
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_TRUE(no_output(dir));
+}
+
+TEST(StoreCollective, ARefusedVariableLeavesTheOthersWritten) {
+  if (world_size() == 1) GTEST_SKIP() << "needs two writers";
+  const std::string dir = fresh_dir("coll_partial");
+  auto store = make_store_collectively(hdf5_store(dir, "Collective"), world_env());
+  const std::int64_t r = world_rank();
+  Variable field = variable("field");
+  Variable edge = variable("edge");
+  const std::vector<std::int64_t> row = {r, r, r};
+  const std::vector<double> cells(4, 1.0);
+  // field tiles its dataset; every block of edge claims row 0 of a one-row dataset.
+  const Shape tiled{{1, 3}, {}, {}, {r, 0}, {std::uint64_t(world_size()), 3}};
+  const Shape overlapping{{1, 4}, {}, {}, {0, 0}, {1, 4}};
+  Error e = error_of([&] {
+    store->write_iteration(
+        3, {block_of(field, row, tiled, int(r)), block_of(edge, cells, overlapping, int(r))});
+  });
+  EXPECT_EQ(e.status(), ECLUSE_DATASPACE_ERROR);
+  const std::string n = std::to_string(world_size());
+  EXPECT_EQ(std::string(e.what()),
+            "store 'h5': variable 'edge': its " + n + " blocks hold " +
+                std::to_string(4 * world_size()) +
+                " interior cells for a dataset of 4 (1, 4), so some overlap. Fix: check the "
+                "positions given to ecluse_set_position (the iteration's file holds its 1 other "
+                "variable(s); left out: edge)");
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (r != 0) return;
+  std::vector<std::int64_t> expected;
+  for (int k = 0; k < world_size(); ++k) expected.insert(expected.end(), 3, k);
+  EXPECT_EQ(read_dataset(file_of(dir, 3), "field").bytes, as_bytes(expected));
+  EXPECT_THROW(read_dataset(file_of(dir, 3), "edge"), std::runtime_error);
+}
+
+TEST(StoreCollective, OverlappingBlocksOfADamarisFileAreWrittenWithAWarning) {
+  if (world_size() == 1) GTEST_SKIP() << "needs two writers";
+  const std::string dir = fresh_dir("coll_damaris_overlap");
+  LogConfig log_config;
+  log_config.file = dir + "/log";
+  Log log(log_config, world_rank());
+  Config damaris;
+  damaris.dialect = Dialect::Damaris;
+  StoreEnv env = world_env();
+  env.log = &log;
+  env.config = &damaris;
+  auto store = make_store_collectively(hdf5_store(dir + "/out", "Collective"), env);
+  Variable z = variable("coord/z");
+  // Blocks of 3 cells sharing their boundary cell (value = global index), as Damaris's
+  // mandelbulb example writes its z coordinates.
+  const std::int64_t r = world_rank();
+  const std::vector<double> mine = {double(2 * r), double(2 * r + 1), double(2 * r + 2)};
+  const std::uint64_t n = 2 * std::uint64_t(world_size()) + 1;
+  store->write_iteration(0, {block_of(z, mine, {{3}, {}, {}, {2 * r}, {n}}, int(r))});
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (r != 0) return;
+  std::vector<double> expected;
+  for (std::uint64_t i = 0; i < n; ++i) expected.push_back(double(i));
+  EXPECT_EQ(read_dataset(dir + "/out/sim_It0.h5", "coord/z").bytes, as_bytes(expected));
+  EXPECT_EQ(read_text(dir + "/log.0.log"),
+            "[ecluse 0] warning: store 'h5': variable 'coord/z': at iteration 0 its " +
+                std::to_string(world_size()) + " blocks hold " + std::to_string(3 * world_size()) +
+                " interior cells for a dataset of " + std::to_string(n) + " (" + std::to_string(n) +
+                "), so some overlap; as Damaris does (a Damaris file), every block is written "
+                "and a cell written twice keeps one of its values. Fix: ghosts= for the shared "
+                "cells, or positions that tile the dataset (said once per variable)\n");
+}
+
 TEST(StoreCollective, CellsLeftUnwrittenAreWarnedAboutOnce) {
   const std::string dir = fresh_dir("coll_uncovered");
   LogConfig log_config;
