@@ -53,8 +53,29 @@ contains
                         ': its layout has shape ' // shape_text(dims(1:ndims)) // &
                         ' (ghosts included) but the array passed has shape ' // &
                         shape_text(given) // '; pass an array of the layout''s size.')
+    else if (size(given) == ndims) then
+      if (any(dims(1:ndims) /= given)) then
+        ierr = refuse_shape(subject(what, variable, block), dims(1:ndims), given)
+      end if
     end if
   end function check_array
+
+  !> An array of the layout's rank and size but not its shape: its elements would land in the
+  !> wrong places of the files. An array of rank 1 is taken as it is.
+  integer function refuse_shape(subject, dims, given) result(ierr)
+    character(len=*), intent(in) :: subject
+    integer(c_int64_t), intent(in) :: dims(:), given(:)
+    character(len=:), allocatable :: hint
+    if (all(dims(size(dims):1:-1) == given)) then
+      hint = '; the layout''s dimensions are read in C order (the last varies fastest): add ' // &
+             'language="fortran" to its <layout> or to <simulation>.'
+    else
+      hint = '; pass an array of the layout''s shape, or of rank 1.'
+    end if
+    ierr = local_fail(ECLUSE_ARGUMENT_ERROR, subject // ': its layout has shape ' // &
+                      shape_text(dims) // ' in Fortran order (ghosts included) but the ' // &
+                      'array passed has shape ' // shape_text(given) // hint)
+  end function refuse_shape
 
   !> Like check_array for a pointer about to point into Ecluse's buffer: the shape (Fortran
   !> order) it gets is the layout's, or the layout's element count with rank 1.

@@ -54,7 +54,8 @@ program errors
     '<variable name="temperature" layout="grid"/></data>' // &
     '<storage><store name="none" type="null"/></storage>' // &
     '<actions><event name="step" action="unused"/></actions></simulation>'
-  real(8), target :: field(12, 10), small(10, 10), wide(24, 10)
+  real(8), target :: field(12, 10), small(10, 10), wide(24, 10), transposed(10, 12), &
+                     reshaped(15, 8), flat(120)
   real(4) :: single(12, 10)
   real(8), pointer :: cube(:, :, :), room(:, :)
   integer :: ierr, is_client, mpi_err, nx, type, ndims, iteration
@@ -64,6 +65,9 @@ program errors
 
   call MPI_Init(mpi_err)
   field = 1
+  transposed = 1
+  reshaped = 1
+  flat = 1
   small = 1
   wide = 1
   single = 1
@@ -81,6 +85,10 @@ program errors
   call report('wrong-size', ierr)
   call ecluse_write('temperature', wide(1:24:2, :), ierr)
   call report('non-contiguous', ierr)
+  call ecluse_write('temperature', transposed, ierr)
+  call report('transposed', ierr)
+  call ecluse_write('temperature', reshaped, ierr)
+  call report('reshaped', ierr)
   call ecluse_write('temperature', single, ierr)
   call report('wrong-type', ierr)
   call ecluse_alloc('temperature', cube, ierr)
@@ -111,6 +119,9 @@ program errors
   room = 2
   call ecluse_commit('temperature', ierr)
   call report('commit', ierr)
+  call ecluse_end_iteration(ierr)
+  call ecluse_write('temperature', flat, ierr)
+  call report('flat', ierr)
   call ecluse_end_iteration(ierr)
   call ecluse_stop(ierr)
   call ecluse_finalize(ierr)

@@ -111,6 +111,16 @@ def test_fortran_checks_refuse_arrays_that_do_not_fit_the_layout(errors):
     assert errors["non-contiguous"] == subject + (
         "the array passed is not contiguous (an array section with a stride or a partial "
         "range?); pass a contiguous array, e.g. a copy of the section.")
+    assert errors["transposed"] == subject + (
+        "its layout has shape (12,10) = 120 elements in Fortran order (ghosts included) but the "
+        "array passed has shape (10,12) = 120 elements; the layout's dimensions are read in C "
+        "order (the last varies fastest): add language=\"fortran\" to its <layout> or to "
+        "<simulation>.")
+    assert errors["reshaped"] == subject + (
+        "its layout has shape (12,10) = 120 elements in Fortran order (ghosts included) but the "
+        "array passed has shape (15,8) = 120 elements; pass an array of the layout's shape, or "
+        "of rank 1.")
+    assert errors["flat"] == "ECLUSE_OK|"  # rank 1: taken as it is
     assert errors["wrong-type"] == subject + (
         "its layout holds real(8) elements but the array passed is real(4); pass a real(8) array.")
     assert errors["alloc-wrong-rank"] == (
