@@ -45,8 +45,12 @@ int main(int argc, char** argv) {
     MPI_Comm clients = MPI_COMM_NULL;
     ecluse_client_comm_get(&clients);
     const bool right = argc > 2 && std::string(argv[2]) == "clients";
-    // The mistake: the servers are in MPI_COMM_WORLD too.
-    const int status = MPI_Barrier(right ? clients : MPI_COMM_WORLD);
+    // The mistake: the servers are in MPI_COMM_WORLD too ("split": a communicator made from
+    // it, the usual first collective of a code that builds its own).
+    MPI_Comm split = MPI_COMM_NULL;
+    const bool splitting = argc > 2 && std::string(argv[2]) == "split";
+    const int status = splitting ? MPI_Comm_split(MPI_COMM_WORLD, 0, 0, &split)
+                                 : MPI_Barrier(right ? clients : MPI_COMM_WORLD);
     int error_class = MPI_SUCCESS;
     MPI_Error_class(status, &error_class);
     if (error_class == MPI_ERR_COMM) std::fprintf(stderr, "MPI_Barrier returned MPI_ERR_COMM\n");

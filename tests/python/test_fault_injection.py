@@ -261,15 +261,48 @@ def test_world_communicator_in_the_simulation_ends_with_the_right_advice(tmp_pat
     assert TIMEOUT <= elapsed < TIMEOUT + 30, f"{elapsed:.1f} s"
 
 
-def launch_checked(ranks, approach, mode, cwd):
+def launch_checked(ranks, approach, mode, cwd, program=PROGRAMS / "world_comm_program"):
     """world_comm_program with libecluse_mpicheck preloaded in the ranks (not in the launcher)."""
     env = dict(child_env(), ECLUSE_TIMEOUT=str(TIMEOUT))
     start = time.monotonic()
     result = subprocess.run([mpiexec(), "-n", str(ranks), "env",
                              f"LD_PRELOAD={BUILD / 'libecluse_mpicheck.so'}",
-                             str(PROGRAMS / "world_comm_program"), approach, mode], cwd=cwd,
+                             str(program), approach, mode], cwd=cwd,
                             env=env, capture_output=True, text=True, timeout=120)
     return result, time.monotonic() - start
+
+
+def refusal(rank, call, servers):
+    return (f"ecluse: world rank {rank}: {call} on a communicator that holds {servers} Ecluse "
+            "server rank(s) (MPI_COMM_WORLD, or one made from it), which never join it: the call "
+            "would block for ever. Use the communicator from ecluse_client_comm_get (refused by "
+            "libecluse_mpicheck with MPI_ERR_COMM).")
+
+
+FORTRAN_WORLD = [BUILD / "fortran" / f"ecluse_fortran_world_comm_{kind}" for kind in ("mpi", "f08")]
+
+
+@pytest.mark.parametrize("program", FORTRAN_WORLD, ids=["use mpi", "use mpi_f08"])
+def test_mpicheck_refuses_a_fortran_programs_world_communicator(tmp_path, program):
+    """Open MPI's Fortran bindings call PMPI_Barrier directly, past the C wrappers: the Fortran
+    entry points are checked too, MPI_Comm_split with them (a Fortran code's usual first
+    collective on MPI_COMM_WORLD, through MPI_Cart_create or a split)."""
+    if not program.exists():
+        pytest.skip(f"{program.name} not built (no Fortran, or no mpi_f08)")
+    clients = [0, 2]
+    fatal, elapsed = launch_checked(4, "dc", "fatal", tmp_path, program)
+    assert fatal.returncode != 0 and refusal(0, "MPI_Barrier", 2) in fatal.stderr, fatal.stderr
+    assert "timeout (ECLUSE_TIMEOUT" not in fatal.stderr, fatal.stderr
+    assert elapsed < TIMEOUT + 30, f"{elapsed:.1f} s"
+    returned, _ = launch_checked(4, "dc", "return", tmp_path, program)
+    assert returned.returncode == 0, returned.stderr
+    for rank in clients:
+        assert refusal(rank, "MPI_Barrier", 2) in returned.stderr, returned.stderr
+    assert returned.stderr.count("MPI_Barrier returned MPI_ERR_COMM") == len(clients)
+    split, _ = launch_checked(4, "dc", "split", tmp_path, program)
+    assert split.returncode != 0 and refusal(0, "MPI_Comm_split", 2) in split.stderr, split.stderr
+    right, _ = launch_checked(4, "dc", "clients", tmp_path, program)
+    assert right.returncode == 0 and "ecluse: world rank" not in right.stderr, right.stderr
 
 
 @pytest.mark.parametrize("approach,ranks,clients,servers", [("dc", 4, [0, 2], 2),
@@ -298,3 +331,6 @@ def test_mpicheck_refuses_the_world_communicator_at_once(tmp_path, approach, ran
     assert returned.stderr.count("MPI_Barrier returned MPI_ERR_COMM") == len(clients)
     right, _ = launch_checked(ranks, approach, "clients", tmp_path)
     assert right.returncode == 0 and "ecluse: world rank" not in right.stderr, right.stderr
+    split, _ = launch_checked(ranks, approach, "split", tmp_path)
+    assert split.returncode != 0, split.stderr
+    assert refusal(clients[0], "MPI_Comm_split", servers) in split.stderr, split.stderr
