@@ -88,10 +88,29 @@ bool resolve_reference(std::string& reference, const std::vector<T>& items,
 
 void check_variable_stores(const Variable& v, const Config& config, Diagnostics& d);
 
+/** Damaris registers an unstructured mesh declared in a group under its plain name (its other
+ * meshes under group/name): the full name of the one unstructured mesh whose last part is
+ * `name`, or "" (none, or several). */
+std::string damaris_unstructured(const std::vector<Mesh>& meshes, const std::string& name) {
+  std::string found;
+  for (const Mesh& m : meshes) {
+    if (m.type != MeshType::Unstructured || last_part(m.name) != name) continue;
+    if (!found.empty()) return "";
+    found = m.name;
+  }
+  return found;
+}
+
 // Damaris resolves a variable's mesh only when it visualizes it: its files may name meshes
 // they never declare. The variable is then kept without a mesh.
 void check_variable_mesh(Variable& v, const Config& config, Diagnostics& d) {
   const std::string fix = "define it with <mesh name=\"" + v.mesh + "\" .../>";
+  if (config.dialect == Dialect::Damaris && resolve(config.meshes, v.group, v.mesh).empty()) {
+    if (std::string full = damaris_unstructured(config.meshes, v.mesh); !full.empty()) {
+      v.mesh = full;
+      return;
+    }
+  }
   if (config.dialect == Dialect::Ecluse || !resolve(config.meshes, v.group, v.mesh).empty()) {
     resolve_reference(v.mesh, config.meshes, v.group, "variable '" + v.name + "' uses mesh", d,
                       v.where, "Fix the name or " + fix + ".");

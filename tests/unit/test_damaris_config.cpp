@@ -67,7 +67,7 @@ TEST(DamarisModel, OpmFlowGroupsWithSlashesAndUnstructuredMesh) {
   EXPECT_EQ(ecluse::name_of(c.log.level), "info");
 }
 
-TEST(DamarisModel, CodeSaturneMeshPartsAndUndeclaredMesh) {
+TEST(DamarisModel, CodeSaturneMeshPartsAndAGroupsUnstructuredMesh) {
   const Config c = damaris("code_saturne");
   const ecluse::Mesh& mesh = *c.find_mesh("umesh_vars/fluid_domain_umesh");
   ASSERT_EQ(mesh.parts.size(), 4u);
@@ -75,8 +75,10 @@ TEST(DamarisModel, CodeSaturneMeshPartsAndUndeclaredMesh) {
   EXPECT_EQ(mesh.parts[0].variable, "umesh_vars/unstructured_gid");
   EXPECT_EQ(mesh.parts[0].offset, -1);
   EXPECT_EQ(mesh.coords.at(0).name, "umesh_vars/unstructured_mesh_xyz");
-  // mesh="fluid_domain_umesh" from group "fields" finds no mesh: kept without one (warned).
-  EXPECT_EQ(c.find_variable("fields/pressure")->mesh, "");
+  // mesh="fluid_domain_umesh" from group "fields": Damaris registers an unstructured mesh of a
+  // group under its plain name, so it is the one of group umesh_vars.
+  EXPECT_EQ(c.find_variable("fields/pressure")->mesh, "umesh_vars/fluid_domain_umesh");
+  EXPECT_EQ(c.find_variable("fields/velocity")->mesh, "umesh_vars/fluid_domain_umesh");
   EXPECT_EQ(c.find_variable("fields/velocity")->layout, "zonal_layout_vect3");
   EXPECT_TRUE(c.find_variable("umesh_vars/sections_offsets")->stores.empty());
   EXPECT_EQ(c.find_store("MyStore")->options.at("FilesPath"), "");
