@@ -25,23 +25,30 @@ else()  # another MPI: Debian's alternatives' names
   set(ECLUSE_HDF5_PC hdf5-mpi)
 endif()
 
+# The package files below describe an installed prefix (paths relative to their installed
+# place), so they are generated apart from the build tree's top, where a user could take them
+# for a usable package: `cmake --install` first (README).
+set(ECLUSE_INSTALL_STAGING ${CMAKE_CURRENT_BINARY_DIR}/install-only)
+file(WRITE ${ECLUSE_INSTALL_STAGING}/README
+  "These package files describe an installed Ecluse (cmake --install <build> --prefix P);\n"
+  "they do not work from the build tree. Use P/lib/cmake/Ecluse or P/lib/pkgconfig.\n")
 install(EXPORT EcluseTargets NAMESPACE Ecluse:: DESTINATION ${ECLUSE_CMAKE_INSTALL_DIR})
 configure_package_config_file(cmake/EcluseConfig.cmake.in
-  ${CMAKE_CURRENT_BINARY_DIR}/EcluseConfig.cmake
+  ${ECLUSE_INSTALL_STAGING}/EcluseConfig.cmake
   INSTALL_DESTINATION ${ECLUSE_CMAKE_INSTALL_DIR})
-write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/EcluseConfigVersion.cmake
+write_basic_package_version_file(${ECLUSE_INSTALL_STAGING}/EcluseConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/EcluseConfig.cmake
-  ${CMAKE_CURRENT_BINARY_DIR}/EcluseConfigVersion.cmake DESTINATION ${ECLUSE_CMAKE_INSTALL_DIR})
+install(FILES ${ECLUSE_INSTALL_STAGING}/EcluseConfig.cmake
+  ${ECLUSE_INSTALL_STAGING}/EcluseConfigVersion.cmake DESTINATION ${ECLUSE_CMAKE_INSTALL_DIR})
 
 # Relocatable: the prefix is found from the .pc file's own place (cmake --install --prefix P).
 file(RELATIVE_PATH ECLUSE_PC_TO_PREFIX /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
 string(REGEX REPLACE "/$" "" ECLUSE_PC_TO_PREFIX "${ECLUSE_PC_TO_PREFIX}")
-configure_file(cmake/ecluse.pc.in ${CMAKE_CURRENT_BINARY_DIR}/ecluse.pc @ONLY)
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ecluse.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+configure_file(cmake/ecluse.pc.in ${ECLUSE_INSTALL_STAGING}/ecluse.pc @ONLY)
+install(FILES ${ECLUSE_INSTALL_STAGING}/ecluse.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 if(ECLUSE_BUILD_FORTRAN)
-  configure_file(cmake/ecluse-fortran.pc.in ${CMAKE_CURRENT_BINARY_DIR}/ecluse-fortran.pc @ONLY)
-  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ecluse-fortran.pc
+  configure_file(cmake/ecluse-fortran.pc.in ${ECLUSE_INSTALL_STAGING}/ecluse-fortran.pc @ONLY)
+  install(FILES ${ECLUSE_INSTALL_STAGING}/ecluse-fortran.pc
     DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endif()
 
@@ -49,14 +56,14 @@ endif()
 set(ECLUSE_DAMARIS_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/Damaris)
 install(EXPORT DamarisTargets DESTINATION ${ECLUSE_DAMARIS_CMAKE_INSTALL_DIR})
 configure_package_config_file(cmake/DamarisConfig.cmake.in
-  ${CMAKE_CURRENT_BINARY_DIR}/DamarisConfig.cmake INSTALL_DESTINATION ${ECLUSE_DAMARIS_CMAKE_INSTALL_DIR}
+  ${ECLUSE_INSTALL_STAGING}/DamarisConfig.cmake INSTALL_DESTINATION ${ECLUSE_DAMARIS_CMAKE_INSTALL_DIR}
   PATH_VARS CMAKE_INSTALL_INCLUDEDIR)
-write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/DamarisConfigVersion.cmake
+write_basic_package_version_file(${ECLUSE_INSTALL_STAGING}/DamarisConfigVersion.cmake
   VERSION 1.7.0 COMPATIBILITY SameMajorVersion)
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/DamarisConfig.cmake
-  ${CMAKE_CURRENT_BINARY_DIR}/DamarisConfigVersion.cmake DESTINATION ${ECLUSE_DAMARIS_CMAKE_INSTALL_DIR})
-configure_file(cmake/damaris.pc.in ${CMAKE_CURRENT_BINARY_DIR}/damaris.pc @ONLY)
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/damaris.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+install(FILES ${ECLUSE_INSTALL_STAGING}/DamarisConfig.cmake
+  ${ECLUSE_INSTALL_STAGING}/DamarisConfigVersion.cmake DESTINATION ${ECLUSE_DAMARIS_CMAKE_INSTALL_DIR})
+configure_file(cmake/damaris.pc.in ${ECLUSE_INSTALL_STAGING}/damaris.pc @ONLY)
+install(FILES ${ECLUSE_INSTALL_STAGING}/damaris.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
 # The pure-Python package (energy model, advisor, CLI) and the `ecluse` command, which runs it
 # with the Python it was configured with (the venv that has NumPy).
@@ -64,7 +71,7 @@ if(ECLUSE_PYTHON_INSTALL_DIR)
   install(DIRECTORY python/ecluse DESTINATION ${ECLUSE_PYTHON_INSTALL_DIR}
     FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
   file(RELATIVE_PATH ECLUSE_PYTHON_FROM_BIN /${CMAKE_INSTALL_BINDIR} /${ECLUSE_PYTHON_INSTALL_DIR})
-  configure_file(cmake/ecluse-command.in ${CMAKE_CURRENT_BINARY_DIR}/ecluse-command @ONLY)
-  install(PROGRAMS ${CMAKE_CURRENT_BINARY_DIR}/ecluse-command DESTINATION ${CMAKE_INSTALL_BINDIR}
+  configure_file(cmake/ecluse-command.in ${ECLUSE_INSTALL_STAGING}/ecluse-command @ONLY)
+  install(PROGRAMS ${ECLUSE_INSTALL_STAGING}/ecluse-command DESTINATION ${CMAKE_INSTALL_BINDIR}
     RENAME ecluse)
 endif()

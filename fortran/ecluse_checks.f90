@@ -109,9 +109,12 @@ contains
   integer function refuse_type(subject, layout_type, type) result(ierr)
     character(len=*), intent(in) :: subject
     integer, intent(in) :: layout_type, type
-    ierr = local_fail(ECLUSE_ARGUMENT_ERROR, subject // ': its layout holds ' // &
-                      type_name(layout_type) // ' elements but the array passed is ' // &
-                      type_name(type) // '; pass a ' // type_name(layout_type) // ' array.')
+    character(len=:), allocatable :: expected
+    expected = type_name(layout_type)
+    ierr = local_fail(ECLUSE_ARGUMENT_ERROR, subject // ': its layout holds ' // expected // &
+                      ' elements but the array passed is ' // type_name(type) // '; pass ' // &
+                      trim(merge('an', 'a ', index('aeiou', expected(1:1)) > 0)) // ' ' // &
+                      expected // ' array.')
   end function refuse_type
 
   integer function refuse_strided(what, variable, block) result(ierr)
