@@ -32,12 +32,13 @@ Runtime::Runtime(const std::string& source_name, const std::string& xml, MPI_Com
   const WaitScope scope("in initialize");
   Diagnostics ignored;  // values were validated by parse_config
   parameters_ = std::make_unique<Parameters>(config_, ignored);
-  run_collectively(comm,
-                   [&] { topology_ = std::make_unique<Topology>(comm, config_.architecture); });
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   log_ = std::make_unique<Log>(config_.log, rank);
+  // Before the placement, which may refuse the rank count: the file's warnings are said first.
   if (rank == 0) log_->warnings_also_on_stderr(config_.warnings);
+  run_collectively(comm,
+                   [&] { topology_ = std::make_unique<Topology>(comm, config_.architecture); });
   // Action libraries load here, on the ranks that run them: every rank fails alike.
   const ActionPlaces places{!has_servers() || !topology_->is_client(), topology_->is_client()};
   run_collectively(comm, [&] { events_ = std::make_unique<EventTable>(config_, places); });
