@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string_view>
 #include <utility>
 
@@ -28,13 +29,11 @@ struct CollectiveVariable {
   std::int64_t unpositioned = 0;        // blocks whose client never called set_position
   std::uint64_t covered = 0;            // sum of the blocks' interior cells (saturating)
   std::vector<std::uint64_t> chunk;     // the first block's interior: the compressed chunk
-  // Blocks without a position, every one holding the whole array (Damaris programs often have
-  // every client write its copy of a coordinate array): a digest of their bytes, so that
-  // identical copies are written once; any difference refuses the variable.
-  std::uint64_t digest = 0;          // of this writer's first unpositioned block
-  std::int64_t digests_differ = 0;   // this writer's unpositioned blocks are not all the same
-  std::int64_t replica_writer = -1;  // merged: the one writer whose copy is written, or -1
-  bool overlapping = false;          // merged: blocks overlap, written all the same (Damaris)
+  // Blocks without a position, every one the whole array (Damaris programs often have every
+  // client write its copy of a coordinate array): if all hold the same bytes (digests, agreed
+  // after the merge), one copy is written, by this writer; -1: not such a variable.
+  std::int64_t replica_writer = -1;
+  bool overlapping = false;  // merged: blocks overlap, written all the same (Damaris)
   // The first error of this variable (its other blocks, and the other variables, go on).
   std::int64_t status = ECLUSE_OK;
   std::string error;
@@ -84,8 +83,6 @@ std::string pack(const WriterSummary& summary) {
     out.put(v.unpositioned);
     out.put(static_cast<std::int64_t>(v.covered));
     out.put(v.chunk);
-    out.put(static_cast<std::int64_t>(v.digest));
-    out.put(v.digests_differ);
     out.put(v.status);
     out.put(v.error);
   }
@@ -109,8 +106,6 @@ WriterSummary unpack(std::string_view bytes) {
     v.unpositioned = in.integer();
     v.covered = static_cast<std::uint64_t>(in.integer());
     v.chunk = in.extent();
-    v.digest = static_cast<std::uint64_t>(in.integer());
-    v.digests_differ = in.integer();
     v.status = in.integer();
     v.error = in.text();
     summary.variables.push_back(std::move(v));
@@ -208,13 +203,6 @@ std::uint64_t digest_of(const BlockData& block) {
   return h;
 }
 
-void note_unpositioned(CollectiveVariable& v, const BlockData& block) {
-  const std::uint64_t digest = digest_of(block);
-  if (v.unpositioned == 0) v.digest = digest;
-  if (digest != v.digest) v.digests_differ = 1;
-  ++v.unpositioned;
-}
-
 void add_block(CollectiveVariable& v, const BlockData& block, const std::string& store) {
   check_block(block, store);
   CollectiveVariable mine;
@@ -229,7 +217,7 @@ void add_block(CollectiveVariable& v, const BlockData& block, const std::string&
   }
   ++v.blocks;
   ++v.total;
-  if (block.position.empty()) note_unpositioned(v, block);
+  if (block.position.empty()) ++v.unpositioned;
   v.covered = saturating_add(v.covered, saturating_cells(interior));
 }
 
@@ -292,14 +280,7 @@ void merge_variable(std::map<std::string, CollectiveVariable>& plan, const Colle
     return;
   }
   check_same_dataset(known, v, store);
-  if (v.unpositioned > 0 && known.unpositioned == 0) {
-    known.digest = v.digest;
-    known.replica_writer = writer;
-  }
-  if (v.unpositioned > 0 && known.unpositioned > 0 && v.digest != known.digest) {
-    known.digests_differ = 1;
-  }
-  known.digests_differ = known.digests_differ || v.digests_differ;
+  if (v.unpositioned > 0 && known.unpositioned == 0) known.replica_writer = writer;
   for (std::size_t d = 0; d < v.reach.size(); ++d) {
     known.reach[d] = std::max(known.reach[d], v.reach[d]);
   }
@@ -309,20 +290,21 @@ void merge_variable(std::map<std::string, CollectiveVariable>& plan, const Colle
   known.covered = saturating_add(known.covered, v.covered);
 }
 
-/** Every block at the origin, each the whole dataset, all with the same bytes. */
-bool replicas(const CollectiveVariable& v) {
+/** Every block at the origin and each the whole dataset: copies, if their bytes agree. */
+bool whole_copies(const CollectiveVariable& v) {
   const std::uint64_t cells = saturating_cells(v.extent());
-  return v.total > 1 && v.unpositioned == v.total && v.digests_differ == 0 &&
+  return v.total > 1 && v.unpositioned == v.total &&
          v.covered == saturating_cells({cells, static_cast<std::uint64_t>(v.total)});
 }
 
-/** Refuses `v` (throws) or makes it ready to write: replicas are written once, by the writer
- * that holds the first copy. Overlapping blocks are refused, unless `overlaps` (a Damaris file,
- * whose programs often write shared boundary cells from both sides, as Damaris writes them):
- * then every block is written, independently (warned, see warn_uncovered). */
+/** Refuses `v` (throws) or makes it ready to write: whole copies are written once, by the
+ * writer that holds the first (if their bytes agree: agree_on_copies). Overlapping blocks are
+ * refused, unless `overlaps` (a Damaris file, whose programs often write shared boundary cells from
+ * both sides, as Damaris writes them): then every block is written, independently (warned, see
+ * warn_uncovered). */
 void settle(CollectiveVariable& v, bool overlaps, const std::string& store) {
   if (v.status != ECLUSE_OK) throw Error(static_cast<ecluse_status>(v.status), v.error);
-  if (replicas(v)) {
+  if (whole_copies(v)) {
     v.blocks = 1;
     v.covered = saturating_cells(v.extent());
     return;
@@ -368,6 +350,57 @@ CollectivePlan merge(const std::vector<std::string>& packed, bool overlaps,
   return plan;
 }
 
+/** Digests of this writer's blocks of each variable written as one copy (plan order). */
+std::string copy_digests(const std::vector<CollectiveVariable>& plan,
+                         const std::vector<BlockData>& blocks) {
+  Packer out;
+  for (const CollectiveVariable& v : plan) {
+    if (v.replica_writer < 0) continue;
+    std::vector<std::uint64_t> digests;
+    for (const BlockData& block : blocks) {
+      if (block.variable != nullptr && block.variable->name == v.name) {
+        digests.push_back(digest_of(block));
+      }
+    }
+    out.put(digests);
+  }
+  return out.bytes();
+}
+
+/** The variables planned as one copy stay so only if every writer's copies have the same
+ * digest; the others are refused as blocks that would overwrite each other. A second exchange,
+ * only in an iteration that has such variables; the same outcome on every writer. */
+void agree_on_copies(CollectivePlan& plan, const std::vector<BlockData>& blocks, MPI_Comm comm,
+                     const std::string& store) {
+  const bool any = std::any_of(plan.variables.begin(), plan.variables.end(),
+                               [](const CollectiveVariable& v) { return v.replica_writer >= 0; });
+  if (!any) return;
+  const std::vector<std::string> packed =
+      gather_strings(comm, copy_digests(plan.variables, blocks));
+  std::vector<Unpacker> writers(packed.begin(), packed.end());
+  std::vector<CollectiveVariable> kept;
+  for (CollectiveVariable& v : plan.variables) {
+    if (v.replica_writer < 0) {
+      kept.push_back(std::move(v));
+      continue;
+    }
+    std::set<std::uint64_t> seen;
+    for (Unpacker& in : writers) {
+      for (std::uint64_t d : in.extent()) seen.insert(d);
+    }
+    if (seen.size() <= 1) {
+      kept.push_back(std::move(v));
+      continue;
+    }
+    try {
+      check_positions(v, store);
+    } catch (const Error& e) {
+      plan.refused.push_back(e);
+    }
+  }
+  plan.variables = std::move(kept);
+}
+
 /** The error of an iteration written without its refused variables: the first refusal, and
  * what was written all the same. */
 Error partial_error(const CollectivePlan& plan) {
@@ -387,9 +420,9 @@ Error partial_error(const CollectivePlan& plan) {
 
 Hdf5Handle collective_transfer(const CollectiveVariable& v, const std::string& path) {
   Hdf5Handle dxpl = hdf5_own(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "create a property list", path);
-  hdf5_check(H5Pset_dxpl_mpio(dxpl.get(),
-                              v.overlapping ? H5FD_MPIO_INDEPENDENT : H5FD_MPIO_COLLECTIVE),
-             "request collective I/O", path);
+  hdf5_check(
+      H5Pset_dxpl_mpio(dxpl.get(), v.overlapping ? H5FD_MPIO_INDEPENDENT : H5FD_MPIO_COLLECTIVE),
+      "request collective I/O", path);
   return dxpl;
 }
 
@@ -527,7 +560,8 @@ void Hdf5CollectiveStore::write_iteration(int iteration, const std::vector<Block
   // buffering does not take overlapping requests); compressed datasets need collective writes.
   const bool overlaps = env_.config != nullptr && env_.config->dialect == Dialect::Damaris &&
                         options_.compression.method == Hdf5Compression::None;
-  const CollectivePlan agreed = merge(packed, overlaps, options_.store_name);
+  CollectivePlan agreed = merge(packed, overlaps, options_.store_name);
+  agree_on_copies(agreed, blocks, env_.comm, options_.store_name);
   const std::vector<CollectiveVariable>& plan = agreed.variables;
   if (plan.empty() && !agreed.refused.empty()) throw agreed.refused.front();
   if (plan.empty()) return;
