@@ -414,15 +414,17 @@ def cmd_validate(args) -> int:
         print(f"measured energy: {label}")
     print(val.format_comparisons(comparisons))
     print(val.summary_line(comparisons))
-    summaries = val.summarize(comparisons)
+    summaries = val.summarize(comparisons, args.repeats)
     if len(summaries) < len(comparisons):
-        print("per configuration (repeats averaged; sd: standard deviation of the measured time):")
+        print(f"per configuration ({args.repeats} of the repeats; sd: standard deviation of the "
+              "measured time):")
         print(val.format_summaries(summaries))
         print("per configuration: " + val.config_summary_line(summaries))
-    for line in val.format_choices_by_scenario(val.best_choices_by_scenario(comparisons)):
+    choices = val.best_choices_by_scenario(comparisons, args.repeats)
+    for line in val.format_choices_by_scenario(choices):
         print(line)
     if args.plots:
-        for path in val.write_plots(comparisons, args.plots):
+        for path in val.write_plots(comparisons, args.plots, args.repeats):
             print(f"wrote {path}")
     return 0
 
@@ -437,6 +439,9 @@ def _validate_parser(sub) -> None:
     p.add_argument("--host-cpus", type=int, help="CPUs of the host of virtual nodes "
                    "(default: the profile's)")
     p.add_argument("--plots", metavar="DIR", help="write PNG plots into DIR")
+    p.add_argument("--repeats", choices=val.STATISTICS, default="mean",
+                   help="how the repeats of one configuration are combined: mean (default), or "
+                   "median (the statistic of the profile's kept run and of the demo's line)")
     _add_power(p)
     _add_model(p)
 

@@ -3,6 +3,7 @@ predictions from a profile: relative errors, whether the advisor picked the meas
 from __future__ import annotations
 
 import os
+import statistics
 from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
@@ -161,18 +162,30 @@ def scenario_text(scenario: tuple) -> str:
             else f"{iterations} iterations, no output")
 
 
-def _mean_by_label(comparisons, value) -> dict:
+STATISTICS = ("mean", "median")
+
+
+def combine(values: Sequence[float], statistic: str = "mean") -> float:
+    """The repeats of one configuration as one value: their mean (the default), or their median
+    (the statistic of the profile's kept run and of the demo's line: a slow outlier of a noisy
+    machine does not move it)."""
+    if statistic not in STATISTICS:
+        raise ValueError(f"unknown statistic '{statistic}': use one of {', '.join(STATISTICS)}")
+    return statistics.median(values) if statistic == "median" else sum(values) / len(values)
+
+
+def _by_label(comparisons, value, statistic: str) -> dict:
     groups = {}
     for c in comparisons:
         v = value(c)
         if v is not None:
             groups.setdefault(_name(c), []).append(v)
-    return {k: sum(v) / len(v) for k, v in groups.items()}
+    return {k: combine(v, statistic) for k, v in groups.items()}
 
 
 @dataclass(frozen=True)
 class ConfigSummary:
-    """One configuration of one scenario, its repeats averaged."""
+    """One configuration of one scenario, its repeats combined (median or mean)."""
 
     scenario: tuple
     label: str
@@ -195,9 +208,10 @@ class ConfigSummary:
         return (self.energy_pred_j - self.energy_meas_j) / self.energy_meas_j
 
 
-def summarize(comparisons: Sequence[Comparison]) -> list:
-    """Per scenario and configuration: mean measured time (and its standard deviation over the
-    repeats), mean prediction, mean measured and predicted energy."""
+def summarize(comparisons: Sequence[Comparison], statistic: str = "mean") -> list:
+    """Per scenario and configuration: the measured time of the repeats combined by `statistic`
+    (and its standard deviation over the repeats), the predictions and the measured energies
+    combined the same way."""
     out = []
     for scenario, group in scenarios(comparisons):
         by = {}
@@ -209,20 +223,21 @@ def summarize(comparisons: Sequence[Comparison]) -> list:
             sd = (sum((x - mean) ** 2 for x in t) / (len(t) - 1)) ** 0.5 if len(t) > 1 else 0.0
             e = [c.measured.energy_j for c in cs if c.measured.energy_j]
             out.append(ConfigSummary(
-                scenario, label, cs[0].measured.approach.kind, len(cs), mean, sd,
-                sum(c.predicted.time_s for c in cs) / len(cs), sum(e) / len(e) if e else None,
-                sum(c.predicted.energy_j for c in cs) / len(cs)))
+                scenario, label, cs[0].measured.approach.kind, len(cs), combine(t, statistic), sd,
+                combine([c.predicted.time_s for c in cs], statistic),
+                combine(e, statistic) if e else None,
+                combine([c.predicted.energy_j for c in cs], statistic)))
     return out
 
 
-def best_choices(comparisons: Sequence[Comparison]) -> dict:
-    """Predicted and measured best per criterion (repeats of a configuration averaged; a tie
-    on the criterion goes to the other one, as in `advise`). Only meaningful within one
-    scenario: see `best_choices_by_scenario`."""
-    pt = _mean_by_label(comparisons, lambda c: c.predicted.time_s)
-    pe = _mean_by_label(comparisons, lambda c: c.predicted.energy_j)
-    mt = _mean_by_label(comparisons, lambda c: c.measured.time_s)
-    me = _mean_by_label(comparisons, lambda c: c.measured.energy_j)
+def best_choices(comparisons: Sequence[Comparison], statistic: str = "mean") -> dict:
+    """Predicted and measured best per criterion (repeats of a configuration combined by
+    `statistic`; a tie on the criterion goes to the other one, as in `advise`). Only meaningful
+    within one scenario: see `best_choices_by_scenario`."""
+    pt = _by_label(comparisons, lambda c: c.predicted.time_s, statistic)
+    pe = _by_label(comparisons, lambda c: c.predicted.energy_j, statistic)
+    mt = _by_label(comparisons, lambda c: c.measured.time_s, statistic)
+    me = _by_label(comparisons, lambda c: c.measured.energy_j, statistic)
     result = {}
     if len(pt) < 2:
         return result
@@ -234,9 +249,10 @@ def best_choices(comparisons: Sequence[Comparison]) -> dict:
     return result
 
 
-def best_choices_by_scenario(comparisons: Sequence[Comparison]) -> list:
+def best_choices_by_scenario(comparisons: Sequence[Comparison],
+                             statistic: str = "mean") -> list:
     """[(scenario, best_choices)]: the advisor's question is asked once per scenario."""
-    return [(k, best_choices(group)) for k, group in scenarios(comparisons)]
+    return [(k, best_choices(group, statistic)) for k, group in scenarios(comparisons)]
 
 
 def _width(comparisons) -> int:
@@ -277,7 +293,7 @@ def _error_cells(time_pred: float, time_error: float, energy_meas: Optional[floa
 
 
 def format_summaries(summaries: Sequence[ConfigSummary]) -> str:
-    """The per-configuration table (repeats averaged)."""
+    """The per-configuration table (repeats combined)."""
     unit, div = energy_unit([s.energy_pred_j for s in summaries]
                             + [s.energy_meas_j or 0.0 for s in summaries])
     w = max([14] + [len(s.label) + 2 for s in summaries])
@@ -318,7 +334,7 @@ def summary_line(comparisons: Sequence[Comparison]) -> str:
 
 
 def config_summary_line(summaries: Sequence[ConfigSummary]) -> str:
-    """Errors over configurations (repeats averaged first)."""
+    """Errors over configurations (repeats combined first)."""
     return _error_text([abs(s.time_error) for s in summaries],
                        [abs(s.energy_error) for s in summaries if s.energy_error is not None])
 
@@ -330,16 +346,18 @@ def config_summary_line(summaries: Sequence[ConfigSummary]) -> str:
 _COLORS = {"tp": "tab:red", "dc": "tab:blue", "dn": "tab:green"}
 
 
-def write_plots(comparisons: Sequence[Comparison], directory: str) -> list:
+def write_plots(comparisons: Sequence[Comparison], directory: str,
+                statistic: str = "mean") -> list:
     """energy_vs_time.png (like seed 002 Fig. 2; one panel per scenario) and
-    predicted_vs_measured.png (one point per configuration, repeats averaged); returns paths."""
+    predicted_vs_measured.png (one point per configuration, repeats combined by `statistic`);
+    returns paths."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     os.makedirs(directory, exist_ok=True)
     paths = [_plot_energy_time(plt, comparisons, directory),
-             _plot_pred_meas(plt, summarize(comparisons), directory)]
+             _plot_pred_meas(plt, summarize(comparisons, statistic), directory, statistic)]
     plt.close("all")
     return paths
 
@@ -375,7 +393,7 @@ def _plot_energy_time(plt, comparisons, directory) -> str:
     return path
 
 
-def _plot_pred_meas(plt, summaries, directory) -> str:
+def _plot_pred_meas(plt, summaries, directory, statistic="mean") -> str:
     unit, div = energy_unit([s.energy_pred_j for s in summaries])
     several = len({s.scenario for s in summaries}) > 1
     fig, axes = plt.subplots(1, 2, figsize=(9, 4))
@@ -393,7 +411,7 @@ def _plot_pred_meas(plt, summaries, directory) -> str:
                         linewidth=0)
         ax.set_xlabel(f"measured {name}")
         ax.set_ylabel(f"predicted {name}")
-    fig.suptitle("Predicted vs measured (repeats averaged; band: ±10%"
+    fig.suptitle(f"Predicted vs measured ({statistic} of the repeats; band: ±10%"
                  + (", /K: output every K" if several else "") + ")")
     path = os.path.join(directory, "predicted_vs_measured.png")
     fig.tight_layout()

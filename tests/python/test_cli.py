@@ -352,6 +352,29 @@ def test_validate_reads_runtime_reports(capsys, tmp_path):
     assert "fastest: predicted TP 1x2, measured TP 1x2: right" in lines
 
 
+def test_validate_combines_repeats_by_their_median_or_mean(capsys, tmp_path):
+    # TP on 2 cores (labelled TP: one platform) predicted 0.300 s (see above); three repeats,
+    # one slow: 0.30, 0.33, 0.45 s.
+    profile = write(tmp_path / "p.json", profile_doc(0.02, [1, 2], [1e8, 1e8], 2))
+    reports = [write(tmp_path / f"tp2-{k}.json", runtime_report("tp", 2, 1, 0, t))
+               for k, t in enumerate((0.30, 0.33, 0.45))]
+    reports.append(write(tmp_path / "dc.json", runtime_report("dc", 2, 1, 2, 0.40)))
+
+    def tp_row(out):
+        return next(line for line in out.splitlines()
+                    if " TP " in line and line.startswith(" ")).split()
+
+    code, out, _ = run(capsys, "validate", *reports, "--profile", profile)
+    assert code == 0
+    assert "per configuration (mean of the repeats; sd: standard deviation of the measured " \
+        "time):" in out.splitlines()
+    # mean 0.36 s: -16.7%; the sd is over the repeats either way (0.079 s)
+    assert tp_row(out)[:7] == ["5", "TP", "3", "0.360", "0.079", "0.300", "-16.7%"]
+    code, out, _ = run(capsys, "validate", *reports, "--profile", profile, "--repeats", "median")
+    assert code == 0
+    assert tp_row(out)[:7] == ["5", "TP", "3", "0.330", "0.079", "0.300", "-9.1%"]
+
+
 def test_validate_groups_output_intervals(capsys, tmp_path):
     profile = write(tmp_path / "p.json", profile_doc(0.02, [1, 2], [1e8, 1e8], 2))
     reports = [write(tmp_path / f"{a}-{k}.json", runtime_report(a, 2, n, c, t, every=k))
