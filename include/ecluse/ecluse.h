@@ -102,8 +102,10 @@ int ecluse_write(const char* variable, const void* data);
  * and ECLUSE_INVALID_BLOCK for a block out of range. */
 int ecluse_write_block(const char* variable, int32_t block, const void* data);
 /** Zero copy: *data points to room for the block inside Ecluse's buffer (the node's shared
- * memory with dedicated cores); fill it, then commit (hand it over) or clear (give it up).
- * Errors: those of ecluse_write. */
+ * memory with dedicated cores); fill it, then commit (hand it over) or clear (give it up) in
+ * the same iteration: a block still allocated when its iteration ends is dropped, not stored
+ * (warned once, counted by the statistic "client.dropped_allocations"). While a block is
+ * allocated, ecluse_write of it returns ECLUSE_ARGUMENT_ERROR. Errors: those of ecluse_write. */
 int ecluse_alloc(const char* variable, void** data);
 /** ecluse_alloc for one block; ECLUSE_INVALID_BLOCK for a block out of range. */
 int ecluse_alloc_block(const char* variable, int32_t block, void** data);

@@ -142,17 +142,23 @@ def start(setup_text, comm):
         _state.client = _state.worker.client
 
 
-def _variable_entry(dtype):
+def _variable_entry(dtype=None):
+    type_string = _TYPE_STRINGS.get(np.dtype(dtype).str[1:], "") if dtype is not None else ""
     return {"numpy_data": {}, "block_source": [], "block_domains": [], "sort_data": [],
-            "ghosts": {}, "type_string": _TYPE_STRINGS.get(np.dtype(dtype).str[1:], "")}
+            "ghosts": {}, "type_string": type_string}
 
 
-def _iteration_data(iteration, blocks, s, arrays):
-    """DD['iteration_data']; every NumPy view made is appended to `arrays`."""
+def _iteration_data(iteration, blocks, s, arrays, variables=()):
+    """DD['iteration_data']; every NumPy view made is appended to `arrays`. Every variable of the
+    script has an entry, empty on a server that received none of its blocks (as in Damaris)."""
     data = {"iteration": iteration}
+    for name in variables:
+        data[name] = _variable_entry()
     magic = s.damaris_env["simulation_magic_number"]
     for variable, dtype, source, block, dims, lo, hi, position, view in blocks:
         entry = data.setdefault(variable, _variable_entry(dtype))
+        if not entry["type_string"]:
+            entry["type_string"] = _variable_entry(dtype)["type_string"]
         key = f"P{source}_B{block}"
         array = np.frombuffer(view, dtype=dtype).reshape(dims)
         arrays.append(array)
@@ -187,7 +193,7 @@ def iteration(index, iteration_number, blocks):
     s = state()
     script = s.scripts[index]
     arrays = []
-    data = _iteration_data(iteration_number, blocks, s, arrays)
+    data = _iteration_data(iteration_number, blocks, s, arrays, script.variables)
     result = _run(script, iteration_number, data, s)
     del data
     sys.stdout.flush()

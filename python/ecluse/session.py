@@ -14,6 +14,9 @@ import numbers
 import operator
 import os
 import struct
+import sys
+import time
+import traceback
 
 import numpy as np
 from mpi4py import MPI  # before the native module: MPI is initialized by mpi4py
@@ -42,6 +45,27 @@ def _argument_error(message):
     return Error(message, _ARGUMENT_ERROR, 7)
 
 
+def _exception_wait():
+    """Seconds a client that leaves its Session block by an exception waits for the other
+    clients to leave theirs before it ends the job: ECLUSE_EXCEPTION_WAIT, default 30."""
+    try:
+        return max(0.0, float(os.environ.get("ECLUSE_EXCEPTION_WAIT", "30")))
+    except ValueError:
+        return 30.0
+
+
+def _abort_with(exc_type, exc, tb):
+    """Prints the exception that leaves a Session block on this client alone, then ends the
+    job (MPI_Abort): the other ranks cannot finish the collective finalize without it."""
+    rank = MPI.COMM_WORLD.Get_rank()
+    text = "".join(traceback.format_exception(exc_type, exc, tb))
+    sys.stderr.write(f"ecluse: world rank {rank}: an exception left the Session block while "
+                     f"other clients are still in theirs; ending the job (MPI_Abort), since the "
+                     f"collective finalize cannot complete without this rank:\n{text}")
+    sys.stderr.flush()
+    MPI.COMM_WORLD.Abort(1)
+
+
 class Session:
     """One Ecluse session (ecluse_initialize ... ecluse_finalize) on the ranks of `comm`.
 
@@ -57,8 +81,9 @@ class Session:
         config = os.fspath(xml)
         _native.initialize(config, comm.py2f(), config.lstrip().startswith("<"))
         self._is_client = None
-        self._stopped = self._finalized = False
+        self._stopped = self._finalized = self._agreed = False
         self._client_comm = None
+        self._agreement = None
         self._views = {}
         self._parameter_types = {}
 
@@ -69,11 +94,35 @@ class Session:
         if exc_type is None:
             self.close()
             return False
-        try:  # an exception is on its way: still finalize, but let it be the one reported
+        # An exception is on its way. Finalizing is collective: it completes if every client
+        # leaves its block too (the same error everywhere, or the others done); a client that
+        # left alone would wait there for ever, so after a bounded wait it says why and ends
+        # the job, as `python -m mpi4py` would, instead of hanging until ECLUSE_TIMEOUT.
+        if self._is_client and not self._finalized:
+            try:
+                if not self._stopped:
+                    self.stop()
+            except Error:
+                pass
+            if not self._clients_agree(_exception_wait()):
+                _abort_with(exc_type, exc, tb)
+            self._agreed = True
+        try:
             self.close()
         except Error:
             pass
         return False
+
+    def _clients_agree(self, timeout=None):
+        """True once every client reached this point (a barrier on a communicator of the
+        session's own), False if `timeout` seconds passed first."""
+        request = self._agreement.Ibarrier()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not request.Test():
+            if deadline is not None and time.monotonic() > deadline:
+                return False
+            time.sleep(0.001)
+        return True
 
     def start(self):
         """ecluse_start, once: True on simulation ranks; on server ranks runs the server loop
@@ -82,6 +131,7 @@ class Session:
             self._is_client = _native.start()
             if self._is_client:  # a duplicate stays valid after close (Ecluse frees its own)
                 self._client_comm = MPI.Comm.f2py(_native.client_comm()).Dup()
+                self._agreement = self._client_comm.Dup()  # close's barrier, never the user's
         return self._is_client
 
     is_client = property(start, doc="True on simulation ranks (starts Ecluse on first use).")
@@ -99,8 +149,11 @@ class Session:
 
     def alloc(self, name, block=0):
         """A NumPy array that views room for the block in Ecluse's buffer (zero copy); fill it,
-        then commit or clear. It becomes read-only at commit/clear: do not keep views of it."""
+        then commit or clear in this iteration (a block not committed when the iteration ends is
+        dropped). It becomes read-only at commit, clear, a new alloc of the block and the end of
+        the iteration: do not keep views of it."""
         view = _native.alloc(name, block)
+        self._retire(name, block)  # a previous view of this block no longer owns the room
         self._views[(name, block)] = view
         return view
 
@@ -167,7 +220,13 @@ class Session:
         _native.bind(event, action)
 
     def end_iteration(self):
-        _native.end_iteration()
+        """Ends the iteration: its blocks are handed over; blocks allocated and not committed
+        are dropped and their views made read-only."""
+        try:
+            _native.end_iteration()
+        finally:
+            for name, block in list(self._views):
+                self._retire(name, block)
 
     @property
     def iteration(self):
@@ -190,6 +249,11 @@ class Session:
             if self._is_client and not self._stopped:
                 self.stop()
         finally:
+            if self._is_client and not self._agreed:  # the barrier of a client that leaves
+                self._clients_agree()                   # its block by an exception
+            if self._agreement is not None:
+                self._agreement.Free()
+                self._agreement = None
             self._finalized = True
             _native.finalize()
 

@@ -137,7 +137,7 @@ void Session::bind(std::string_view event, Action action) {
   runtime().events().bind(event, std::move(action));
 }
 void Session::end_iteration() {
-  runtime().client().end_iteration();
+  runtime().end_iteration();
 }
 int Session::iteration() const {
   return runtime().client().iteration();

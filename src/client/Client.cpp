@@ -133,6 +133,16 @@ void Client::check_not_written(const Variable& v, int block) const {
                   "; call ecluse_end_iteration between two writes of the same block.");
 }
 
+// The room of an allocated block is Ecluse's: a write of the same block beside it would hand
+// the block over twice (two datasets of one name in the servers' files).
+void Client::check_not_allocated(const Variable& v, int block) const {
+  if (!transport_.allocated_now(v, block)) return;
+  throw Error(ECLUSE_ARGUMENT_ERROR,
+              "write of block " + std::to_string(block) + " of variable '" + v.name +
+                  "': the block is allocated (ecluse_alloc) and not committed; fill it and "
+                  "commit it, or clear it before writing the block.");
+}
+
 void Client::mark_handed_over(const Variable& v, int block) {
   handed_over_[{&v, block}] = iteration_;
 }
@@ -145,6 +155,7 @@ void Client::write(std::string_view name, int block, const void* data) {
     throw Error(ECLUSE_ARGUMENT_ERROR, "write of variable '" + v.name + "': data is NULL.");
   }
   check_not_written(v, block);
+  check_not_allocated(v, block);
   if (!v.enabled || written_once_.count(&v)) return mark_handed_over(v, block);
   const BlockData& b = describe(v, block, data);
   transport_.put(b, bytes_of(b));

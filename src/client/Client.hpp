@@ -54,6 +54,7 @@ class Client {
   [[nodiscard]] std::size_t bytes_of(const BlockData& block) const;
   [[nodiscard]] bool handed_over_now(const Variable& variable, int block) const;
   void check_not_written(const Variable& variable, int block) const;
+  void check_not_allocated(const Variable& variable, int block) const;
   void mark_handed_over(const Variable& variable, int block);
 
   const Config& config_;

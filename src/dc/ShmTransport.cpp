@@ -152,6 +152,11 @@ ShmTransport::Allocated* ShmTransport::allocated(const Variable& variable, int b
   return it != allocated_.end() && it->second.live ? &it->second : nullptr;
 }
 
+bool ShmTransport::allocated_now(const Variable& variable, int block) const {
+  const auto it = allocated_.find({&variable, block});
+  return it != allocated_.end() && it->second.live;
+}
+
 void* ShmTransport::alloc(const BlockData& block, std::size_t bytes) {
   clear(*block.variable, block.block);
   const shm::Handle handle = acquire(block, bytes, false);

@@ -27,6 +27,7 @@ class ShmTransport : public Transport {
   void* alloc(const BlockData& block, std::size_t bytes) override;
   void commit(const Variable& variable, int block) override;
   void clear(const Variable& variable, int block) override;
+  [[nodiscard]] bool allocated_now(const Variable& variable, int block) const override;
   void check_capacity(const Variable& variable, std::size_t bytes) const override;
   void raise_store_failures() override;
   [[nodiscard]] std::uint32_t store_failures_raised() const override { return failures_seen_; }

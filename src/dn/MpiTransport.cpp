@@ -266,6 +266,10 @@ void MpiTransport::restart() {
   channel_.receive_credit(credit_message_, server_, &credit_request_);
 }
 
+bool MpiTransport::allocated_now(const Variable& variable, int block) const {
+  return allocated_.count({&variable, block}) != 0;
+}
+
 std::size_t MpiTransport::discard() {
   const std::size_t dropped = allocated_.size();
   for (auto& [key, a] : allocated_) {

@@ -28,6 +28,7 @@ class MpiTransport : public Transport {
   void* alloc(const BlockData& block, std::size_t bytes) override;
   void commit(const Variable& variable, int block) override;
   void clear(const Variable& variable, int block) override;
+  [[nodiscard]] bool allocated_now(const Variable& variable, int block) const override;
   void check_capacity(const Variable& variable, std::size_t bytes) const override;
   void end_iteration(int iteration) override;
   bool signal(const std::string& event, int iteration) override;

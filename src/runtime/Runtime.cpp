@@ -241,6 +241,9 @@ Statistics Runtime::statistics() const {
     all.push_back({Statistic::ScheduleWaitSeconds, waits.seconds});
     all.push_back({Statistic::ScheduleLongestWaitSeconds, waits.longest});
   }
+  if (dropped_allocations_ > 0) {
+    all.push_back({Statistic::ClientDroppedAllocations, static_cast<double>(dropped_allocations_)});
+  }
   return all;
 }
 
@@ -308,6 +311,19 @@ void Runtime::finalize(bool report) {
   write_report();
   if (!failure.empty()) throw Error(ECLUSE_IO_ERROR, failure);
   if (unended) throw *unended;
+}
+
+void Runtime::end_iteration() {
+  if (const std::size_t dropped = transport_->discard(); dropped > 0) {
+    dropped_allocations_ += dropped;
+    if (dropped_allocations_ == dropped) {
+      log_->warning(std::to_string(dropped) + " block(s) allocated in iteration " +
+                    std::to_string(client_->iteration()) +
+                    " and never committed were dropped at its end, not stored: commit or "
+                    "clear them before end_iteration (said once; the report counts them).");
+    }
+  }
+  client_->end_iteration();
 }
 
 // Blocks written after the last end_iteration are stored as they are, as the dedicated cores

@@ -40,6 +40,10 @@ class Runtime {
   const Parameters& parameters() const { return *parameters_; }
   EventTable& events() { return *events_; }
   void signal(std::string_view event);
+  /** Ends the client's iteration. Allocations live for their iteration only: a block allocated
+   * and never committed is dropped (its room given back, warned once), so that a view of it
+   * kept by the program cannot change what a later iteration stores. */
+  void end_iteration();
   void stop();
   /** `report`: write the run report (collective over the runtime's communicator: every rank
    * must finalize; the destructor path passes false). */
@@ -65,6 +69,7 @@ class Runtime {
   MPI_Comm comm_;
   std::string job_;   // run-unique identifier, the same on every rank
   double cpu_start_;  // process CPU seconds at initialize (MPI_Init's are not the run's)
+  std::uint64_t dropped_allocations_ = 0;  // allocated, never committed, dropped at iteration end
 
   Config config_;
   std::unique_ptr<Parameters> parameters_;

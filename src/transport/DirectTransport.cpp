@@ -27,6 +27,11 @@ void DirectTransport::put(const BlockData& block, std::size_t bytes) {
   commit(*block.variable, block.block);
 }
 
+bool DirectTransport::allocated_now(const Variable& variable, int block) const {
+  const auto it = slots_.find({&variable, block});
+  return it != slots_.end() && it->second.allocated;
+}
+
 void DirectTransport::commit(const Variable& variable, int block) {
   Slot& s = slot(variable, block);
   if (!s.allocated) {
@@ -51,11 +56,12 @@ void DirectTransport::end_iteration(int iteration) {
   writer_.write_iteration(iteration, blocks);
 }
 
+// Only allocations: blocks put (filled) are this iteration's, ended by end_iteration.
 std::size_t DirectTransport::discard() {
   std::size_t dropped = 0;
   for (auto& [key, s] : slots_) {
     dropped += s.allocated ? 1 : 0;
-    s.filled = s.allocated = false;
+    s.allocated = false;
   }
   return dropped;
 }

@@ -17,6 +17,7 @@ class DirectTransport : public Transport {
   void* alloc(const BlockData& block, std::size_t bytes) override;
   void commit(const Variable& variable, int block) override;
   void clear(const Variable& variable, int block) override;
+  [[nodiscard]] bool allocated_now(const Variable& variable, int block) const override;
   void end_iteration(int iteration) override;
   bool signal(const std::string&, int) override { return false; }
   void stop() override {}

@@ -32,6 +32,7 @@ enum class Statistic {
   ScheduleTurns,
   ScheduleWaitSeconds,
   ScheduleLongestWaitSeconds,
+  ClientDroppedAllocations,
 };
 
 /** Counters add up over ranks; peaks, windows and memories are maxima, lowest values minima. */
@@ -43,7 +44,7 @@ struct StatisticInfo {
   Combine combine;
 };
 
-inline constexpr std::array<StatisticInfo, 21> kStatistics = {{
+inline constexpr std::array<StatisticInfo, 22> kStatistics = {{
     {Statistic::DcWindowBytes, "dc.window_bytes", Combine::Max},
     {Statistic::DcBufferWaits, "dc.buffer_waits", Combine::Sum},
     {Statistic::DcSentBlocks, "dc.sent_blocks", Combine::Sum},
@@ -65,13 +66,14 @@ inline constexpr std::array<StatisticInfo, 21> kStatistics = {{
     {Statistic::ScheduleTurns, "schedule.turns", Combine::Sum},
     {Statistic::ScheduleWaitSeconds, "schedule.wait_seconds", Combine::Sum},
     {Statistic::ScheduleLongestWaitSeconds, "schedule.longest_wait_seconds", Combine::Max},
+    {Statistic::ClientDroppedAllocations, "client.dropped_allocations", Combine::Sum},
 }};
 
 constexpr const StatisticInfo& info_of(Statistic key) {
   return kStatistics[static_cast<std::size_t>(key)];
 }
-static_assert(info_of(Statistic::ScheduleLongestWaitSeconds).key ==
-                  Statistic::ScheduleLongestWaitSeconds,
+static_assert(info_of(Statistic::ClientDroppedAllocations).key ==
+                  Statistic::ClientDroppedAllocations,
               "kStatistics is in the order of the enum");
 
 /** One counter of one rank. */

@@ -21,6 +21,8 @@ class Transport {
   virtual void commit(const Variable& variable, int block) = 0;
   /** Gives up the block allocated for (variable, block id) without handing it over. */
   virtual void clear(const Variable& variable, int block) = 0;
+  /** True while (variable, block id) is allocated and neither committed nor cleared. */
+  [[nodiscard]] virtual bool allocated_now(const Variable& variable, int block) const = 0;
   /** Throws ECLUSE_ALLOCATION_ERROR when a block of `variable` of `bytes` could never be
    * handed over (larger than what this client may hold at once). */
   virtual void check_capacity(const Variable& /*variable*/, std::size_t /*bytes*/) const {}
@@ -37,8 +39,9 @@ class Transport {
   virtual void stop() = 0;
   /** After stop: this client sends again (a restarted phase; its server serves again). */
   virtual void restart() {}
-  /** Drops blocks allocated but never committed (finalize without commit); returns how many.
-   * Blocks put but not ended are the servers' to store (DC, DN) or ended at finalize (TP). */
+  /** Drops blocks allocated but never committed (at the end of their iteration, and at
+   * finalize); returns how many. Blocks put but not ended are the servers' to store (DC, DN)
+   * or ended at finalize (TP). */
   virtual std::size_t discard() = 0;
   /** Blocks put in the current iteration and not ended yet (time partitioning only). */
   [[nodiscard]] virtual std::size_t unended() const { return 0; }

@@ -126,7 +126,9 @@ std::string store_failure_message(const std::string& server, const std::string& 
 void throw_not_allocated(const Variable& variable, int block) {
   throw Error(ECLUSE_BLOCK_NOT_FOUND, "commit of block " + std::to_string(block) +
                                           " of variable '" + variable.name +
-                                          "': nothing was allocated; call alloc first.");
+                                          "': nothing is allocated in this iteration (a "
+                                          "block allocated and not committed is dropped when "
+                                          "its iteration ends); call alloc first.");
 }
 
 void log_skipped(Log& log, const BlockData& block, std::uint64_t skipped, const std::string& why) {

@@ -6,6 +6,7 @@ import pathlib
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -226,6 +227,37 @@ def test_context_manager_stops_and_finalizes_on_every_rank(tmp_path):
     assert [r["client"] for r in reports if r["rank"] == 2] == [False, False]
 
 
+@pytest.mark.parametrize("architecture", [TP, DC], ids=["tp", "dc"])
+def test_an_exception_on_one_client_ends_the_job_with_its_traceback(tmp_path, architecture):
+    """One client leaves its block by an exception while the other waits for it (a halo
+    exchange): the collective finalize could never complete. After ECLUSE_EXCEPTION_WAIT the
+    client says why, with its traceback, and ends the job, instead of hanging until
+    ECLUSE_TIMEOUT (600 s by default)."""
+    body = """
+    with ecluse.Session("bind.xml") as s:
+        if s.is_client:
+            comm = s.client_comm
+            if comm.Get_rank() == 1:
+                raise ZeroDivisionError("the step diverged")
+            comm.recv(source=1)  # the halo exchange the other client never makes
+    """
+    text = CONFIG.replace("ARCHITECTURE", architecture).replace("DOMAINS", "1")
+    (tmp_path / "bind.xml").write_text(text)
+    (tmp_path / "script.py").write_text(PRELUDE + textwrap.dedent(body))
+    start = time.monotonic()
+    result = subprocess.run([mpiexec(), "-n", "2" if architecture == TP else "3",
+                             sys.executable, "script.py"], cwd=tmp_path,
+                            env=dict(child_env(), ECLUSE_EXCEPTION_WAIT="2"),
+                            capture_output=True, text=True, timeout=120)
+    elapsed = time.monotonic() - start
+    assert result.returncode != 0
+    assert ("ecluse: world rank 1: an exception left the Session block while other clients are "
+            "still in theirs; ending the job (MPI_Abort), since the collective finalize cannot "
+            "complete without this rank:") in result.stderr, result.stderr
+    assert "ZeroDivisionError: the step diverged" in result.stderr, result.stderr
+    assert elapsed < 60, f"{elapsed:.1f} s"
+
+
 def test_dedicated_core_statistics_and_client_comm(tmp_path):
     body = """
     s = ecluse.Session("bind.xml")
@@ -297,6 +329,53 @@ def test_alloc_views_the_buffer_and_commit_stores_what_was_written(tmp_path, arc
         np.testing.assert_array_equal(f["other/P0"][...], -field)
         assert "counts" not in f, "a cleared block is not stored"
     assert r["back"] == field.tolist()
+
+
+ALLOCATION_LIFE = """
+import h5py
+with ecluse.Session("bind.xml") as s:
+    if s.is_client:
+        a = s.alloc("field")
+        a[...] = 1.0
+        twice = error_of(s.write, "field", np.zeros((6, 4)))  # the block is allocated
+        s.end_iteration()                       # never committed: dropped
+        dropped_view = a.flags.writeable
+        late = error_of(s.commit, "field")      # the allocation of the ended iteration
+        b = s.alloc("field")
+        b[...] = 2.0
+        c = s.alloc("field")                    # allocated again: b no longer owns the room
+        c[...] = 3.0
+        s.commit("field")
+        s.end_iteration()
+        s.stop()
+        report(twice=twice, dropped_view=dropped_view, late=late,
+               again_view=b.flags.writeable, dropped=s.statistic("client.dropped_allocations"))
+"""
+
+
+@pytest.mark.parametrize("architecture", ["tp", "dc"])
+def test_an_allocation_lives_for_its_iteration(tmp_path, architecture):
+    """A block allocated and not committed is dropped when its iteration ends (its view turns
+    read-only; a later commit finds nothing; the run counts it), a write of an allocated block
+    is refused, and a second alloc of a block retires the first view."""
+    import h5py
+    import numpy as np
+    config = {"tp": TP, "dc": DC.replace('"3"', '"2"')}[architecture]
+    (r,) = run_script(tmp_path, 1 if architecture == "tp" else 2, ALLOCATION_LIFE, config)
+    assert r["twice"] == [
+        "ECLUSE_ARGUMENT_ERROR", 7,
+        "write of block 0 of variable 'field': the block is allocated (ecluse_alloc) and not "
+        "committed; fill it and commit it, or clear it before writing the block."]
+    assert r["dropped_view"] is False and r["again_view"] is False
+    assert r["late"] == [
+        "ECLUSE_BLOCK_NOT_FOUND", r["late"][1],
+        "commit of block 0 of variable 'field': nothing is allocated in this iteration (a block "
+        "allocated and not committed is dropped when its iteration ends); call alloc first."]
+    assert r["dropped"] == 1.0
+    assert not list((tmp_path / "out").glob("bind_It0_*.h5")), "iteration 0 stored nothing"
+    (path,) = (tmp_path / "out").glob("bind_It1_Pr*.h5")
+    with h5py.File(path, "r") as f:
+        np.testing.assert_array_equal(f["field/P0"][...], np.full((6, 4), 3.0))
 
 
 def test_parameters_are_typed_and_layouts_follow(tmp_path):

@@ -268,6 +268,100 @@ def test_examples_statistics_png_and_dask_sum(tmp_path, scheduler):
     assert matplotlib.image.imread(tmp_path / pngs[0]).shape[:2] == (320, 400)
 
 
+DAMARIS_NAMES = '''
+import json
+from damaris4py.damaris4py import getservercomm, listknownclients, magicnumber_string
+from damaris4py import server
+from damaris4py.dask import damaris_dask
+def main(DD):
+    comm = getservercomm()
+    clients = listknownclients()
+    block = damaris_dask.return_numpy_array(DD, "temperature", client_rank=clients[0])
+    try:
+        server.getclientcomm()
+        client_comm = "given"
+    except RuntimeError as error:
+        client_comm = str(error)
+    with open(f"names-{comm.Get_rank()}.jsonl", "a") as f:
+        f.write(json.dumps({
+            "magic": magicnumber_string() == DD["damaris_env"]["simulation_magic_number"],
+            "scheduler": damaris_dask.return_scheduler_filename(DD),
+            "block": list(block.shape) if block is not None else None,
+            "missing": damaris_dask.return_numpy_array(DD, "temperature", client_rank=99),
+            "empty": DD["iteration_data"]["pressure"]["numpy_data"],
+            "server": [server.isserver(), server.isclient(), server.isdedicatedcore(),
+                       server.isdedicatednode(), server.clientspernode(),
+                       server.serverspernode(), server.numberofnodes()],
+            "client_comm": client_comm}) + "\\n")
+'''
+
+
+def test_damaris_script_names_and_an_entry_for_every_variable_of_the_script(tmp_path):
+    """The names Damaris's own example scripts import (damaris4py.damaris4py,
+    magicnumber_string, return_numpy_array, return_scheduler_filename, the server module's
+    topology functions); a variable of the script that no client wrote this iteration has an
+    entry with no blocks, as in Damaris."""
+    scripts = '<pyscript name="count" file="names.py"/>'
+    text = config("dc", scripts).replace(
+        "</data>", '<variable name="pressure" layout="slab" script="count" store="#"/></data>')
+    (tmp_path / "names.py").write_text(DAMARIS_NAMES)
+    (tmp_path / "simulation.xml").write_text(text)
+    result = subprocess.run([mpiexec(), "-n", "6", str(BUILD / "examples" /
+                                                       "ecluse_example_simulation"),
+                             "simulation.xml", str(ITERATIONS)], cwd=tmp_path, env=child_env(),
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = records(tmp_path, "names-*.jsonl")
+    assert len(lines) == 2 * ITERATIONS
+    for line in lines:
+        assert line["magic"] is True and line["scheduler"] == ""
+        assert line["block"] is not None and len(line["block"]) == 2
+        assert line["missing"] is None and line["empty"] == {}
+        # DC: 2 virtual nodes of 3 ranks, 1 dedicated core and 2 clients each
+        assert line["server"] == [True, False, True, False, 2, 1, 2]
+        assert line["client_comm"] == (
+            "damaris4py.server.getclientcomm(): a <pyscript> runs on a server, which has no "
+            "clients' communicator; use getservercomm()")
+
+
+def test_dask_stats_outlive_the_run(scheduler):
+    """DaskStats (Damaris 1.7's interface): updates from one 'run', read back by another client
+    after it closed, as its stats_get_results.py does; count, mean and sample variance as NumPy
+    computes them."""
+    import numpy as np
+    from distributed import Client
+    from damaris4py.dask.damaris_stats import DaskStats
+    values = [np.arange(12.0).reshape(3, 4) * k + k for k in (1.0, 2.0, 5.0)]
+    name = f"stats-{os.getpid()}"
+
+    class Field:  # what update() uses of a dask.array (this scheduler has no workers)
+        def __init__(self, array):
+            self.array, self.chunks = array, ((3,), (2, 2))
+
+        def compute(self):
+            return self.array
+
+    with Client(scheduler_file=str(scheduler), timeout="10s") as client:
+        stats = DaskStats(name, name + "-lock")
+        assert stats.return_count(client, lock_timeout=10) == 0
+        assert stats.return_mean(client, lock_timeout=10) is None
+        for v in values:
+            stats.update(Field(v), client, lock_timeout=10)
+    with Client(scheduler_file=str(scheduler), timeout="10s") as client:
+        stats = DaskStats(name, name + "-lock")
+        assert stats.return_count(client, lock_timeout=10) == 3
+        mean, var = stats.return_mean_var_tuple(client, lock_timeout=10)
+        assert mean.chunks == ((3,), (2, 2))
+        np.testing.assert_allclose(mean.compute(scheduler="synchronous"),
+                                   np.mean(values, axis=0), rtol=1e-12)
+        np.testing.assert_allclose(var.compute(scheduler="synchronous"),
+                                   np.var(values, axis=0, ddof=1), rtol=1e-12)
+        averages = mean.map_blocks(stats.compute_block_average, chunks=stats.get_chunks(client))
+        np.testing.assert_allclose(averages.compute(scheduler="synchronous"),
+                                   [[np.mean(values, axis=0)[:, :2].mean(),
+                                     np.mean(values, axis=0)[:, 2:].mean()]], rtol=1e-12)
+
+
 def test_blocks_are_placed_by_their_offsets_and_must_tile_a_box():
     import numpy as np
     from ecluse import insitu

@@ -10,8 +10,20 @@ def return_magic_number(DD):
     return insitu.magic_number(DD)
 
 
-def return_scheduler_file(DD):
+def return_scheduler_filename(DD):
+    """The scheduler-file of <pyscript>, "" without Dask (Damaris's name)."""
     return insitu.scheduler_file(DD)
+
+
+return_scheduler_file = return_scheduler_filename  # the name of Ecluse's earlier scripts
+
+
+def return_numpy_array(DD, varname, client_rank=0, block_number=0):
+    """Block P<client_rank>_B<block_number> of a variable as the server holds it (ghosts
+    included, a read-only view valid until main(DD) returns), or None when this server did not
+    receive it."""
+    entry = DD["iteration_data"].get(varname, {})
+    return entry.get("numpy_data", {}).get(f"P{client_rank}_B{block_number}")
 
 
 def return_scalar_from_position(DD, varname, pos=(0,), client_rank=0, block_number=0):
