@@ -19,7 +19,7 @@ _client = None
 def main(DD):
     global _client
     if _client is None:  # one client for the run (as Damaris's examples make one per call)
-        _client = Client(scheduler_file=damaris_dask.return_scheduler_file(DD), timeout="30s")
+        _client = Client(scheduler_file=damaris_dask.return_scheduler_filename(DD), timeout="30s")
     comm = getservercomm()
     field = damaris_dask.return_dask_array(DD, _client, "temperature", comm)
     if field is None:  # only the first server holds the array
