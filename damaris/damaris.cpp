@@ -4,6 +4,7 @@
 
 #include <ecluse/ecluse.h>
 
+#include <cstdio>
 #include <type_traits>
 
 namespace {
@@ -60,6 +61,25 @@ int or_no_server(int status, bool server_rank) {
   return has_servers && !server_rank ? DAMARIS_OK : DAMARIS_NO_SERVER;
 }
 
+// Damaris logs a failed call's cause; its programs test the code, rarely print it. The
+// message is said on stderr, as Damaris's log says it: the first kSaid of a rank, then a line
+// saying the rest are not printed (a call failing at every iteration must not flood).
+constexpr int kSaid = 10;
+
+int said(int status) {
+  if (status == ECLUSE_OK || status == ECLUSE_NO_SERVER) return status;
+  static int count = 0;
+  if (count < kSaid) {
+    std::fprintf(stderr, "[damaris] error: %s\n", ecluse_error_message());
+  } else if (count == kSaid) {
+    std::fprintf(stderr,
+                 "[damaris] error: further errors of this rank are not printed (the "
+                 "calls still return their codes)\n");
+  }
+  ++count;
+  return status;
+}
+
 bool is_server_rank() {
   MPI_Comm comm = MPI_COMM_NULL;
   return ecluse_client_comm_get(&comm) == ECLUSE_OK && comm == MPI_COMM_NULL;
@@ -70,103 +90,103 @@ bool is_server_rank() {
 extern "C" {
 
 int damaris_initialize(const char* configfile, MPI_Comm comm) {
-  return ecluse_initialize(configfile, comm);
+  return said(ecluse_initialize(configfile, comm));
 }
 
 int damaris_finalize(void) {
-  return ecluse_finalize();
+  return said(ecluse_finalize());
 }
 
 int damaris_start(int* is_client) {
-  return or_no_server(ecluse_start(is_client), false);
+  return said(or_no_server(ecluse_start(is_client), false));
 }
 
 int damaris_stop(void) {
-  return or_no_server(ecluse_stop(), is_server_rank());
+  return said(or_no_server(ecluse_stop(), is_server_rank()));
 }
 
 int damaris_write(const char* varname, const void* data) {
-  return ecluse_write(varname, data);
+  return said(ecluse_write(varname, data));
 }
 
 int damaris_write_block(const char* varname, int32_t block, const void* data) {
-  return ecluse_write_block(varname, block, data);
+  return said(ecluse_write_block(varname, block, data));
 }
 
 int damaris_alloc(const char* varname, void** ptr) {
-  return ecluse_alloc(varname, ptr);
+  return said(ecluse_alloc(varname, ptr));
 }
 
 int damaris_alloc_block(const char* varname, int32_t block, void** ptr) {
-  return ecluse_alloc_block(varname, block, ptr);
+  return said(ecluse_alloc_block(varname, block, ptr));
 }
 
 int damaris_commit(const char* varname) {
-  return ecluse_commit(varname);
+  return said(ecluse_commit(varname));
 }
 
 int damaris_commit_block(const char* varname, int32_t block) {
-  return ecluse_commit_block(varname, block);
+  return said(ecluse_commit_block(varname, block));
 }
 
 int damaris_commit_iteration(const char* varname, int32_t iteration) {
-  return ecluse_commit_iteration(varname, iteration);
+  return said(ecluse_commit_iteration(varname, iteration));
 }
 
 int damaris_commit_block_iteration(const char* varname, int32_t block, int32_t iteration) {
-  return ecluse_commit_block_iteration(varname, block, iteration);
+  return said(ecluse_commit_block_iteration(varname, block, iteration));
 }
 
 int damaris_clear(const char* varname) {
-  return ecluse_clear(varname);
+  return said(ecluse_clear(varname));
 }
 
 int damaris_clear_block(const char* varname, int32_t block) {
-  return ecluse_clear_block(varname, block);
+  return said(ecluse_clear_block(varname, block));
 }
 
 int damaris_clear_iteration(const char* varname, int32_t iteration) {
-  return ecluse_clear_iteration(varname, iteration);
+  return said(ecluse_clear_iteration(varname, iteration));
 }
 
 int damaris_clear_block_iteration(const char* varname, int32_t block, int32_t iteration) {
-  return ecluse_clear_block_iteration(varname, block, iteration);
+  return said(ecluse_clear_block_iteration(varname, block, iteration));
 }
 
 int damaris_signal(const char* signal_name) {
-  return ecluse_signal(signal_name);
+  return said(ecluse_signal(signal_name));
 }
 
 int damaris_bind(const char* signal_name, signal_t sig) {
-  return ecluse_bind(signal_name, sig);
+  return said(ecluse_bind(signal_name, sig));
 }
 
 int damaris_parameter_get(const char* param_name, void* buffer, unsigned int size) {
-  return ecluse_parameter_get(param_name, buffer, size);
+  return said(ecluse_parameter_get(param_name, buffer, size));
 }
 
 int damaris_parameter_set(const char* param_name, const void* buffer, unsigned int size) {
-  return ecluse_parameter_set(param_name, buffer, size);
+  return said(ecluse_parameter_set(param_name, buffer, size));
 }
 
 int damaris_set_position(const char* var_name, const int64_t* position) {
-  return ecluse_set_position(var_name, position);
+  return said(ecluse_set_position(var_name, position));
 }
 
 int damaris_set_block_position(const char* var_name, int32_t block, const int64_t* position) {
-  return ecluse_set_block_position(var_name, block, position);
+  return said(ecluse_set_block_position(var_name, block, position));
 }
 
 int damaris_client_comm_get(MPI_Comm* comm) {
-  return ecluse_client_comm_get(comm);
+  return said(ecluse_client_comm_get(comm));
 }
 
 int damaris_end_iteration(void) {
-  return ecluse_end_iteration();
+  return said(ecluse_end_iteration());
 }
 
 int damaris_get_iteration(int* iteration) {
-  return ecluse_get_iteration(iteration);
+  return said(ecluse_get_iteration(iteration));
 }
 
 }  // extern "C"

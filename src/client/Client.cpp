@@ -206,6 +206,14 @@ void Client::set_position(std::string_view name, int block,
                           std::span<const std::int64_t> position) {
   const Variable& v = variable(name);
   check_block(v, block);
+  for (std::size_t d = 0; d < position.size(); ++d) {
+    if (position[d] >= 0) continue;
+    throw Error(ECLUSE_ARGUMENT_ERROR,
+                "position of variable '" + v.name + "': offset " + std::to_string(position[d]) +
+                    " in dimension " + std::to_string(d) +
+                    " is negative; a position is the global index (from 0) of the block's first "
+                    "interior cell.");
+  }
   std::vector<std::int64_t> p(position.begin(), position.end());
   if (config_.find_layout(v.layout)->fortran) std::reverse(p.begin(), p.end());
   positions_[{&v, block}] = std::move(p);

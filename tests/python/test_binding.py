@@ -101,6 +101,7 @@ errors = dict(
     fortran=error_of(s.write, "f", np.zeros((2, 3), dtype=np.float32)),
     position=error_of(s.set_position, "field", (1,)),
     position_type=error_of(s.set_position, "field", (1.5, 0)),
+    position_negative=error_of(s.set_position, "field", (0, -2)),
     commit=error_of(s.commit, "field"),
     event=error_of(s.signal, "pong"),
     action=error_of(s.signal, "ping"),
@@ -154,6 +155,9 @@ def test_bad_writes_raise_the_c_api_message_and_write_nothing(tmp_path):
     assert "function 'no_such_function' not found" in r["action"][2]
     assert r["bind"] == ["ECLUSE_BIND_ERROR", 21, "bind of event 'ping': int is not callable."]
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").glob("*.h5"))
+    assert r["position_negative"] == [
+        "ECLUSE_ARGUMENT_ERROR", 7, "position of variable 'field': offset -2 in dimension 1 is "
+        "negative; a position is the global index (from 0) of the block's first interior cell."]
 
 
 def test_calls_after_close_and_broken_configurations_raise(tmp_path):

@@ -209,3 +209,9 @@ def test_iteration_variants_and_restart_answer_with_their_messages(tmp_path):
     assert "iteration=1" in result.stdout  # the restarted phase goes on counting
     for case in ("alloc-restarted", "commit-restarted", "end-restarted", "finalize"):
         assert lines[case] == ok, case
+    # Damaris logs a failed call's cause; programs rarely print it: said on stderr, as each
+    # call returned it (NO_SERVER is an answer, not an error).
+    said = [line for line in result.stderr.splitlines() if line.startswith("[damaris] error: ")]
+    assert said == ["[damaris] error: " + lines[case].split("|", 1)[1]
+                    for case in ("commit-later", "clear-later", "clear-unknown",
+                                 "write-after-commit", "commit-ended", "write-after-stop")]
