@@ -43,6 +43,33 @@ std::int64_t value1d(const std::vector<std::uint64_t>& g) {
   return std::int64_t(g[0] * 7);
 }
 
+/** A store's environment whose warnings go to <dir>/log.<rank>.log, with `config` (the dialect). */
+class LoggedEnv {
+ public:
+  explicit LoggedEnv(const std::string& dir, const Config* config = nullptr)
+      : log_(log_config(dir), world_rank()) {
+    env.log = &log_;
+    env.config = config;
+  }
+  StoreEnv env = world_env();
+
+ private:
+  static LogConfig log_config(const std::string& dir) {
+    LogConfig c;
+    c.file = dir + "/log";
+    return c;
+  }
+  Log log_;
+};
+
+/** The refusal of a variable whose blocks without a position would overwrite each other. */
+std::string overwrite_message(const std::string& variable, int unpositioned, int total) {
+  return "store 'h5': variable '" + variable + "': " + std::to_string(unpositioned) + " of its " +
+         std::to_string(total) +
+         " blocks have no position and would overwrite each other at the origin. Fix: call "
+         "ecluse_set_position (or ecluse_set_block_position) for every block before writing it";
+}
+
 TEST(StoreCollective, AssemblesDeclaredGlobalDatasetsFromAllRanks) {
   const std::string dir = fresh_dir("coll_declared");
   auto store = make_store_collectively(hdf5_store(dir, "Collective"), world_env());
@@ -202,12 +229,7 @@ TEST(StoreCollective, BlocksWithoutPositionFromSeveralWritersAreRefused) {
       {4}, {}, {}, r == 0 ? std::vector<std::int64_t>{0} : std::vector<std::int64_t>{}};
   Error e = error_of([&] { store->write_iteration(0, {block_of(v, data, shape, r)}); });
   EXPECT_EQ(e.status(), ECLUSE_DATASPACE_ERROR);
-  EXPECT_EQ(std::string(e.what()),
-            "store 'h5': variable 'field': " + std::to_string(world_size() - 1) + " of its " +
-                std::to_string(world_size()) +
-                " blocks have no position and would overwrite each other at the origin. Fix: "
-                "call ecluse_set_position (or ecluse_set_block_position) for every block "
-                "before writing it");
+  EXPECT_EQ(std::string(e.what()), overwrite_message("field", world_size() - 1, world_size()));
   MPI_Barrier(MPI_COMM_WORLD);
   EXPECT_TRUE(no_output(dir));
 }
@@ -246,12 +268,8 @@ TEST(StoreCollective, OverlappingBlocksAreRefused) {
 TEST(StoreCollective, IdenticalWholeArraysWithoutPositionAreWrittenOnce) {
   // Damaris programs often have every client write its copy of a coordinate array.
   const std::string dir = fresh_dir("coll_replicas");
-  LogConfig log_config;
-  log_config.file = dir + "/log";
-  Log log(log_config, world_rank());
-  StoreEnv env = world_env();
-  env.log = &log;
-  auto store = make_store_collectively(hdf5_store(dir + "/out", "Collective"), env);
+  LoggedEnv logged(dir);
+  auto store = make_store_collectively(hdf5_store(dir + "/out", "Collective"), logged.env);
   Variable x = variable("coord/x");
   const std::vector<float> coords = {0.5f, 1.5f, 2.5f, 3.5f, 4.5f};
   for (int it = 0; it < 2; ++it) {
@@ -278,12 +296,7 @@ TEST(StoreCollective, DifferentWholeArraysWithoutPositionAreRefused) {
     store->write_iteration(0, {block_of(x, mine, {{3}, {}, {}, {}, {3}}, world_rank())});
   });
   EXPECT_EQ(e.status(), ECLUSE_DATASPACE_ERROR);
-  EXPECT_EQ(std::string(e.what()),
-            "store 'h5': variable 'coord/x': " + std::to_string(world_size()) + " of its " +
-                std::to_string(world_size()) +
-                " blocks have no position and would overwrite each other at the origin. Fix: "
-                "call ecluse_set_position (or ecluse_set_block_position) for every block "
-                "before writing it");
+  EXPECT_EQ(std::string(e.what()), overwrite_message("coord/x", world_size(), world_size()));
   MPI_Barrier(MPI_COMM_WORLD);
   EXPECT_TRUE(no_output(dir));
 }
@@ -323,15 +336,10 @@ TEST(StoreCollective, ARefusedVariableLeavesTheOthersWritten) {
 TEST(StoreCollective, OverlappingBlocksOfADamarisFileAreWrittenWithAWarning) {
   if (world_size() == 1) GTEST_SKIP() << "needs two writers";
   const std::string dir = fresh_dir("coll_damaris_overlap");
-  LogConfig log_config;
-  log_config.file = dir + "/log";
-  Log log(log_config, world_rank());
   Config damaris;
   damaris.dialect = Dialect::Damaris;
-  StoreEnv env = world_env();
-  env.log = &log;
-  env.config = &damaris;
-  auto store = make_store_collectively(hdf5_store(dir + "/out", "Collective"), env);
+  LoggedEnv logged(dir, &damaris);
+  auto store = make_store_collectively(hdf5_store(dir + "/out", "Collective"), logged.env);
   Variable z = variable("coord/z");
   // Blocks of 3 cells sharing their boundary cell (value = global index), as Damaris's
   // mandelbulb example writes its z coordinates.
@@ -355,12 +363,8 @@ TEST(StoreCollective, OverlappingBlocksOfADamarisFileAreWrittenWithAWarning) {
 
 TEST(StoreCollective, CellsLeftUnwrittenAreWarnedAboutOnce) {
   const std::string dir = fresh_dir("coll_uncovered");
-  LogConfig log_config;
-  log_config.file = dir + "/log";
-  Log log(log_config, world_rank());
-  StoreEnv env = world_env();
-  env.log = &log;
-  auto store = make_store_collectively(hdf5_store(dir + "/out", "Collective"), env);
+  LoggedEnv logged(dir);
+  auto store = make_store_collectively(hdf5_store(dir + "/out", "Collective"), logged.env);
   Variable v = variable("field");
   const std::vector<double> data(3, 2.0);
   const std::int64_t r = world_rank();
