@@ -100,3 +100,20 @@ def test_broken_config_fails_on_every_rank_and_writes_nothing(tmp_path):
     assert (f"ECLUSE_CONFIG_ERROR: {message}" in result.stderr
             or f"ecluse: initialize failed (ECLUSE_CONFIG_ERROR): {message}" in result.stderr)
     assert not (tmp_path / "out").exists()
+
+
+def test_warnings_come_before_a_placement_refused_for_its_rank_count(tmp_path):
+    """A file's warnings are said before the placement is checked: a run refused for its rank
+    count shows them at once, not only once the rank count is fixed."""
+    text = (ROOT / "examples" / "simulation.xml").read_text()
+    text = text.replace('<dedicated cores="0" nodes="0"/>', '<dedicated cores="2" nodes="0"/>')
+    text = text.replace("</simulation>", "<visit/></simulation>")
+    result = run_example(tmp_path, 1, 1, config=text)
+    assert result.returncode != 0
+    warning = ("<visit>: Ecluse has no VisIt back-end; nothing is sent to VisIt (variables that "
+               "name a store are still written).")
+    refusal = "leaves none for the simulation; run at least 4 ranks per node"
+    assert warning in result.stderr, result.stderr
+    assert refusal in result.stderr, result.stderr
+    assert result.stderr.index(warning) < result.stderr.index(refusal)
+
