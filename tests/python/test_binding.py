@@ -357,15 +357,17 @@ with ecluse.Session("bind.xml") as s:
 """
 
 
-@pytest.mark.parametrize("architecture", ["tp", "dc"])
+@pytest.mark.parametrize("architecture", ["tp", "dc", "dn"])
 def test_an_allocation_lives_for_its_iteration(tmp_path, architecture):
     """A block allocated and not committed is dropped when its iteration ends (its view turns
     read-only; a later commit finds nothing; the run counts it), a write of an allocated block
     is refused, and a second alloc of a block retires the first view."""
     import h5py
     import numpy as np
-    config = {"tp": TP, "dc": DC.replace('"3"', '"2"')}[architecture]
-    (r,) = run_script(tmp_path, 1 if architecture == "tp" else 2, ALLOCATION_LIFE, config)
+    config = {"tp": TP, "dc": DC.replace('"3"', '"2"'),
+              "dn": '<dedicated cores="0" nodes="1"/><virtual-nodes ranks-per-node="1"/>'}
+    (r,) = run_script(tmp_path, 1 if architecture == "tp" else 2, ALLOCATION_LIFE,
+                      config[architecture])
     assert r["twice"] == [
         "ECLUSE_ARGUMENT_ERROR", 7,
         "write of block 0 of variable 'field': the block is allocated (ecluse_alloc) and not "
