@@ -142,8 +142,11 @@ def start(setup_text, comm):
         _state.client = _state.worker.client
 
 
-def _variable_entry(dtype=None):
-    type_string = _TYPE_STRINGS.get(np.dtype(dtype).str[1:], "") if dtype is not None else ""
+def _type_string(dtype):
+    return _TYPE_STRINGS.get(np.dtype(dtype).str[1:], "")
+
+
+def _variable_entry(type_string=""):
     return {"numpy_data": {}, "block_source": [], "block_domains": [], "sort_data": [],
             "ghosts": {}, "type_string": type_string}
 
@@ -156,9 +159,8 @@ def _iteration_data(iteration, blocks, s, arrays, variables=()):
         data[name] = _variable_entry()
     magic = s.damaris_env["simulation_magic_number"]
     for variable, dtype, source, block, dims, lo, hi, position, view in blocks:
-        entry = data.setdefault(variable, _variable_entry(dtype))
-        if not entry["type_string"]:
-            entry["type_string"] = _variable_entry(dtype)["type_string"]
+        entry = data.setdefault(variable, _variable_entry())
+        entry["type_string"] = entry["type_string"] or _type_string(dtype)
         key = f"P{source}_B{block}"
         array = np.frombuffer(view, dtype=dtype).reshape(dims)
         arrays.append(array)

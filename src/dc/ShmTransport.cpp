@@ -152,7 +152,9 @@ ShmTransport::Allocated* ShmTransport::allocated(const Variable& variable, int b
   return it != allocated_.end() && it->second.live ? &it->second : nullptr;
 }
 
+// On every write: no lookup while nothing is allocated (the usual case).
 bool ShmTransport::allocated_now(const Variable& variable, int block) const {
+  if (live_ == 0) return false;
   const auto it = allocated_.find({&variable, block});
   return it != allocated_.end() && it->second.live;
 }
@@ -222,8 +224,10 @@ Statistics ShmTransport::statistics() const {
           {Statistic::DcSkippedBlocks, static_cast<double>(skipped_)}};
 }
 
+// At every end_iteration: no walk over the blocks ever allocated while none is live.
 std::size_t ShmTransport::discard() {
   const std::size_t dropped = live_;
+  if (dropped == 0) return 0;
   for (auto& [key, a] : allocated_) {
     if (a.live) release(a.handle, a.bytes);
     a.live = false;

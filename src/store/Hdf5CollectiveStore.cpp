@@ -57,21 +57,21 @@ struct DatasetEncoding {
 /** What every writer writes at one iteration, and the variables refused (each with its first
  * error), the same on every writer. */
 struct CollectivePlan {
+  struct Refusal {
+    std::string variable;
+    Error error;
+  };
   std::vector<CollectiveVariable> variables;
-  std::vector<Error> refused;
+  std::vector<Refusal> refused;
 };
 
-/** What one writer sends to all others: its variables, or the error that stops it. */
+/** What one writer sends to all others: its variables, each with its first error if refused. */
 struct WriterSummary {
-  std::int64_t status = ECLUSE_OK;
-  std::string message;
   std::vector<CollectiveVariable> variables;
 };
 
 std::string pack(const WriterSummary& summary) {
   Packer out;
-  out.put(summary.status);
-  out.put(summary.message);
   for (const CollectiveVariable& v : summary.variables) {
     out.put(v.name);
     out.put(v.units);
@@ -92,8 +92,6 @@ std::string pack(const WriterSummary& summary) {
 WriterSummary unpack(std::string_view bytes) {
   Unpacker in(bytes);
   WriterSummary summary;
-  summary.status = in.integer();
-  summary.message = in.text();
   while (!in.done()) {
     CollectiveVariable v;
     v.name = in.text();
@@ -326,7 +324,6 @@ CollectivePlan merge(const std::vector<std::string>& packed, bool overlaps,
   std::map<std::string, Error> refused;
   for (std::size_t writer = 0; writer < packed.size(); ++writer) {
     const WriterSummary s = unpack(packed[writer]);
-    if (s.status != ECLUSE_OK) throw Error(static_cast<ecluse_status>(s.status), s.message);
     for (const CollectiveVariable& v : s.variables) {
       if (refused.count(v.name) != 0) continue;
       try {
@@ -346,7 +343,7 @@ CollectivePlan merge(const std::vector<std::string>& packed, bool overlaps,
       refused.emplace(name, e);
     }
   }
-  for (auto& entry : refused) plan.refused.push_back(std::move(entry.second));
+  for (auto& [name, error] : refused) plan.refused.push_back({name, std::move(error)});
   return plan;
 }
 
@@ -395,7 +392,7 @@ void agree_on_copies(CollectivePlan& plan, const std::vector<BlockData>& blocks,
     try {
       check_positions(v, store);
     } catch (const Error& e) {
-      plan.refused.push_back(e);
+      plan.refused.push_back({v.name, e});
     }
   }
   plan.variables = std::move(kept);
@@ -405,17 +402,11 @@ void agree_on_copies(CollectivePlan& plan, const std::vector<BlockData>& blocks,
  * what was written all the same. */
 Error partial_error(const CollectivePlan& plan) {
   std::string names;
-  for (const Error& e : plan.refused) {
-    const std::string text = e.what();
-    const auto open = text.find("variable '");
-    const auto close = open == std::string::npos ? open : text.find('\'', open + 10);
-    if (close == std::string::npos) continue;
-    names += (names.empty() ? "" : ", ") + text.substr(open + 10, close - open - 10);
-  }
-  return Error(plan.refused.front().status(), std::string(plan.refused.front().what()) +
-                                                  " (the iteration's file holds its " +
-                                                  std::to_string(plan.variables.size()) +
-                                                  " other variable(s); left out: " + names + ")");
+  for (const auto& refusal : plan.refused) names += (names.empty() ? "" : ", ") + refusal.variable;
+  const Error& first = plan.refused.front().error;
+  return Error(first.status(), std::string(first.what()) + " (the iteration's file holds its " +
+                                   std::to_string(plan.variables.size()) +
+                                   " other variable(s); left out: " + names + ")");
 }
 
 Hdf5Handle collective_transfer(const CollectiveVariable& v, const std::string& path) {
@@ -563,7 +554,7 @@ void Hdf5CollectiveStore::write_iteration(int iteration, const std::vector<Block
   CollectivePlan agreed = merge(packed, overlaps, options_.store_name);
   agree_on_copies(agreed, blocks, env_.comm, options_.store_name);
   const std::vector<CollectiveVariable>& plan = agreed.variables;
-  if (plan.empty() && !agreed.refused.empty()) throw agreed.refused.front();
+  if (plan.empty() && !agreed.refused.empty()) throw agreed.refused.front().error;
   if (plan.empty()) return;
   warn_uncovered(iteration, plan);
   const std::string path = output_file_path(options_, env_.simulation, iteration, 0, 0);
