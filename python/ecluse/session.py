@@ -17,6 +17,7 @@ import struct
 import sys
 import time
 import traceback
+import weakref
 
 import numpy as np
 from mpi4py import MPI  # before the native module: MPI is initialized by mpi4py
@@ -85,6 +86,7 @@ class Session:
         self._client_comm = None
         self._agreement = None
         self._views = {}
+        self._kept = []  # weak references to retired views that the caller still held
         self._parameter_types = {}
 
     def __enter__(self):
@@ -182,8 +184,22 @@ class Session:
 
     def _retire(self, name, block):
         view = self._views.pop((name, block), None)
-        if view is not None:
-            view.flags.writeable = False
+        if view is None:
+            return
+        view.setflags(write=False)
+        if sys.getrefcount(view) > 2:  # more than `view` and the call's argument: kept
+            self._kept.append(weakref.ref(view))
+            if len(self._kept) > 64:
+                self._kept = [r for r in self._kept if r() is not None]
+
+    def _keep_readable(self):
+        """After finalize, a view the caller kept reads zeros (or stale bytes) where its memory
+        was unmapped, instead of crashing the interpreter."""
+        for ref in self._kept:
+            view = ref()
+            if view is not None:
+                _native.keep_readable(view)
+        self._kept = []
 
     def variable_shape(self, name):
         """(dtype, shape) of a block of `name` as write and alloc take it (C order)."""
@@ -255,7 +271,12 @@ class Session:
                 self._agreement.Free()
                 self._agreement = None
             self._finalized = True
-            _native.finalize()
+            for name, block in list(self._views):
+                self._retire(name, block)
+            try:
+                _native.finalize()
+            finally:
+                self._keep_readable()
 
     def _parameter_type(self, name):
         if name not in self._parameter_types:

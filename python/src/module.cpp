@@ -10,6 +10,7 @@
 
 #include "Actions.hpp"
 #include "BlockShape.hpp"
+#include "KeptViews.hpp"
 #include "Status.hpp"
 #include "ecluse/ecluse.h"
 
@@ -177,5 +178,6 @@ NB_MODULE(_native, m) {
   m.def("stop", &ecluse_python::stop);
   m.def("finalize", &ecluse_python::finalize);
   m.def("statistic", &ecluse_python::statistic, "name"_a);
+  m.def("keep_readable", &ecluse_python::keep_readable, "array"_a);
   m.def("status_name", &ecluse_status_name, "status"_a);
 }

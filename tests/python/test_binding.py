@@ -384,6 +384,50 @@ def test_an_allocation_lives_for_its_iteration(tmp_path, architecture):
         np.testing.assert_array_equal(f["field/P0"][...], np.full((6, 4), 3.0))
 
 
+KEPT_AFTER_CLOSE = """
+client = False
+with ecluse.Session("bind.xml") as s:
+    if s.is_client:
+        client = True
+        kept = []
+        for step in range(2):
+            v = s.alloc("field")
+            v[...] = step + 1.0
+            s.commit("field")
+            kept.append(v)
+            s.end_iteration()
+        kept.append(s.alloc("field"))           # never committed: dropped at close
+        kept[-1][...] = 9.0
+if client:
+    sums = [float(view.sum()) for view in kept]   # the memory may be unmapped by now
+    kept[0].setflags(write=True)
+    kept[0][...] = 5.0                            # a caller that forces its way in
+    report(sums=sums, writeable=[view.flags.writeable for view in kept[1:]],
+           forced=float(kept[0].sum()))
+"""
+
+
+@pytest.mark.parametrize("architecture", ["tp", "dc", "dn"])
+def test_views_kept_past_close_never_crash(tmp_path, architecture):
+    """A view kept after close reads zeros where its memory was unmapped (the node segment of DC)
+    or stale bytes, and never faults; what was committed is stored."""
+    import h5py
+    import numpy as np
+    config = {"tp": TP, "dc": DC.replace('"3"', '"2"'),
+              "dn": '<dedicated cores="0" nodes="1"/><virtual-nodes ranks-per-node="1"/>'}
+    (r,) = run_script(tmp_path, 1 if architecture == "tp" else 2, KEPT_AFTER_CLOSE,
+                      config[architecture])
+    assert r["writeable"] == [False, False]
+    assert r["forced"] == 5.0 * 24
+    if architecture == "dc":
+        assert r["sums"] == [0.0, 0.0, 0.0], "the segment is gone: zero pages in its place"
+    for step in range(2):
+        (path,) = (tmp_path / "out").glob(f"bind_It{step}_Pr*.h5")
+        with h5py.File(path, "r") as f:
+            np.testing.assert_array_equal(f["field/P0"][...], np.full((6, 4), step + 1.0))
+    assert not list((tmp_path / "out").glob("bind_It2_*.h5")), "the last alloc was dropped"
+
+
 def test_parameters_are_typed_and_layouts_follow(tmp_path):
     body = """
     with ecluse.Session("bind.xml") as s:
