@@ -125,6 +125,11 @@ bool Client::handed_over_now(const Variable& v, int block) const {
   return it != handed_over_.end() && it->second == iteration_;
 }
 
+bool Client::wrote_unended() const {
+  return std::any_of(handed_over_.begin(), handed_over_.end(),
+                     [this](const auto& entry) { return entry.second == iteration_; });
+}
+
 void Client::check_not_written(const Variable& v, int block) const {
   if (!handed_over_now(v, block)) return;
   throw Error(ECLUSE_ALREADY_WRITTEN,

@@ -35,6 +35,8 @@ class Client {
   void parameter_set(std::string_view name, const void* buffer, std::size_t size);
   void end_iteration();
   [[nodiscard]] int iteration() const { return iteration_; }
+  /** True when a block was handed over since the last end_iteration (a forgotten one). */
+  [[nodiscard]] bool wrote_unended() const;
   /** Element type and dimensions (C order, ghosts included) of a variable's block. */
   [[nodiscard]] std::pair<DataType, std::vector<std::int64_t>> block_shape(
       std::string_view variable) const;

@@ -274,7 +274,14 @@ void Runtime::signal(std::string_view name) {
 void Runtime::stop() {
   if (stopped_ || !transport_) return;
   stopped_ = true;
+  std::optional<Error> unended;
+  try {
+    if (client_ && has_servers()) end_unended_iteration();
+  } catch (const Error& e) {
+    unended = e;  // the servers must still be told: stop them, then say it
+  }
   transport_->stop();
+  if (unended) throw *unended;
 }
 
 void Runtime::finalize(bool report) {
@@ -326,14 +333,21 @@ void Runtime::end_iteration() {
   client_->end_iteration();
 }
 
-// Blocks written after the last end_iteration are stored as they are, as the dedicated cores
-// and nodes do at stop: the clients agree (collectively) whether any has some.
+// Blocks written after the last end_iteration are stored as they are. In time partitioning the
+// clients agree (collectively, in finalize) whether any has some; under servers each client
+// that wrote ends its own at stop, before the servers are told (they store an iteration that
+// not every client ended at stop), so that the report counts what was stored.
 void Runtime::end_unended_iteration() {
-  const WaitScope scope("in finalize for the clients' unended iterations");
-  if (allreduce_int(client_comm(), transport_->unended() > 0 ? 1 : 0, MPI_MAX) == 0) return;
+  if (has_servers()) {
+    if (!client_->wrote_unended()) return;
+  } else {
+    const WaitScope scope("in finalize for the clients' unended iterations");
+    if (allreduce_int(client_comm(), transport_->unended() > 0 ? 1 : 0, MPI_MAX) == 0) return;
+  }
   log_->warning("iteration " + std::to_string(client_->iteration()) +
-                " was not ended before finalize; storing it as it is (as dedicated cores and "
-                "nodes do). Call end_iteration after the last writes.");
+                " was not ended (no end_iteration after its writes); storing it as it is. Call "
+                "end_iteration after "
+                "the last writes.");
   client_->end_iteration();
 }
 

@@ -428,6 +428,44 @@ def test_views_kept_past_close_never_crash(tmp_path, architecture):
     assert not list((tmp_path / "out").glob("bind_It2_*.h5")), "the last alloc was dropped"
 
 
+FORGOTTEN_END = """
+with ecluse.Session("bind.xml") as s:
+    if s.is_client:
+        s.write("field", np.full((6, 4), 1.0))
+        s.end_iteration()
+        s.write("field", np.full((6, 4), 2.0))  # no end_iteration after the last writes
+"""
+
+
+@pytest.mark.parametrize("architecture", ["tp", "dc", "dn"])
+def test_an_iteration_not_ended_is_stored_counted_and_said(tmp_path, architecture):
+    """The last iteration without end_iteration is stored, the client says so, and the report
+    counts it (under DC and DN it counted only the ended ones: '1 of 1 iteration(s) wrote')."""
+    import h5py
+    import numpy as np
+    config = {"tp": TP, "dc": DC.replace('"3"', '"2"'),
+              "dn": '<dedicated cores="0" nodes="1"/><virtual-nodes ranks-per-node="1"/>'}
+    (tmp_path / "bind.xml").write_text(CONFIG.replace("ARCHITECTURE", config[architecture])
+                                       .replace("DOMAINS", "1"))
+    (tmp_path / "script.py").write_text(PRELUDE + textwrap.dedent(FORGOTTEN_END))
+    ranks = 1 if architecture == "tp" else 2
+    result = subprocess.run([mpiexec(), "-n", str(ranks), sys.executable, "script.py"],
+                            cwd=tmp_path, env=child_env(), capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert ("[ecluse 0] warning: iteration 1 was not ended (no end_iteration after its writes); "
+            "storing it as it is. Call end_iteration after the last writes.") in result.stderr
+    assert "were not ended by every client" not in result.stderr
+    for step in range(2):
+        (path,) = (tmp_path / "out").glob(f"bind_It{step}_Pr*.h5")
+        with h5py.File(path, "r") as f:
+            np.testing.assert_array_equal(f["field/P0"][...], np.full((6, 4), step + 1.0))
+    iterations = json.loads((tmp_path / "bind-report.json").read_text())["iterations"]
+    assert iterations["count"] == 2 and iterations["outputs"]["count"] == 2
+    assert iterations["client_bytes"]["sum"] == 2 * 6 * 4 * 8
+    assert "(2 of 2 iteration(s) wrote)" in result.stdout
+
+
 def test_parameters_are_typed_and_layouts_follow(tmp_path):
     body = """
     with ecluse.Session("bind.xml") as s:
