@@ -66,7 +66,8 @@ def numberofnodes():
 
 
 def listknownclients():
-    """Ranks (in the clients' communicator) of the clients whose blocks this server received."""
+    """Ranks (in the clients' communicator) of the clients this server serves, from the
+    placement (Damaris: Environment::GetKnownLocalClients())."""
     return known_clients()
 
 

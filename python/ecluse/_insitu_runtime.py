@@ -1,7 +1,9 @@
 """The writer side of <pyscript>s, called by libecluse_python (python/embed/): loads the scripts
 once, builds DD (Damaris 1.7's shape) for each iteration from read-only views of the writer's
-buffer, calls main(DD), prints a failing script's traceback with the iteration, and starts and
-stops this writer's Dask worker. Scripts use ecluse.insitu (or damaris4py), not this module."""
+buffer, calls main(DD) (or runs a Damaris script without main whole, with DD as DamarisData),
+prints a failing script's traceback with the iteration, and starts and stops this writer's Dask
+worker. Scripts use ecluse.insitu (or damaris4py), not this module."""
+import ast
 import json
 import os
 import runpy
@@ -21,17 +23,56 @@ _TYPE_STRINGS = {"i1": "_char", "i2": "_short", "i4": "_int", "i8": "_longint",
 
 
 class _Script:
+    """A <pyscript>. A file that defines main at its top level runs that top level once, here
+    (under its own __name__, so `if __name__ == '__main__': main(DamarisData)` does not call
+    main again), then main(DD) at each call. A file without main is a Damaris script written as
+    top-level code: as Damaris does, the whole file runs at each call, with DD as DamarisData
+    and __name__ == '__main__', in a namespace kept across calls."""
+
     def __init__(self, spec):
         self.name = spec["name"]
         self.file = spec["file"]
         self.frequency = spec["frequency"]
-        self.variables = spec["variables"]
-        namespace = runpy.run_path(self.file, run_name=f"ecluse_pyscript_{self.name}")
-        self.main = namespace.get("main")
-        if not callable(self.main):
-            raise ValueError(f"{self.file} (<pyscript name=\"{self.name}\">) defines no main(DD): "
-                             "write def main(DD): ... (called every frequency iterations)")
+        self.variables = [v["name"] for v in spec["variables"]]
+        self.once = {v["name"] for v in spec["variables"] if not v["time_varying"]}
+        with open(self.file, "rb") as f:
+            source = f.read()
+        tree = ast.parse(source, self.file)
+        if _binds_main(tree):
+            namespace = runpy.run_path(self.file, run_name=f"ecluse_pyscript_{self.name}")
+            self.main = namespace.get("main")
+            self.code = self.namespace = None
+        else:
+            self.main = None
+            self.code = compile(tree, self.file, "exec")
+            self.namespace = {"__name__": "__main__", "__file__": self.file,
+                              "__builtins__": __builtins__}
         self.kept_warned = False
+
+    def call(self, DD):
+        if self.code is None:
+            self.main(DD)
+            return
+        self.namespace["DamarisData"] = DD
+        try:
+            exec(self.code, self.namespace)
+        finally:
+            self.namespace.pop("DamarisData", None)  # its views are not valid after this call
+
+
+def _binds_main(tree):
+    """Whether a module's top level defines, assigns or imports the name main."""
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "main":
+            return True
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if any((a.asname or a.name) == "main" for a in node.names):
+                return True
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == "main" for t in targets):
+                return True
+    return False
 
 
 class _State:
@@ -42,7 +83,7 @@ class _State:
         self.damaris_env = setup["damaris_env"]
         self.dask = setup["dask"]
         self.scripts = [_Script(spec) for spec in setup["scripts"]]
-        self.sources = set()
+        self.clients = setup["clients"]
         self.worker = None
         self.client = None
         self.comm = None
@@ -151,14 +192,20 @@ def _variable_entry(type_string=""):
             "ghosts": {}, "type_string": type_string}
 
 
-def _iteration_data(iteration, blocks, s, arrays, variables=()):
+def _iteration_data(iteration, blocks, s, arrays, variables=(), once=()):
     """DD['iteration_data']; every NumPy view made is appended to `arrays`. Every variable of the
-    script has an entry, empty on a server that received none of its blocks (as in Damaris)."""
+    script has an entry, empty on a server that received none of its blocks (as in Damaris),
+    but the variables in `once` (not time-varying) are given at iteration 0 only, as Damaris
+    does: after it they have no entry, even when blocks of theirs came."""
     data = {"iteration": iteration}
+    skip = set(once) if iteration > 0 else set()
     for name in variables:
-        data[name] = _variable_entry()
+        if name not in skip:
+            data[name] = _variable_entry()
     magic = s.damaris_env["simulation_magic_number"]
     for variable, dtype, source, block, dims, lo, hi, position, view in blocks:
+        if variable in skip:
+            continue
         entry = data.setdefault(variable, _variable_entry())
         entry["type_string"] = entry["type_string"] or _type_string(dtype)
         key = f"P{source}_B{block}"
@@ -170,7 +217,6 @@ def _iteration_data(iteration, blocks, s, arrays, variables=()):
         offsets = list(position) if position is not None else [0] * len(dims)
         entry["sort_data"].append([f"S{s.rank}_I{iteration}_{magic}", key, offsets])
         entry["ghosts"][key] = (tuple(lo), tuple(hi))
-        s.sources.add(source)
     for entry in data.values():
         if isinstance(entry, dict):
             entry["sort_list"] = entry["sort_data"]  # the name of Damaris before 1.7
@@ -180,22 +226,31 @@ def _iteration_data(iteration, blocks, s, arrays, variables=()):
 def _run(script, iteration, data, s):
     DD = {"damaris_env": s.damaris_env, "dask_env": s.dask_env(), "iteration_data": data}
     try:
-        script.main(DD)
+        script.call(DD)
         return None
     except BaseException as error:  # noqa: B902  (a script's SystemExit must not end the server)
-        text = "".join(traceback.format_exception(type(error), error, error.__traceback__.tb_next))
+        text = "".join(traceback.format_exception(type(error), error, _script_frames(error)))
         sys.stderr.write(f"[ecluse {s.rank}] pyscript '{script.name}' ({script.file}) failed at "
                          f"iteration {iteration}; the iteration's data is stored:\n{text}")
         sys.stderr.flush()
         return f"{type(error).__name__}: {error}"
 
 
+def _script_frames(error):
+    """The traceback from the script's first frame on (this module's frames left out)."""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+        tb = tb.tb_next
+    return tb
+
+
 def iteration(index, iteration_number, blocks):
-    """main(DD) of script `index`: None when it returned, else the error's one-line text."""
+    """Runs script `index` (main(DD), or the whole file): None when it returned, else the
+    error's one-line text."""
     s = state()
     script = s.scripts[index]
     arrays = []
-    data = _iteration_data(iteration_number, blocks, s, arrays, script.variables)
+    data = _iteration_data(iteration_number, blocks, s, arrays, script.variables, script.once)
     result = _run(script, iteration_number, data, s)
     del data
     sys.stdout.flush()
@@ -207,12 +262,12 @@ def iteration(index, iteration_number, blocks):
 
 def _check_released(script, iteration_number, arrays):
     """The views' memory is the writer's buffer, reused once this call returns: a script that
-    kept an array of DD (or a view of one) past main(DD) is told, once, to copy it."""
+    kept an array of DD (or a view of one) past the call is told, once, to copy it."""
     kept = any(sys.getrefcount(array) > 3 for array in arrays)  # list, loop name, argument
     if kept and not script.kept_warned:
         script.kept_warned = True
         sys.stderr.write(f"[ecluse] pyscript '{script.name}' kept a NumPy view of iteration "
-                         f"{iteration_number}'s blocks after main(DD) returned: that memory is "
+                         f"{iteration_number}'s blocks after the script returned: that memory is "
                          "reused for later blocks; keep a copy (np.array(view)) instead.\n")
 
 

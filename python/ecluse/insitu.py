@@ -1,6 +1,6 @@
 """What a <pyscript>'s main(DD) uses on an Ecluse server (docs/python-insitu.md): the servers'
-communicator, the clients seen, a variable's blocks without ghosts, a value by position, and a
-dask.array of a variable across all servers, built from the blocks' offsets. The names Damaris
+communicator, the clients it serves, a variable's blocks without ghosts, a value by position,
+and a dask.array of a variable across all servers, built from the blocks' offsets. The names Damaris
 users import from damaris4py are aliases of these (python/damaris4py/).
 
 Every function takes DD as main(DD) received it; its arrays are read-only views of the server's
@@ -21,9 +21,11 @@ def server_comm():
 
 
 def known_clients():
-    """Ranks (in the clients' communicator) of the clients whose blocks this server received so
-    far, sorted."""
-    return sorted(_runtime.state().sources)
+    """Ranks (in the clients' communicator, as in the blocks' P<rank> keys) of the clients this
+    server serves, sorted: from the placement, known from the first iteration whether or not
+    they wrote yet (a dedicated core's clients, a dedicated node rank's; under time partitioning
+    the client running the script)."""
+    return list(_runtime.state().clients)
 
 
 def iteration(DD):

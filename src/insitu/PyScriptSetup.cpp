@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/JsonEscape.hpp"
+#include "topology/ServedClients.hpp"
 
 namespace ecluse {
 namespace {
@@ -23,12 +24,24 @@ std::string object(const std::vector<std::string>& fields) {
   return out + "}";
 }
 
+// A variable that is not time-varying is given to the script at iteration 0 only (Damaris).
 std::string variables_of(const Config& config, const std::string& script) {
   std::string out = "[";
   for (const Variable& v : config.variables) {
     for (const std::string& name : v.scripts) {
-      if (name == script) out += (out.size() > 1 ? ", " : "") + json_escape(v.name);
+      if (name != script) continue;
+      out +=
+          (out.size() > 1 ? ", " : "") + object({field("name", json_escape(v.name)),
+                                                 field("time_varying", boolean(v.time_varying))});
     }
+  }
+  return out + "]";
+}
+
+std::string integers(const std::vector<int>& values) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    out += (i ? ", " : "") + std::to_string(values[i]);
   }
   return out + "]";
 }
@@ -95,6 +108,7 @@ std::string pyscript_setup(const InSituContext& context) {
   MPI_Comm_rank(context.writers, &rank);
   MPI_Comm_size(context.writers, &size);
   return object({field("rank", std::to_string(rank)), field("size", std::to_string(size)),
+                 field("clients", integers(served_clients(context.topology))),
                  field("scripts", scripts_of(context.config)),
                  field("damaris_env", damaris_env(context)), field("dask", dask(context))});
 }

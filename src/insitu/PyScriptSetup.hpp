@@ -1,5 +1,5 @@
-// What the embedded runtime is told at start: the scripts, DD['damaris_env'] and the Dask worker
-// settings, as one JSON text (docs/python-insitu.md).
+// What the embedded runtime is told at start: the scripts and their variables, the writer's
+// clients, DD['damaris_env'] and the Dask worker settings, as one JSON (docs/python-insitu.md).
 #pragma once
 
 #include <string>

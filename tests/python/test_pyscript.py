@@ -72,12 +72,14 @@ def main(DD):
     it = damaris_dask.return_iteration(DD)
     mine = sum(float(a.sum()) for _, _, a in insitu.blocks(DD, "temperature"))
     numpy_sum = comm.reduce(mine, root=0)
-    x = damaris_dask.return_dask_array(DD, insitu.dask_client(DD), "temperature", comm)
+    x = damaris_dask.return_dask_array(DD, insitu.dask_client(DD), "temperature", comm,
+                                       print_array_component=True)
     if comm.Get_rank() == 0:
         with open("dask.jsonl", "a") as f:
             f.write(json.dumps({"iteration": it, "dask": float(x.sum().compute()),
                                 "numpy": numpy_sum, "shape": list(x.shape),
-                                "workers": DD["dask_env"]["dask_nworkers"]}) + "\\n")
+                                "workers": DD["dask_env"]["dask_nworkers"],
+                                "magic": insitu.magic_number(DD)}) + "\\n")
 '''
 
 
@@ -214,6 +216,12 @@ def test_dask_sum_over_two_servers_equals_the_numpy_sum(tmp_path, approach, sche
     for s in sums:
         assert s["dask"] == s["numpy"] == expected_sum(s["iteration"])
         assert s["shape"] == [NX, NY] and s["workers"] == 2
+        # print_array_component: Damaris's layout text (server 0 has clients 0, 1; server 1
+        # has 2, 3; the slabs are stacked along the first axis)
+        blocks = [f"client.datasets['S{c // 2}_I{s['iteration']}_{s['magic']}']['P{c}_B0']"
+                  for c in range(4)]
+        assert (f"Damaris variable:  temperature :\n data = [[" + "]\n,[".join(blocks) +
+                "]]\n") in result.stdout
     from distributed import Client
     with Client(scheduler_file=str(scheduler), timeout="10s") as client:
         deadline = time.monotonic() + 20
@@ -376,3 +384,145 @@ def test_blocks_are_placed_by_their_offsets_and_must_tile_a_box():
     with pytest.raises(ValueError, match=r"the 3 blocks do not tile a box \(offsets per "
                                          r"dimension: \[\[0, 3\], \[0, 4\]\]\)"):
         insitu._grid(pieces[:3])
+
+
+KNOWN_CLIENTS = '''
+import json
+from damaris4py.server import getservercomm, listknownclients
+from ecluse import insitu
+def main(DD):
+    it = DD["iteration_data"]
+    with open(f"known-{getservercomm().Get_rank()}.jsonl", "a") as f:
+        f.write(json.dumps({"iteration": it["iteration"], "damaris": listknownclients(),
+                            "ecluse": insitu.known_clients(),
+                            "blocks": sorted(it["pressure"]["numpy_data"])}) + "\\n")
+'''
+
+# By writer rank: the clients of the placement (DC: the 2 clients of each virtual node; DN: the
+# dedicated node's 2 ranks split the 4 clients; TP: the client itself).
+SERVED = {"tp": {0: [0], 1: [1]}, "dc": {0: [0, 1], 1: [2, 3]}, "dn": {0: [0, 1], 1: [2, 3]}}
+
+
+@pytest.mark.parametrize("approach", ["tp", "dc", "dn"])
+def test_known_clients_come_from_the_placement_before_any_block(tmp_path, approach):
+    """listknownclients() (and ecluse.insitu.known_clients()) is the writer's clients from the
+    first iteration on, as Damaris's topology list, even when the script's only variable is
+    never written."""
+    text = config(approach, '<pyscript name="count" file="known.py"/>', script_attr="")
+    text = text.replace(
+        "</data>", '<variable name="pressure" layout="slab" script="count" store="#"/></data>')
+    (tmp_path / "known.py").write_text(KNOWN_CLIENTS)
+    (tmp_path / "simulation.xml").write_text(text)
+    result = subprocess.run([mpiexec(), "-n", str(APPROACHES[approach][0]),
+                             str(BUILD / "examples" / "ecluse_example_simulation"),
+                             "simulation.xml", str(ITERATIONS)], cwd=tmp_path, env=child_env(),
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    for rank, clients in SERVED[approach].items():
+        lines = records(tmp_path, f"known-{rank}.jsonl")
+        assert lines == [{"iteration": i, "damaris": clients, "ecluse": clients, "blocks": []}
+                         for i in range(ITERATIONS)]
+
+
+ONCE = '''
+import json
+from ecluse import insitu
+def main(DD):
+    it = DD["iteration_data"]
+    y = it.get("y", {"numpy_data": {}})
+    with open(f"once-{insitu.server_comm().Get_rank()}.jsonl", "a") as f:
+        f.write(json.dumps({"iteration": it["iteration"],
+                            "variables": sorted(k for k in it if k != "iteration"),
+                            "y": {k: a.tolist() for k, a in y["numpy_data"].items()}}) + "\\n")
+'''
+
+
+@pytest.mark.parametrize("approach", ["tp", "dc"])
+def test_a_variable_that_is_not_time_varying_is_given_at_iteration_0_only(tmp_path, approach):
+    """y (time-varying="false", written before the first iteration) is in DD at iteration 0
+    only, as in Damaris; its HDF5 output is unchanged (stored once, at iteration 0)."""
+    scripts = '<pyscript name="count" file="once.py"/>'
+    text = config(approach, scripts).replace('time-varying="false" store="files"/>',
+                                             'time-varying="false" store="files" '
+                                             'script="count"/>')
+    (tmp_path / "once.py").write_text(ONCE)
+    (tmp_path / "simulation.xml").write_text(text)
+    result = subprocess.run([mpiexec(), "-n", str(APPROACHES[approach][0]),
+                             str(BUILD / "examples" / "ecluse_example_simulation"),
+                             "simulation.xml", str(ITERATIONS)], cwd=tmp_path, env=child_env(),
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    _, _, clients, _ = APPROACHES[approach]
+    y = [j * 0.5 for j in range(NY)]  # the example's y (examples/simulation.c)
+    for rank, served in SERVED[approach].items():
+        lines = records(tmp_path, f"once-{rank}.jsonl")
+        assert lines[0] == {"iteration": 0, "variables": ["temperature", "y"],
+                            "y": {f"P{c}_B0": y for c in served}}
+        assert lines[1:] == [{"iteration": i, "variables": ["temperature"], "y": {}}
+                             for i in range(1, ITERATIONS)]
+    assert read_output.check_per_process(tmp_path / "out", ITERATIONS, clients) > 0
+
+
+TOP_LEVEL = '''import json
+from damaris4py.server import getservercomm
+try:
+    calls += 1
+except NameError:
+    calls = 1
+iteration = DamarisData["iteration_data"]["iteration"]
+with open(f"top-{getservercomm().Get_rank()}.jsonl", "a") as f:
+    f.write(json.dumps({"iteration": iteration, "calls": calls, "name": __name__,
+                        "blocks": sorted(DamarisData["iteration_data"]["temperature"]
+                                         ["numpy_data"])}) + "\\n")
+if iteration == 2:
+    raise ValueError("top-level failure")
+'''
+
+MAIN_AND_GUARD = '''import json
+from damaris4py.server import getservercomm
+def main(DD):
+    with open(f"guard-{getservercomm().Get_rank()}.jsonl", "a") as f:
+        f.write(json.dumps({"iteration": DD["iteration_data"]["iteration"]}) + "\\n")
+if __name__ == '__main__':
+    main(DamarisData)
+'''
+
+
+def test_a_script_without_main_runs_whole_at_every_iteration(tmp_path):
+    """A Damaris script written as top-level code runs whole at each iteration with DamarisData
+    and __name__ == '__main__', its globals kept across iterations; a failure prints the
+    traceback with the iteration and the run goes on. A script with main and Damaris's
+    `if __name__ == '__main__': main(DamarisData)` still runs main once per iteration."""
+    scripts = ('<pyscript name="top" file="top.py"/>\n'
+               '<pyscript name="guard" file="guard.py"/>')
+    result = run(tmp_path, "dc", scripts, {"top.py": TOP_LEVEL, "guard.py": MAIN_AND_GUARD},
+                 script_attr='script="top,guard"')
+    assert result.returncode == 0, result.stderr
+    for rank, served in SERVED["dc"].items():
+        assert records(tmp_path, f"top-{rank}.jsonl") == [
+            {"iteration": i, "calls": i + 1, "name": "__main__",
+             "blocks": [f"P{c}_B0" for c in served]} for i in range(ITERATIONS)]
+        assert records(tmp_path, f"guard-{rank}.jsonl") == [{"iteration": i}
+                                                            for i in range(ITERATIONS)]
+        assert (f"[ecluse {rank}] pyscript 'top' (top.py) failed at iteration 2; the "
+                "iteration's data is stored:\nTraceback (most recent call last):\n  File "
+                "\"top.py\", line 13, in <module>\n    raise ValueError(\"top-level failure\")\n"
+                "ValueError: top-level failure\n") in result.stderr
+    assert "failed at iteration 0" not in result.stderr
+    assert read_output.check_per_process(tmp_path / "out", ITERATIONS, 4) == ITERATIONS * 2
+
+
+def test_dask_block_layout_is_the_text_damaris_prints():
+    """return_dask_block_layout (what print_array_component prints): the nested list of
+    published blocks Damaris builds, ordered by offsets; a new row closes and reopens lists."""
+    from damaris4py.dask.damaris_dask import return_dask_block_layout
+    servers = [[["S0_I3_m", "P0_B0", [0, 0, 0]], ["S0_I3_m", "P0_B1", [0, 0, 4]]],
+               [["S1_I3_m", "P1_B1", [8, 0, 4]], ["S1_I3_m", "P1_B0", [8, 0, 0]]]]
+    assert return_dask_block_layout(servers) == (
+        "data = [[[client.datasets['S0_I3_m']['P0_B0'],client.datasets['S0_I3_m']['P0_B1']]\n"
+        "]\n"
+        ",[[client.datasets['S1_I3_m']['P1_B0'],client.datasets['S1_I3_m']['P1_B1']]]]")
+    grid = [[["S0_I0_m", f"P{c}_B0", [c // 2 * 4, c % 2 * 6]] for c in range(4)]]
+    assert return_dask_block_layout(grid, "c") == (
+        "data = [[c.datasets['S0_I0_m']['P0_B0'],c.datasets['S0_I0_m']['P1_B0']]\n"
+        ",[c.datasets['S0_I0_m']['P2_B0'],c.datasets['S0_I0_m']['P3_B0']]]")
