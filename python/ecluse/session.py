@@ -228,6 +228,8 @@ class Session:
         _native.parameter_set(name, _encode(name, self._parameter_type(name), value))
 
     def signal(self, event):
+        """Fires an event of <actions> (on the servers under DC/DN unless it is declared
+        execution="local")."""
         _native.signal(event)
 
     def bind(self, event, action):
@@ -246,6 +248,7 @@ class Session:
 
     @property
     def iteration(self):
+        """The current iteration's number (from 0; end_iteration moves to the next)."""
         return _native.iteration()
 
     def statistic(self, name):
