@@ -103,15 +103,18 @@ def config(approach, scripts, script_attr="script=\"count\""):
 
 
 def run(tmp_path, approach, scripts, files, script_attr='script="count"', timeout=120, env=None):
-    ranks = APPROACHES[approach][0]
+    return run_xml(tmp_path, approach, config(approach, scripts, script_attr), files, timeout, env)
+
+
+def run_xml(tmp_path, approach, xml, files, timeout=120, env=None):
+    """The C example on the approach's ranks with configuration `xml` and the script files."""
     for name, text in files.items():
         (tmp_path / name).write_text(text)
-    (tmp_path / "simulation.xml").write_text(config(approach, scripts, script_attr))
-    return subprocess.run([mpiexec(), "-n", str(ranks),
+    (tmp_path / "simulation.xml").write_text(xml)
+    return subprocess.run([mpiexec(), "-n", str(APPROACHES[approach][0]),
                            str(BUILD / "examples" / "ecluse_example_simulation"), "simulation.xml",
                            str(ITERATIONS)], cwd=tmp_path, env=dict(child_env(), **(env or {})),
-                          capture_output=True,
-                          text=True, timeout=timeout)
+                          capture_output=True, text=True, timeout=timeout)
 
 
 def records(tmp_path, pattern):
@@ -312,12 +315,7 @@ def test_damaris_script_names_and_an_entry_for_every_variable_of_the_script(tmp_
     scripts = '<pyscript name="count" file="names.py"/>'
     text = config("dc", scripts).replace(
         "</data>", '<variable name="pressure" layout="slab" script="count" store="#"/></data>')
-    (tmp_path / "names.py").write_text(DAMARIS_NAMES)
-    (tmp_path / "simulation.xml").write_text(text)
-    result = subprocess.run([mpiexec(), "-n", "6", str(BUILD / "examples" /
-                                                       "ecluse_example_simulation"),
-                             "simulation.xml", str(ITERATIONS)], cwd=tmp_path, env=child_env(),
-                            capture_output=True, text=True, timeout=120)
+    result = run_xml(tmp_path, "dc", text, {"names.py": DAMARIS_NAMES})
     assert result.returncode == 0, result.stderr
     lines = records(tmp_path, "names-*.jsonl")
     assert len(lines) == 2 * ITERATIONS
@@ -411,12 +409,7 @@ def test_known_clients_come_from_the_placement_before_any_block(tmp_path, approa
     text = config(approach, '<pyscript name="count" file="known.py"/>', script_attr="")
     text = text.replace(
         "</data>", '<variable name="pressure" layout="slab" script="count" store="#"/></data>')
-    (tmp_path / "known.py").write_text(KNOWN_CLIENTS)
-    (tmp_path / "simulation.xml").write_text(text)
-    result = subprocess.run([mpiexec(), "-n", str(APPROACHES[approach][0]),
-                             str(BUILD / "examples" / "ecluse_example_simulation"),
-                             "simulation.xml", str(ITERATIONS)], cwd=tmp_path, env=child_env(),
-                            capture_output=True, text=True, timeout=120)
+    result = run_xml(tmp_path, approach, text, {"known.py": KNOWN_CLIENTS})
     assert result.returncode == 0, result.stderr
     for rank, clients in SERVED[approach].items():
         lines = records(tmp_path, f"known-{rank}.jsonl")
@@ -445,12 +438,7 @@ def test_a_variable_that_is_not_time_varying_is_given_at_iteration_0_only(tmp_pa
     text = config(approach, scripts).replace('time-varying="false" store="files"/>',
                                              'time-varying="false" store="files" '
                                              'script="count"/>')
-    (tmp_path / "once.py").write_text(ONCE)
-    (tmp_path / "simulation.xml").write_text(text)
-    result = subprocess.run([mpiexec(), "-n", str(APPROACHES[approach][0]),
-                             str(BUILD / "examples" / "ecluse_example_simulation"),
-                             "simulation.xml", str(ITERATIONS)], cwd=tmp_path, env=child_env(),
-                            capture_output=True, text=True, timeout=120)
+    result = run_xml(tmp_path, approach, text, {"once.py": ONCE})
     assert result.returncode == 0, result.stderr
     _, _, clients, _ = APPROACHES[approach]
     y = [j * 0.5 for j in range(NY)]  # the example's y (examples/simulation.c)
