@@ -5,6 +5,7 @@
 #include <ecluse/ecluse.h>
 
 #include <cstdio>
+#include <string>
 #include <type_traits>
 
 namespace {
@@ -66,11 +67,21 @@ int or_no_server(int status, bool server_rank) {
 // saying the rest are not printed (a call failing at every iteration must not flood).
 constexpr int kSaid = 10;
 
+// Ecluse's messages name its C functions: a Damaris program has the damaris_ ones.
+std::string in_damaris_names(std::string text) {
+  static const std::string from = "ecluse_", to = "damaris_";
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) {
+    text.replace(at, from.size(), to);
+    at += to.size();
+  }
+  return text;
+}
+
 int said(int status) {
   if (status == ECLUSE_OK || status == ECLUSE_NO_SERVER) return status;
   static int count = 0;
   if (count < kSaid) {
-    std::fprintf(stderr, "[damaris] error: %s\n", ecluse_error_message());
+    std::fprintf(stderr, "[damaris] error: %s\n", in_damaris_names(ecluse_error_message()).c_str());
   } else if (count == kSaid) {
     std::fprintf(stderr,
                  "[damaris] error: further errors of this rank are not printed (the "

@@ -134,6 +134,36 @@ void tell_failed_initialize(int status, MPI_Comm comm) {
   if (collective) ecluse::barrier(comm);
 }
 
+// A program that calls MPI_Finalize without ecluse_finalize (or whose Python session was never
+// closed): the session would be destroyed at exit, after MPI_Finalize, and free its
+// communicators there, which aborts the job with an MPI message that does not name Ecluse. MPI
+// deletes MPI_COMM_SELF's attributes first in MPI_Finalize, while MPI still works: the session
+// is released there instead (as a Session destroyed without finalize: no report).
+int release_at_mpi_finalize(MPI_Comm /*self*/, int /*key*/, void* /*value*/, void* /*extra*/) {
+  if (!session) return MPI_SUCCESS;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::fprintf(stderr,
+               "ecluse: world rank %d: MPI_Finalize was called before ecluse_finalize: no run "
+               "report is written, and blocks not handed over by an end_iteration may not be "
+               "stored; call ecluse_finalize (damaris_finalize) before MPI_Finalize.\n",
+               rank);
+  std::fflush(stderr);
+  session.reset();
+  return MPI_SUCCESS;
+}
+
+void release_before_mpi_finalize() {
+  static bool registered = false;
+  if (registered) return;
+  int key = MPI_KEYVAL_INVALID;
+  if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, release_at_mpi_finalize, &key, nullptr) !=
+      MPI_SUCCESS) {
+    return;
+  }
+  registered = MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr) == MPI_SUCCESS;
+}
+
 template <class Make>
 int initialize(const char* text, MPI_Comm comm, Make make) {
   const int status = guard([&] {
@@ -143,6 +173,7 @@ int initialize(const char* text, MPI_Comm comm, Make make) {
     }
     require(text, "the configuration");
     session = std::make_unique<ecluse::Session>(make(text, comm));
+    release_before_mpi_finalize();
   });
   if (status != ECLUSE_OK && status != ECLUSE_ALREADY_INITIALIZED) {
     tell_failed_initialize(status, comm);

@@ -36,11 +36,16 @@ Client::Client(const Config& config, Parameters& parameters, Transport& transpor
 // With the parameters' values at initialize; a later parameter_set that makes a block too big
 // is refused by the transport at that write.
 void Client::check_capacity() const {
+  std::vector<std::size_t> iteration;  // every block of every variable, every domain
   for (const Variable& v : config_.variables) {
     if (!v.enabled) continue;
     const Layout& layout = *config_.find_layout(v.layout);
-    transport_.check_capacity(v, shapes_.at(&layout).elements * data_type_size(layout.type));
+    const std::size_t bytes = shapes_.at(&layout).elements * data_type_size(layout.type);
+    transport_.check_capacity(v, bytes);
+    iteration.insert(iteration.end(), static_cast<std::size_t>(config_.architecture.domains),
+                     bytes);
   }
+  transport_.check_iteration_capacity(iteration);
 }
 
 const Variable& Client::variable(std::string_view name) const {
@@ -242,7 +247,12 @@ void Client::end_iteration() {
   const int ended = iteration_++;
   written_once_.insert(written_now_.begin(), written_now_.end());
   written_now_.clear();
-  transport_.end_iteration(ended);
+  try {
+    transport_.end_iteration(ended);  // TP: stores it, and throws its store failure
+  } catch (...) {
+    accounting_.end_iteration(ended);  // a failed iteration is still one the report counts
+    throw;
+  }
   accounting_.end_iteration(ended);
   transport_.raise_store_failures();
 }

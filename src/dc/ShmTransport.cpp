@@ -81,6 +81,13 @@ void ShmTransport::check_capacity(const Variable& variable, std::size_t bytes) c
   if (need > share) throw_never_fits(variable, need, share, "buffer (data and bookkeeping)");
 }
 
+void ShmTransport::check_iteration_capacity(const std::vector<std::size_t>& blocks) const {
+  std::size_t need = 0;
+  for (const std::size_t bytes : blocks) need += shm::block_footprint(bytes);
+  warn_iteration_too_big(log_, blocks.size(), need, buffer_.share(client_),
+                         "buffer (data and bookkeeping)");
+}
+
 void ShmTransport::raise_store_failures() {
   const std::uint32_t failures = buffer_.store_failures(server_);
   if (failures == failures_seen_) return;

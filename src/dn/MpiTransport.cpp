@@ -124,6 +124,12 @@ void MpiTransport::check_capacity(const Variable& variable, std::size_t bytes) c
   }
 }
 
+void MpiTransport::check_iteration_capacity(const std::vector<std::size_t>& blocks) const {
+  std::size_t need = 0;
+  for (const std::size_t bytes : blocks) need += bytes;
+  warn_iteration_too_big(log_, blocks.size(), need, window_, "the dedicated node's receive memory");
+}
+
 bool MpiTransport::wait_for_credit(const BlockData& block, std::size_t need, bool may_skip) {
   check_fits(block, need, may_skip);
   progress();

@@ -321,16 +321,17 @@ void Runtime::finalize(bool report) {
 }
 
 void Runtime::end_iteration() {
+  Client& c = client();  // refused on a server and after stop, as a write is
   if (const std::size_t dropped = transport_->discard(); dropped > 0) {
     dropped_allocations_ += dropped;
     if (dropped_allocations_ == dropped) {
       log_->warning(std::to_string(dropped) + " block(s) allocated in iteration " +
-                    std::to_string(client_->iteration()) +
+                    std::to_string(c.iteration()) +
                     " and never committed were dropped at its end, not stored: commit or "
                     "clear them before end_iteration (said once; the report counts them).");
     }
   }
-  client_->end_iteration();
+  c.end_iteration();
 }
 
 // Blocks written after the last end_iteration are stored as they are. In time partitioning the

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "block/BlockData.hpp"
 #include "transport/Statistic.hpp"
@@ -26,6 +27,9 @@ class Transport {
   /** Throws ECLUSE_ALLOCATION_ERROR when a block of `variable` of `bytes` could never be
    * handed over (larger than what this client may hold at once). */
   virtual void check_capacity(const Variable& /*variable*/, std::size_t /*bytes*/) const {}
+  /** Warns (once, at initialize) when an iteration that writes every block of `blocks` (their
+   * bytes) needs more than this client may hold: its later writes would be refused. */
+  virtual void check_iteration_capacity(const std::vector<std::size_t>& /*blocks*/) const {}
   /** Throws ECLUSE_IO_ERROR when this client's server failed to store an iteration since the
    * last call. */
   virtual void raise_store_failures() {}

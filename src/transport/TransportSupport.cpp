@@ -117,6 +117,18 @@ void throw_never_fits(const Variable& variable, std::size_t need, std::size_t sh
                   "configuration.");
 }
 
+void warn_iteration_too_big(Log& log, std::size_t blocks, std::size_t need, std::size_t share,
+                            const std::string& memory) {
+  if (need <= share) return;
+  log.warning("an iteration that writes all " + std::to_string(blocks) +
+              " blocks of this client (every variable, every domain) needs " +
+              std::to_string(need) + " bytes of " + memory + " but a client may hold at most " +
+              std::to_string(share) +
+              " bytes, and the server frees an iteration only once it ends: the writes of such "
+              "an iteration past that would be refused (ECLUSE_ALLOCATION_ERROR); raise <buffer "
+              "size> in the configuration, or write fewer blocks per iteration.");
+}
+
 std::string store_failure_message(const std::string& server, const std::string& first,
                                   std::uint32_t failures) {
   return "the " + server + " could not store " + first + " (" + std::to_string(failures) +

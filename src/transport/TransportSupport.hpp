@@ -43,6 +43,9 @@ std::size_t streaming_copy_from(const Config& config);
 
 /** Throws ECLUSE_ALLOCATION_ERROR at initialize: a block of `variable` takes `need` bytes of
  * `memory` where a client may hold `share`, so no write of it could ever be handed over. */
+/** Warns when one iteration of a client (`blocks` blocks, `need` bytes) exceeds its `share`. */
+void warn_iteration_too_big(Log& log, std::size_t blocks, std::size_t need, std::size_t share,
+                            const std::string& memory);
 [[noreturn]] void throw_never_fits(const Variable& variable, std::size_t need, std::size_t share,
                                    const std::string& memory);
 

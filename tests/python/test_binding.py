@@ -3,6 +3,7 @@ script into its own temporary directory, runs it on 1 to 3 ranks, and checks wha
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import textwrap
@@ -464,6 +465,102 @@ def test_an_iteration_not_ended_is_stored_counted_and_said(tmp_path, architectur
     assert iterations["count"] == 2 and iterations["outputs"]["count"] == 2
     assert iterations["client_bytes"]["sum"] == 2 * 6 * 4 * 8
     assert "(2 of 2 iteration(s) wrote)" in result.stdout
+
+
+def run_plain(tmp_path, ranks, xml, body):
+    """`body` (after PRELUDE) on `ranks` ranks with configuration `xml`: the finished process."""
+    (tmp_path / "bind.xml").write_text(xml)
+    (tmp_path / "script.py").write_text(PRELUDE + textwrap.dedent(body))
+    return subprocess.run([mpiexec(), "-n", str(ranks), sys.executable, "script.py"],
+                          cwd=tmp_path, env=child_env(), capture_output=True, text=True,
+                          timeout=120)
+
+
+COLLECTIVE = """<simulation name="bind" xmlns="urn:ecluse:config:1">
+  <architecture><domains count="1"/><dedicated cores="0" nodes="0"/></architecture>
+  <data><layout name="row" type="int" dimensions="4" global="4"/>
+    <variable name="v" layout="row" store="shared"/></data>
+  <storage><store name="shared" type="HDF5"><option key="FileMode">Collective</option>
+    <option key="FilesPath">out</option></store></storage>
+  <log LogLevel="warning"/>
+</simulation>
+"""
+
+FAILED_THEN_FINE = """
+with ecluse.Session("bind.xml") as s:
+    s.set_position("v", (2,))                      # half out of the global array
+    s.write("v", np.arange(4, dtype=np.int32))
+    failed = error_of(s.end_iteration)
+    s.set_position("v", (0,))
+    for step in (1, 2):
+        s.write("v", np.full(4, step, dtype=np.int32))
+        s.end_iteration()
+    s.stop()
+    after_stop = error_of(s.end_iteration)
+    report(failed=failed, after_stop=after_stop)
+"""
+
+
+def test_a_failed_iteration_is_counted_and_end_iteration_after_stop_is_refused(tmp_path):
+    """TP: an iteration whose store failed is still one the report counts (it was left out,
+    and its bytes went to the next iteration's sample); end_iteration after stop is refused
+    as a write is (it returned OK and counted an iteration)."""
+    result = run_plain(tmp_path, 1, COLLECTIVE, FAILED_THEN_FINE)
+    assert result.returncode == 0, result.stderr  # TP: told at the end_iteration that failed
+    (r,) = results(result.stdout)
+    assert r["failed"][0] == "ECLUSE_DATASPACE_ERROR", r["failed"]
+    assert r["after_stop"] == ["ECLUSE_ARGUMENT_ERROR", 7, "this client already called stop; no "
+                               "more writes until start opens a new phase."]
+    iterations = json.loads((tmp_path / "bind-report.json").read_text())["iterations"]
+    assert (iterations["count"], iterations["first"], iterations["last"]) == (3, 0, 2)
+    assert iterations["client_bytes"]["count"] == 3
+    assert iterations["client_bytes"]["max"] == iterations["client_bytes"]["min"] == 16
+    assert iterations["failed_iterations"] == {"count": 1, "first": 0, "last": 0}
+
+
+TOO_MANY_BLOCKS = CONFIG.replace('<buffer size="4MiB"/>', '<buffer size="1MiB"/>').replace(
+    '<layout name="counts" type="int" dimensions="3"/>',
+    '<layout name="counts" type="int" dimensions="40000"/>')
+
+
+def test_an_iteration_larger_than_a_clients_share_is_warned_at_initialize(tmp_path):
+    """8 domains of a 160 kB variable cannot all be held by a client of a 1 MiB buffer: said at
+    initialize (each block alone fits, so nothing is refused there)."""
+    xml = TOO_MANY_BLOCKS.replace("ARCHITECTURE", DC.replace('"3"', '"2"')).replace(
+        "DOMAINS", "8")
+    result = run_plain(tmp_path, 2, xml, 'with ecluse.Session("bind.xml") as s:\n    pass\n')
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert re.search(
+        r"warning: an iteration that writes all 32 blocks of this client \(every variable, "
+        r"every domain\) needs (\d+) bytes of buffer \(data and bookkeeping\) but a client may "
+        r"hold at most (\d+) bytes, and the server frees an iteration only once it ends: the "
+        r"writes of such an iteration past that would be refused \(ECLUSE_ALLOCATION_ERROR\); "
+        r"raise <buffer size> in the configuration, or write fewer blocks per iteration\.",
+        result.stderr), result.stderr
+
+
+NO_FINALIZE = """
+s = ecluse.Session("bind.xml")
+if s.is_client:
+    s.write("field", np.ones((6, 4)))
+    s.end_iteration()
+    s.stop()
+# no close: mpi4py calls MPI_Finalize at exit
+"""
+
+
+@pytest.mark.parametrize("architecture", ["tp", "dc"])
+def test_mpi_finalize_before_ecluse_finalize_is_said_and_does_not_abort(tmp_path, architecture):
+    """A session never closed was destroyed after MPI_Finalize, whose MPI_Comm_free aborted the
+    job with an MPI message that does not name Ecluse; it is released in MPI_Finalize now."""
+    config = {"tp": TP, "dc": DC.replace('"3"', '"2"')}[architecture]
+    xml = CONFIG.replace("ARCHITECTURE", config).replace("DOMAINS", "1")
+    result = run_plain(tmp_path, 1 if architecture == "tp" else 2, xml, NO_FINALIZE)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert ("ecluse: world rank 0: MPI_Finalize was called before ecluse_finalize: no run report "
+            "is written, and blocks not handed over by an end_iteration may not be stored; call "
+            "ecluse_finalize (damaris_finalize) before MPI_Finalize.") in result.stderr
+    assert "after MPI_FINALIZE" not in result.stderr + result.stdout
 
 
 def test_parameters_are_typed_and_layouts_follow(tmp_path):

@@ -211,7 +211,10 @@ def test_iteration_variants_and_restart_answer_with_their_messages(tmp_path):
         assert lines[case] == ok, case
     # Damaris logs a failed call's cause; programs rarely print it: said on stderr, as each
     # call returned it (NO_SERVER is an answer, not an error).
+    # Its functions are named as the program knows them (damaris_, not ecluse_).
     said = [line for line in result.stderr.splitlines() if line.startswith("[damaris] error: ")]
-    assert said == ["[damaris] error: " + lines[case].split("|", 1)[1]
+    assert said == ["[damaris] error: "
+                    + lines[case].split("|", 1)[1].replace("ecluse_", "damaris_")
                     for case in ("commit-later", "clear-later", "clear-unknown",
                                  "write-after-commit", "commit-ended", "write-after-stop")]
+    assert "; call damaris_end_iteration between two writes of the same block." in said[3]
