@@ -28,7 +28,7 @@ module damaris
   interface
     integer(c_int) function c_start(is_client) bind(C, name="damaris_start")
       import :: c_int
-      integer(c_int), intent(out) :: is_client
+      integer(c_int), intent(inout) :: is_client
     end function c_start
 
     integer(c_int) function c_stop() bind(C, name="damaris_stop")
@@ -65,9 +65,14 @@ contains
     ierr = c_finalize()
   end subroutine damaris_finalize_f
 
+  ! The outputs of start, client_comm_get and get_iteration are inout: a failed call leaves the
+  ! caller's value as it was, as Damaris's C calls do (a program testing is_client > 0 after a
+  ! failed initialize must not run its client loop on garbage).
   subroutine damaris_start_f(is_client, ierr)
-    integer, intent(out) :: is_client, ierr
+    integer, intent(inout) :: is_client
+    integer, intent(out) :: ierr
     integer(c_int) :: c
+    c = int(is_client, c_int)
     ierr = c_start(c)
     is_client = c
   end subroutine damaris_start_f
@@ -77,10 +82,11 @@ contains
     ierr = c_stop()
   end subroutine damaris_stop_f
 
-  !> data: an array or scalar of the layout's type, contiguous (as Damaris, not checked).
+  !> data: an array or scalar of the layout's type; an array section that is not contiguous is
+  !> copied in by the compiler (contiguous), as Damaris's external procedures get it.
   subroutine damaris_write_f(varname, data, ierr)
     character(len=*), intent(in) :: varname
-    type(*), dimension(..), intent(in), target :: data
+    type(*), dimension(..), intent(in), target, contiguous :: data
     integer, intent(out) :: ierr
     ierr = c_write_block(c_text(varname), 0_c_int32_t, c_loc(data))
   end subroutine damaris_write_f
@@ -88,7 +94,7 @@ contains
   subroutine damaris_write_block_f(varname, block, data, ierr)
     character(len=*), intent(in) :: varname
     integer, intent(in) :: block
-    type(*), dimension(..), intent(in), target :: data
+    type(*), dimension(..), intent(in), target, contiguous :: data
     integer, intent(out) :: ierr
     ierr = c_write_block(c_text(varname), int(block, c_int32_t), c_loc(data))
   end subroutine damaris_write_block_f
@@ -180,7 +186,7 @@ contains
   !> buffer: a scalar (or array) of the parameter's type; size: its size in bytes.
   subroutine damaris_parameter_get_f(param_name, buffer, size, ierr)
     character(len=*), intent(in) :: param_name
-    type(*), dimension(..), intent(inout), target :: buffer
+    type(*), dimension(..), intent(inout), target, contiguous :: buffer
     integer, intent(in) :: size
     integer, intent(out) :: ierr
     ierr = c_parameter_get(c_text(param_name), c_loc(buffer), int(size, c_int))
@@ -188,7 +194,7 @@ contains
 
   subroutine damaris_parameter_set_f(param_name, buffer, size, ierr)
     character(len=*), intent(in) :: param_name
-    type(*), dimension(..), intent(in), target :: buffer
+    type(*), dimension(..), intent(in), target, contiguous :: buffer
     integer, intent(in) :: size
     integer, intent(out) :: ierr
     ierr = c_parameter_set(c_text(param_name), c_loc(buffer), int(size, c_int))
@@ -212,9 +218,10 @@ contains
 
   !> comm: the clients' communicator as an integer (type(MPI_Comm) :: c; c%MPI_VAL = comm).
   subroutine damaris_client_comm_get_f(comm, ierr)
-    integer, intent(out) :: comm, ierr
+    integer, intent(inout) :: comm
+    integer, intent(out) :: ierr
     integer(c_int) :: c
-    c = 0
+    c = int(comm, c_int)
     ierr = c_client_comm_get(c)
     comm = c
   end subroutine damaris_client_comm_get_f
@@ -233,8 +240,10 @@ contains
   end function damaris_string
 
   subroutine damaris_get_iteration_f(iteration, ierr)
-    integer, intent(out) :: iteration, ierr
+    integer, intent(inout) :: iteration
+    integer, intent(out) :: ierr
     integer(c_int) :: c
+    c = int(iteration, c_int)
     ierr = c_get_iteration(c)
     iteration = c
   end subroutine damaris_get_iteration_f

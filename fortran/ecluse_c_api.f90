@@ -28,13 +28,13 @@ module ecluse_c_api
 
     integer(c_int) function c_start(is_client) bind(C, name="ecluse_start")
       import :: c_int
-      integer(c_int), intent(out) :: is_client
+      integer(c_int), intent(inout) :: is_client  ! unchanged by a failed call
     end function c_start
 
     integer(c_int) function c_client_comm_get(comm) &
         bind(C, name="ecluse_fortran_client_comm_get")
       import :: c_int
-      integer(c_int), intent(out) :: comm
+      integer(c_int), intent(inout) :: comm  ! unchanged by a failed call
     end function c_client_comm_get
 
     integer(c_int) function c_write_block(variable, block, data) &
@@ -116,7 +116,7 @@ module ecluse_c_api
 
     integer(c_int) function c_get_iteration(iteration) bind(C, name="ecluse_get_iteration")
       import :: c_int
-      integer(c_int), intent(out) :: iteration
+      integer(c_int), intent(inout) :: iteration  ! unchanged by a failed call
     end function c_get_iteration
 
     integer(c_int) function c_stop() bind(C, name="ecluse_stop")

@@ -84,7 +84,12 @@ void MpiTransport::complete_sends() {
   for (auto it = in_flight_.begin(); it != in_flight_.end();) {
     auto next = std::next(it);
     if (test_all(it->requests, 3)) {
-      pool_.release(std::move(it->buffer));
+      if (it->committed) {
+        committed_.push_back(std::move(it->buffer));
+      } else {
+        pool_.release(std::move(it->buffer));
+      }
+      it->committed = false;
       spare_.splice(spare_.end(), in_flight_, it);
     }
     it = next;
@@ -216,6 +221,7 @@ void MpiTransport::commit(const Variable& variable, int block) {
   credit_ += it->second.header.bytes;  // send() takes it again
   held_ -= it->second.header.bytes;
   send(it->second.header, std::move(it->second.buffer));
+  in_flight_.back().committed = true;
   allocated_.erase(it);
 }
 
@@ -230,6 +236,9 @@ void MpiTransport::clear(const Variable& variable, int block) {
 
 void MpiTransport::end_iteration(int iteration) {
   held_ = 0;
+  for (BufferPool::Buffer& buffer : committed_) pool_.release(std::move(buffer));
+  committed_.clear();
+  for (InFlight& f : in_flight_) f.committed = false;
   send(header_of(MessageType::EndIteration, iteration), {});
   progress();
 }

@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "accounting/Accounting.hpp"
 #include "core/Log.hpp"
@@ -50,6 +51,7 @@ class MpiTransport : public Transport {
     BlockMessage header;
     BufferPool::Buffer buffer;
     MPI_Request requests[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    bool committed = false;  // an allocated block: readable until its iteration ends
   };
   struct Allocated {
     BlockMessage header;
@@ -79,6 +81,9 @@ class MpiTransport : public Transport {
   BufferPool pool_;
   std::list<InFlight> in_flight_, spare_;  // spare nodes: no allocation per write
   std::map<std::pair<const Variable*, int>, Allocated> allocated_;
+  // Committed blocks already sent: their memory stays the caller's to read (as Damaris keeps a
+  // committed block until clear) until end_iteration returns it to the pool.
+  std::vector<BufferPool::Buffer> committed_;
   std::uint64_t window_, credit_, held_ = 0;
   CreditMessage credit_message_;
   std::uint64_t server_failures_ = 0;  // as the last credit message said

@@ -32,7 +32,8 @@ program mesh
   implicit none
   integer, parameter :: DOMAINS = 2, PHASES = 2, PER_PHASE = 2, POINTS = 5
   integer, parameter :: DAMARIS_OK = 0, DAMARIS_NO_SERVER = 4, DAMARIS_BLOCK_NOT_FOUND = 19
-  integer :: rank = 0, ierr, phase, is_client, err
+  integer, parameter :: DAMARIS_CORE_IS_SERVER = 3, DAMARIS_NOT_INITIALIZED = 12
+  integer :: rank = 0, ierr, phase, is_client, err, untouched
   logical :: dedicated
   character(len=256) :: xml, mode
 
@@ -40,6 +41,7 @@ program mesh
   call get_command_argument(2, mode)
   dedicated = trim(mode) == 'dedicated'
   call MPI_Init(ierr)
+  call failed_calls_leave_their_outputs()
   call damaris_initialize_f(trim(xml), MPI_COMM_WORLD, err)
   call expect(err, DAMARIS_OK, 'damaris_initialize_f')
   call damaris_bind_f('tick', on_tick, err)
@@ -54,6 +56,8 @@ program mesh
       call simulate(phase)
     end if
     if (is_client == 0) then
+      call damaris_end_iteration_f(err)
+      call expect(err, DAMARIS_CORE_IS_SERVER, 'damaris_end_iteration_f on a server')
       call damaris_stop_f(err)
       call expect(err, DAMARIS_NO_SERVER, 'damaris_stop_f on a server')
     end if
@@ -65,6 +69,21 @@ program mesh
   call MPI_Finalize(ierr)
 
 contains
+
+  ! Before initialize every call fails; its output argument keeps the caller's value (a program
+  ! testing is_client == 1 must not run its client loop on garbage).
+  subroutine failed_calls_leave_their_outputs()
+    untouched = -7
+    call damaris_start_f(untouched, err)
+    call expect(err, DAMARIS_NOT_INITIALIZED, 'damaris_start_f before initialize')
+    call expect(untouched, -7, 'is_client after a failed damaris_start_f')
+    call damaris_client_comm_get_f(untouched, err)
+    call expect(err, DAMARIS_NOT_INITIALIZED, 'damaris_client_comm_get_f before initialize')
+    call expect(untouched, -7, 'comm after a failed damaris_client_comm_get_f')
+    call damaris_get_iteration_f(untouched, err)
+    call expect(err, DAMARIS_NOT_INITIALIZED, 'damaris_get_iteration_f before initialize')
+    call expect(untouched, -7, 'iteration after a failed damaris_get_iteration_f')
+  end subroutine failed_calls_leave_their_outputs
 
   subroutine expect(got, want, what)
     integer, intent(in) :: got, want
@@ -142,12 +161,13 @@ contains
 
   subroutine write_origin(iteration)
     integer, intent(in) :: iteration
-    integer :: origin(3)
+    integer :: wide(2, 3)  ! origin is its first row: a section that is not contiguous
     integer(c_int64_t) :: zero(1) = [0_c_int64_t]
-    origin = [rank, iteration, 7]
+    wide(1, :) = [rank, iteration, 7]
+    wide(2, :) = -1
     call damaris_set_position_f('origin', zero, err)
     call expect(err, DAMARIS_OK, 'damaris_set_position_f')
-    call damaris_write_f('origin', origin, err)
+    call damaris_write_f('origin', wide(1, :), err)
     call expect(err, DAMARIS_OK, 'damaris_write_f')
   end subroutine write_origin
 
@@ -162,43 +182,60 @@ contains
     end do
   end subroutine fill
 
+  ! A committed block stays readable until clear (Damaris): the next alloc must not reuse it.
+  subroutine check_unchanged(room, count, iteration, block)
+    type(c_ptr), intent(in) :: room
+    integer, intent(in) :: count, iteration, block
+    real(4), pointer :: points_(:)
+    real(4) :: want
+    integer :: i
+    call c_f_pointer(room, points_, [count])
+    do i = 1, count
+      want = real(iteration * 100 + rank * 10 + block, 4) + real(i - 1, 4) / 8.0
+      if (transfer(points_(i), 0) /= transfer(want, 0)) then  ! bit for bit
+        call expect(i, 0, 'a committed block changed before its clear at this index')
+      end if
+    end do
+  end subroutine check_unchanged
+
   subroutine write_pressure(iteration)
     integer, intent(in) :: iteration
-    type(c_ptr) :: room
+    type(c_ptr) :: room, first
     integer :: count
     count = parameter('NPTS')
     room = damaris_alloc_f('pressure', err)
     call expect(err, DAMARIS_OK, 'damaris_alloc_f')
     call damaris_clear_f('pressure', err)
     call expect(err, DAMARIS_OK, 'damaris_clear_f (given up before commit)')
-    room = damaris_alloc_f('pressure', err)
+    first = damaris_alloc_f('pressure', err)
     call expect(err, DAMARIS_OK, 'damaris_alloc_f (again)')
-    call fill(room, count, iteration, 0)
+    call fill(first, count, iteration, 0)
     if (mod(iteration, 2) == 0) then
       call damaris_commit_f('pressure', err)
       call expect(err, DAMARIS_OK, 'damaris_commit_f')
-      call damaris_clear_f('pressure', err)
-      call expect(err, DAMARIS_OK, 'damaris_clear_f (after commit)')
     else
       call damaris_commit_iteration_f('pressure', iteration + 1, err)
       call expect(err, DAMARIS_BLOCK_NOT_FOUND, &
                   'damaris_commit_iteration_f (a later iteration)')
       call damaris_commit_iteration_f('pressure', iteration, err)
       call expect(err, DAMARIS_OK, 'damaris_commit_iteration_f')
-      call damaris_clear_iteration_f('pressure', iteration, err)
-      call expect(err, DAMARIS_OK, 'damaris_clear_iteration_f')
-      call damaris_clear_iteration_f('pressure', iteration - 1, err)
-      call expect(err, DAMARIS_OK, 'damaris_clear_iteration_f (an ended iteration)')
     end if
-    room = damaris_alloc_block_f('pressure', 1, err)
+    room = damaris_alloc_block_f('pressure', 1, err)  ! DN: block 0's send may be complete
     call expect(err, DAMARIS_OK, 'damaris_alloc_block_f')
     call fill(room, count, iteration, 1)
+    call check_unchanged(first, count, iteration, 0)
     if (mod(iteration, 2) == 0) then
+      call damaris_clear_f('pressure', err)
+      call expect(err, DAMARIS_OK, 'damaris_clear_f (after commit)')
       call damaris_commit_block_f('pressure', 1, err)
       call expect(err, DAMARIS_OK, 'damaris_commit_block_f')
       call damaris_clear_block_f('pressure', 1, err)
       call expect(err, DAMARIS_OK, 'damaris_clear_block_f')
     else
+      call damaris_clear_iteration_f('pressure', iteration, err)
+      call expect(err, DAMARIS_OK, 'damaris_clear_iteration_f')
+      call damaris_clear_iteration_f('pressure', iteration - 1, err)
+      call expect(err, DAMARIS_OK, 'damaris_clear_iteration_f (an ended iteration)')
       call damaris_commit_block_iteration_f('pressure', 1, iteration, err)
       call expect(err, DAMARIS_OK, 'damaris_commit_block_iteration_f')
       call damaris_clear_block_iteration_f('pressure', 1, iteration, err)
