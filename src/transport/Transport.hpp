@@ -29,6 +29,8 @@ class Transport {
   virtual void check_capacity(const Variable& /*variable*/, std::size_t /*bytes*/) const {}
   /** Warns (once, at initialize) when an iteration that writes every block of `blocks` (their
    * bytes) needs more than this client may hold: its later writes would be refused. */
+  /** Blocks dropped by policy="skip" so far (never stored: not counted as bytes written). */
+  [[nodiscard]] virtual std::uint64_t skipped_blocks() const { return 0; }
   virtual void check_iteration_capacity(const std::vector<std::size_t>& /*blocks*/) const {}
   /** Throws ECLUSE_IO_ERROR when this client's server failed to store an iteration since the
    * last call. */

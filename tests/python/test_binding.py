@@ -563,6 +563,32 @@ def test_mpi_finalize_before_ecluse_finalize_is_said_and_does_not_abort(tmp_path
     assert "after MPI_FINALIZE" not in result.stderr + result.stdout
 
 
+SKIPPING = """
+with ecluse.Session("bind.xml") as s:
+    if s.is_client:
+        for block in range(16):
+            s.write("counts", np.full(40000, block, dtype=np.int32), block)
+        s.end_iteration()
+        s.stop()
+        report(skipped=s.statistic("dc.skipped_blocks"))
+"""
+
+
+def test_blocks_dropped_by_policy_skip_are_not_counted_as_written(tmp_path):
+    """policy="skip": the blocks that found no room are dropped (counted, logged) and the
+    report's bytes are those handed over, not those dropped too."""
+    xml = TOO_MANY_BLOCKS.replace('<buffer size="1MiB"/>', '<buffer size="1MiB" policy="skip"/>')
+    xml = xml.replace("ARCHITECTURE", DC.replace('"3"', '"2"')).replace("DOMAINS", "16")
+    result = run_plain(tmp_path, 2, xml, SKIPPING)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (r,) = results(result.stdout)
+    stored = 16 - int(r["skipped"])
+    assert 0 < stored < 16, r
+    report = json.loads((tmp_path / "bind-report.json").read_text())
+    assert report["iterations"]["client_bytes"]["sum"] == stored * 160000
+    assert report["io"]["bytes"] == stored * 160000
+
+
 def test_parameters_are_typed_and_layouts_follow(tmp_path):
     body = """
     with ecluse.Session("bind.xml") as s:
