@@ -64,6 +64,9 @@ def _abort_with(exc_type, exc, tb):
                      f"other clients are still in theirs; ending the job (MPI_Abort), since the "
                      f"collective finalize cannot complete without this rank:\n{text}")
     sys.stderr.flush()
+    # The launcher forwards output asynchronously; MPICH's Hydra drops what it has not forwarded
+    # when MPI_Abort tears the job down (seen: an empty stderr in 1 run of 4). Give it a moment.
+    time.sleep(1.0)
     MPI.COMM_WORLD.Abort(1)
 
 
