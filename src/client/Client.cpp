@@ -168,10 +168,9 @@ void Client::write(std::string_view name, int block, const void* data) {
   check_not_allocated(v, block);
   if (!v.enabled || written_once_.count(&v)) return mark_handed_over(v, block);
   const BlockData& b = describe(v, block, data);
-  const std::uint64_t skipped = transport_.skipped_blocks();
-  transport_.put(b, bytes_of(b));
+  const bool handed_over = transport_.put(b, bytes_of(b));  // false: dropped (policy skip)
   mark_handed_over(v, block);
-  if (transport_.skipped_blocks() == skipped) accounting_.add_bytes(bytes_of(b));  // not dropped
+  if (handed_over) accounting_.add_bytes(bytes_of(b));
   if (!v.time_varying) written_now_.insert(&v);
 }
 

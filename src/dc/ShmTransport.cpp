@@ -146,12 +146,13 @@ void ShmTransport::push(const BlockMessage& event, int server, bool wake) {
   }
 }
 
-void ShmTransport::put(const BlockData& block, std::size_t bytes) {
+bool ShmTransport::put(const BlockData& block, std::size_t bytes) {
   check_dimensions(block, "dedicated cores");
   const shm::Handle handle = acquire(block, bytes, true);
-  if (handle == shm::kNoHandle) return;
+  if (handle == shm::kNoHandle) return false;
   copy_block(buffer_.address(handle), block.data, bytes, bytes >= streaming_from_);
   notify(block, handle, bytes);
+  return true;
 }
 
 ShmTransport::Allocated* ShmTransport::allocated(const Variable& variable, int block) {

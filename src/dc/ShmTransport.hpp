@@ -23,14 +23,13 @@ class ShmTransport : public Transport {
    * `source`: rank in the clients' communicator. */
   ShmTransport(NodeBuffer& buffer, const Config& config, int server, int client, int source,
                Log& log, Accounting& accounting);
-  void put(const BlockData& block, std::size_t bytes) override;
+  bool put(const BlockData& block, std::size_t bytes) override;
   void* alloc(const BlockData& block, std::size_t bytes) override;
   void commit(const Variable& variable, int block) override;
   void clear(const Variable& variable, int block) override;
   [[nodiscard]] bool allocated_now(const Variable& variable, int block) const override;
   void check_capacity(const Variable& variable, std::size_t bytes) const override;
   void check_iteration_capacity(const std::vector<std::size_t>& blocks) const override;
-  [[nodiscard]] std::uint64_t skipped_blocks() const override { return skipped_; }
   void raise_store_failures() override;
   [[nodiscard]] std::uint32_t store_failures_raised() const override { return failures_seen_; }
   void end_iteration(int iteration) override;

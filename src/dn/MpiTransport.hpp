@@ -25,14 +25,13 @@ class MpiTransport : public Transport {
   MpiTransport(const Config& config, const Topology& topology, std::uint64_t window, int source,
                Log& log, Accounting& accounting);
   ~MpiTransport() override;
-  void put(const BlockData& block, std::size_t bytes) override;
+  bool put(const BlockData& block, std::size_t bytes) override;
   void* alloc(const BlockData& block, std::size_t bytes) override;
   void commit(const Variable& variable, int block) override;
   void clear(const Variable& variable, int block) override;
   [[nodiscard]] bool allocated_now(const Variable& variable, int block) const override;
   void check_capacity(const Variable& variable, std::size_t bytes) const override;
   void check_iteration_capacity(const std::vector<std::size_t>& blocks) const override;
-  [[nodiscard]] std::uint64_t skipped_blocks() const override { return skipped_; }
   void end_iteration(int iteration) override;
   bool signal(const std::string& event, int iteration) override;
   void stop() override;

@@ -339,16 +339,15 @@ void Runtime::end_iteration() {
 // that wrote ends its own at stop, before the servers are told (they store an iteration that
 // not every client ended at stop), so that the report counts what was stored.
 void Runtime::end_unended_iteration() {
-  if (has_servers()) {
-    if (!client_->wrote_unended()) return;
-  } else {
+  bool unended = client_->wrote_unended();
+  if (!has_servers()) {
     const WaitScope scope("in finalize for the clients' unended iterations");
-    if (allreduce_int(client_comm(), transport_->unended() > 0 ? 1 : 0, MPI_MAX) == 0) return;
+    unended = allreduce_int(client_comm(), unended ? 1 : 0, MPI_MAX) != 0;
   }
+  if (!unended) return;
   log_->warning("iteration " + std::to_string(client_->iteration()) +
                 " was not ended (no end_iteration after its writes); storing it as it is. Call "
-                "end_iteration after "
-                "the last writes.");
+                "end_iteration after the last writes.");
   client_->end_iteration();
 }
 

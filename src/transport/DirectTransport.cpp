@@ -21,10 +21,11 @@ void* DirectTransport::alloc(const BlockData& block, std::size_t bytes) {
   return s.bytes.data();
 }
 
-void DirectTransport::put(const BlockData& block, std::size_t bytes) {
+bool DirectTransport::put(const BlockData& block, std::size_t bytes) {
   void* room = alloc(block, bytes);
   std::memcpy(room, block.data, bytes);
   commit(*block.variable, block.block);
+  return true;
 }
 
 bool DirectTransport::allocated_now(const Variable& variable, int block) const {
@@ -64,12 +65,6 @@ std::size_t DirectTransport::discard() {
     s.allocated = false;
   }
   return dropped;
-}
-
-std::size_t DirectTransport::unended() const {
-  std::size_t filled = 0;
-  for (const auto& [key, s] : slots_) filled += s.filled ? 1 : 0;
-  return filled;
 }
 
 }  // namespace ecluse

@@ -13,7 +13,7 @@ namespace ecluse {
 class DirectTransport : public Transport {
  public:
   explicit DirectTransport(Writer& writer) : writer_(writer) {}
-  void put(const BlockData& block, std::size_t bytes) override;
+  bool put(const BlockData& block, std::size_t bytes) override;
   void* alloc(const BlockData& block, std::size_t bytes) override;
   void commit(const Variable& variable, int block) override;
   void clear(const Variable& variable, int block) override;
@@ -22,7 +22,6 @@ class DirectTransport : public Transport {
   bool signal(const std::string&, int) override { return false; }
   void stop() override {}
   std::size_t discard() override;
-  [[nodiscard]] std::size_t unended() const override;
 
  private:
   struct Slot {

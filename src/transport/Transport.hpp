@@ -14,8 +14,9 @@ namespace ecluse {
 class Transport {
  public:
   virtual ~Transport() = default;
-  /** Hands one block over; `block.data` may be reused by the caller once this returns. */
-  virtual void put(const BlockData& block, std::size_t bytes) = 0;
+  /** Hands one block over; `block.data` may be reused by the caller once this returns. False
+   * when policy="skip" dropped it (no room): it will not be stored. */
+  virtual bool put(const BlockData& block, std::size_t bytes) = 0;
   /** Zero copy: room for a block described by `block` (data ignored), to fill in place. */
   virtual void* alloc(const BlockData& block, std::size_t bytes) = 0;
   /** The block allocated for (variable, block id) is filled: hand it over. */
@@ -29,8 +30,6 @@ class Transport {
   virtual void check_capacity(const Variable& /*variable*/, std::size_t /*bytes*/) const {}
   /** Warns (once, at initialize) when an iteration that writes every block of `blocks` (their
    * bytes) needs more than this client may hold: its later writes would be refused. */
-  /** Blocks dropped by policy="skip" so far (never stored: not counted as bytes written). */
-  [[nodiscard]] virtual std::uint64_t skipped_blocks() const { return 0; }
   virtual void check_iteration_capacity(const std::vector<std::size_t>& /*blocks*/) const {}
   /** Throws ECLUSE_IO_ERROR when this client's server failed to store an iteration since the
    * last call. */
@@ -49,8 +48,6 @@ class Transport {
    * finalize); returns how many. Blocks put but not ended are the servers' to store (DC, DN)
    * or ended at finalize (TP). */
   virtual std::size_t discard() = 0;
-  /** Blocks put in the current iteration and not ended yet (time partitioning only). */
-  [[nodiscard]] virtual std::size_t unended() const { return 0; }
   [[nodiscard]] virtual Statistics statistics() const { return {}; }
 };
 
