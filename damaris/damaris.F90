@@ -3,12 +3,12 @@
 module damaris
   use, intrinsic :: iso_c_binding, only: c_char, c_funloc, c_funptr, c_int, c_int32_t, &
                                          c_int64_t, c_loc, c_null_ptr, c_ptr
-  ! The calls that mean the same in both APIs go straight to ecluse_*: only start and stop (their
-  ! NO_SERVER convention) and the *_iteration variants have damaris_* interfaces of their own.
-  use ecluse_c_api, only: c_initialize, c_client_comm_get, c_finalize, c_write_block, &
-                          c_alloc_block, c_commit_block, c_clear_block, c_signal, c_bind, &
-                          c_parameter_get, c_parameter_set, c_set_position => c_set_block_position, &
-                          c_end_iteration, c_get_iteration
+  ! The calls that mean the same in both APIs go straight to ecluse_*: start and stop (their
+  ! NO_SERVER convention), the *_iteration variants, signal (a missing function is logged, as
+  ! Damaris does) and set_position (C order, as Damaris takes it) go through damaris_*.
+  use ecluse_c_api, only: c_client_comm_get, c_finalize, c_write_block, &
+                          c_alloc_block, c_commit_block, c_clear_block, c_bind, &
+                          c_parameter_get, c_parameter_set, c_end_iteration, c_get_iteration
   use ecluse_messages, only: c_text, f_text
   use ecluse, only: damaris_action => ecluse_action
   implicit none
@@ -26,6 +26,13 @@ module damaris
   ! No error-code constants: Damaris's module has none, and programs declare their own.
 
   interface
+    ! damaris_initialize (a failed one ends the job, as Damaris does) with an integer comm.
+    integer(c_int) function c_initialize(file, comm) bind(C, name="ecluse_damaris_initialize_fint")
+      import :: c_char, c_int
+      character(kind=c_char), dimension(*), intent(in) :: file
+      integer(c_int), value :: comm
+    end function c_initialize
+
     integer(c_int) function c_start(is_client) bind(C, name="damaris_start")
       import :: c_int
       integer(c_int), intent(inout) :: is_client
@@ -34,6 +41,19 @@ module damaris
     integer(c_int) function c_stop() bind(C, name="damaris_stop")
       import :: c_int
     end function c_stop
+
+    integer(c_int) function c_signal(name) bind(C, name="damaris_signal")
+      import :: c_char, c_int
+      character(kind=c_char), dimension(*), intent(in) :: name
+    end function c_signal
+
+    integer(c_int) function c_set_position(name, block, position) &
+        bind(C, name="damaris_set_block_position")
+      import :: c_char, c_int, c_int32_t, c_int64_t
+      character(kind=c_char), dimension(*), intent(in) :: name
+      integer(c_int32_t), value :: block
+      integer(c_int64_t), dimension(*), intent(in) :: position
+    end function c_set_position
 
     integer(c_int) function c_commit(name, block, iteration) &
         bind(C, name="damaris_commit_block_iteration")
@@ -200,7 +220,8 @@ contains
     ierr = c_parameter_set(c_text(param_name), c_loc(buffer), int(size, c_int))
   end subroutine damaris_parameter_set_f
 
-  !> position: integer(8), one per dimension, in the layout's order.
+  !> position: integer(8), one per dimension, in C order as Damaris takes it (with
+  !> language="fortran", whose dimensions are reversed, the reverse of the declared order).
   subroutine damaris_set_position_f(varname, position, ierr)
     character(len=*), intent(in) :: varname
     integer(c_int64_t), dimension(*), intent(in) :: position

@@ -5,8 +5,12 @@
 #include <ecluse/ecluse.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <type_traits>
+
+extern "C" int ecluse_damaris_initialize_fint(const char* configfile, MPI_Fint comm);
 
 namespace {
 
@@ -77,8 +81,14 @@ std::string in_damaris_names(std::string text) {
   return text;
 }
 
+// After a failed damaris_initialize (when ECLUSE_DAMARIS_INIT_ERROR=return keeps the job
+// going) the calls that follow answer NOT_INITIALIZED: that is said once, the cause was said by
+// the initialize.
+bool initialize_failed = false;
+
 int said(int status) {
   if (status == ECLUSE_OK || status == ECLUSE_NO_SERVER) return status;
+  if (status == ECLUSE_NOT_INITIALIZED && initialize_failed) return status;
   static int count = 0;
   if (count < kSaid) {
     std::fprintf(stderr, "[damaris] error: %s\n", in_damaris_names(ecluse_error_message()).c_str());
@@ -88,6 +98,49 @@ int said(int status) {
                  "calls still return their codes)\n");
   }
   ++count;
+  return status;
+}
+
+// Damaris ends the job when it cannot initialize (MPI_Abort in its placement checks, an
+// exception out of its XML parser), and Damaris programs rely on it: most ignore the code, and
+// would run without output and exit 0. So does libdamaris, after the cause was said once (by
+// ecluse_initialize, from the first rank), unless ECLUSE_DAMARIS_INIT_ERROR=return asks for
+// the code. The exit status is the code (6: DAMARIS_CONFIG_ERROR, ...).
+bool returns_initialize_errors() {
+  const char* policy = std::getenv("ECLUSE_DAMARIS_INIT_ERROR");
+  return policy != nullptr && std::strcmp(policy, "return") == 0;
+}
+
+[[noreturn]] void end_job(int status, MPI_Comm comm) {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  const bool mpi = initialized && !finalized;
+  // Every initialize failure but a bad argument is collective (ecluse_initialize): one rank says
+  // it, and all reach the barrier before any aborts, so that the line is not lost.
+  const bool collective = mpi && comm != MPI_COMM_NULL && status != ECLUSE_ARGUMENT_ERROR;
+  int rank = 0;
+  if (collective) MPI_Comm_rank(comm, &rank);
+  if (rank == 0) {
+    std::fprintf(stderr,
+                 "[damaris] damaris_initialize failed (%s): the job ends here with status %d, as "
+                 "Damaris ends it. Fix the cause above, or set ECLUSE_DAMARIS_INIT_ERROR=return "
+                 "to get the error code back instead.\n",
+                 ecluse_status_name(status), status);
+    std::fflush(stderr);
+  }
+  if (collective) MPI_Barrier(comm);
+  if (mpi) MPI_Abort(MPI_COMM_WORLD, status);
+  std::exit(status);
+}
+
+int initialized(int status, MPI_Comm comm) {
+  if (status == ECLUSE_OK || status == ECLUSE_ALREADY_INITIALIZED) {
+    if (status == ECLUSE_OK) initialize_failed = false;
+    return said(status);
+  }
+  initialize_failed = true;
+  if (!returns_initialize_errors()) end_job(status, comm);
   return status;
 }
 
@@ -101,7 +154,12 @@ bool is_server_rank() {
 extern "C" {
 
 int damaris_initialize(const char* configfile, MPI_Comm comm) {
-  return said(ecluse_initialize(configfile, comm));
+  return initialized(ecluse_initialize(configfile, comm), comm);
+}
+
+// For module damaris (damaris.F90): its communicator is an integer.
+int ecluse_damaris_initialize_fint(const char* configfile, MPI_Fint comm) {
+  return damaris_initialize(configfile, MPI_Comm_f2c(comm));
 }
 
 int damaris_finalize(void) {
@@ -164,8 +222,12 @@ int damaris_clear_block_iteration(const char* varname, int32_t block, int32_t it
   return said(ecluse_clear_block_iteration(varname, block, iteration));
 }
 
+// A declared event whose function cannot be found (ECLUSE_BIND_ERROR): Damaris logs it and
+// answers OK (its DynamicAction loads the function at the call, and only logs a failure), and
+// its programs assert that OK. The cause is said; an undeclared event stays an error.
 int damaris_signal(const char* signal_name) {
-  return said(ecluse_signal(signal_name));
+  const int status = said(ecluse_signal(signal_name));
+  return status == ECLUSE_BIND_ERROR ? DAMARIS_OK : status;
 }
 
 int damaris_bind(const char* signal_name, signal_t sig) {
@@ -180,12 +242,15 @@ int damaris_parameter_set(const char* param_name, const void* buffer, unsigned i
   return said(ecluse_parameter_set(param_name, buffer, size));
 }
 
+// Damaris uses a position as it is given, in C order, even for a layout with language="fortran"
+// (whose dimensions it reverses): a Fortran program that gets right files from Damaris passes it
+// reversed.
 int damaris_set_position(const char* var_name, const int64_t* position) {
-  return said(ecluse_set_position(var_name, position));
+  return said(ecluse_set_block_position_c_order(var_name, 0, position));
 }
 
 int damaris_set_block_position(const char* var_name, int32_t block, const int64_t* position) {
-  return said(ecluse_set_block_position(var_name, block, position));
+  return said(ecluse_set_block_position_c_order(var_name, block, position));
 }
 
 int damaris_client_comm_get(MPI_Comm* comm) {

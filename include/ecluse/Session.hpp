@@ -48,8 +48,11 @@ class Session {
   void clear(std::string_view variable, int block = 0);
   void parameter_get(std::string_view name, void* buffer, std::size_t size) const;
   void parameter_set(std::string_view name, const void* buffer, std::size_t size);
+  /** The order of a position's offsets: the layout's (declared dimensions; reversed for
+   * language="fortran") or C order always (Damaris's damaris_set_position). */
+  enum class PositionOrder { Layout, C };
   void set_position(std::string_view variable, std::span<const std::int64_t> position,
-                    int block = 0);
+                    int block = 0, PositionOrder order = PositionOrder::Layout);
   /** Element type (an ecluse_type) and dimensions in C order of a variable's block. */
   struct Shape {
     int type = 0;

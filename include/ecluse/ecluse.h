@@ -146,9 +146,14 @@ int ecluse_parameter_set(const char* name, const void* buffer, unsigned int size
 int ecluse_set_position(const char* variable, const int64_t* position);
 /** ecluse_set_position for one block. */
 int ecluse_set_block_position(const char* variable, int32_t block, const int64_t* position);
+/** ecluse_set_block_position with the offsets in C order (slowest-varying dimension first)
+ * whatever the layout's language: Damaris's convention (its damaris_set_position takes the
+ * position as it is, so a Fortran program passes it reversed). libdamaris calls it. */
+int ecluse_set_block_position_c_order(const char* variable, int32_t block, const int64_t* position);
 /** Raises a user event declared in <actions>: run here (execution="local", or time
  * partitioning) or on the servers (scope core, bcast or group). Errors: ECLUSE_UNDEFINED_ACTION
- * (not declared, its library or symbol not found); ECLUSE_CHANNEL_ERROR. */
+ * (not declared); ECLUSE_BIND_ERROR (declared, but run here and its function is neither bound
+ * nor found in the program or its library); ECLUSE_CHANNEL_ERROR. */
 int ecluse_signal(const char* event);
 /** Binds a function to a declared event (instead of a library symbol), on the ranks that run
  * it. Errors: ECLUSE_UNDEFINED_ACTION (not declared); ECLUSE_BIND_ERROR (no function). */

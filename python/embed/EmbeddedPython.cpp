@@ -80,16 +80,57 @@ std::string take_exception() {
   return text;
 }
 
+// Where this library lies, its symbolic links resolved ("" if unknown).
+std::string library_directory() {
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void*>(&library_directory), &info) || !info.dli_fname) return "";
+  char* real = realpath(info.dli_fname, nullptr);
+  std::string path = real ? real : info.dli_fname;
+  std::free(real);
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash);
+}
+
+std::string real_directory(const char* path) {
+  char* real = realpath(path, nullptr);
+  std::string result = real ? real : path;
+  std::free(real);
+  return result;
+}
+
+// The directories that hold the ecluse package for this copy of the library, ':'-separated,
+// and whether they come first: an installed library uses the package installed beside it
+// (<libdir>/../<python install dir>, wherever the prefix was moved), ahead of any other (a
+// venv's, a source tree's: the runtime module must be the one of this library's ABI); the build
+// tree's library appends the source and build trees, after PYTHONPATH and the venv.
+struct PackageDirs {
+  std::string dirs;
+  bool first = false;
+};
+
+PackageDirs package_directories() {
+  const std::string here = library_directory();
+  if (here.empty() || here == real_directory(ECLUSE_BUILD_LIBRARY_DIR)) {
+    return {ECLUSE_BUILD_PACKAGE_DIRS, false};
+  }
+  return {here + "/" + ECLUSE_PACKAGE_FROM_LIBRARY_DIR, true};
+}
+
 bool import_runtime(std::string& error) {
   if (g_runtime) return true;
   PyObject* sys_path = PySys_GetObject("path");  // borrowed
-  PyObject* dirs = PyUnicode_FromString(ECLUSE_PYTHON_PACKAGE_DIRS);
+  const PackageDirs package = package_directories();
+  PyObject* dirs = PyUnicode_FromString(package.dirs.c_str());
   PyObject* colon = PyUnicode_FromString(":");
   PyObject* parts = dirs && colon ? PyUnicode_Split(dirs, colon, -1) : nullptr;
   Py_XDECREF(colon);
   for (Py_ssize_t i = 0; parts && sys_path && i < PyList_Size(parts); ++i) {
     PyObject* dir = PyList_GetItem(parts, i);  // borrowed
-    if (PySequence_Contains(sys_path, dir) == 0) PyList_Append(sys_path, dir);
+    if (package.first) {
+      PyList_Insert(sys_path, i, dir);
+    } else if (PySequence_Contains(sys_path, dir) == 0) {
+      PyList_Append(sys_path, dir);
+    }
   }
   Py_XDECREF(parts);
   Py_XDECREF(dirs);

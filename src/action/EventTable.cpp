@@ -216,10 +216,12 @@ void EventTable::bind(std::string_view event, Action action) {
   actions_[e.name] = std::move(action);
 }
 
+// A declared event whose function cannot be found: ECLUSE_BIND_ERROR (an undeclared event is
+// ECLUSE_UNDEFINED_ACTION), so that libdamaris can answer as Damaris does (it logs, returns OK).
 Action EventTable::resolve(const Event& event) {
-  void* handle = open(event, ECLUSE_UNDEFINED_ACTION);
+  void* handle = open(event, ECLUSE_BIND_ERROR);
   return signal_action(
-      function_of<ecluse_signal_t>(event, handle, event.action, ECLUSE_UNDEFINED_ACTION));
+      function_of<ecluse_signal_t>(event, handle, event.action, ECLUSE_BIND_ERROR));
 }
 
 void EventTable::fire(std::string_view name, int source, int iteration) {

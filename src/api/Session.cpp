@@ -101,7 +101,7 @@ void Session::parameter_set(std::string_view name, const void* buffer, std::size
 }
 
 void Session::set_position(std::string_view variable, std::span<const std::int64_t> position,
-                           int block) {
+                           int block, PositionOrder order) {
   Client& client = runtime().client();
   const std::size_t rank = client.rank_of(variable);
   if (position.size() != rank) {
@@ -110,7 +110,7 @@ void Session::set_position(std::string_view variable, std::span<const std::int64
                                            " values but its layout has " + std::to_string(rank) +
                                            " dimensions.");
   }
-  client.set_position(variable, block, position);
+  client.set_position(variable, block, position, order == PositionOrder::Layout);
 }
 
 std::string Session::layout_of(std::string_view variable) const {

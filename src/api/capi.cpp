@@ -325,13 +325,27 @@ int ecluse_set_position(const char* variable, const int64_t* position) {
   return ecluse_set_block_position(variable, 0, position);
 }
 
-int ecluse_set_block_position(const char* variable, int32_t block, const int64_t* position) {
+namespace {
+
+int set_block_position(const char* variable, int32_t block, const int64_t* position,
+                       ecluse::Session::PositionOrder order) {
   return guard([&] {
     require(variable, "the variable name");
     require(position, "the position");
     ecluse::Session& s = current();
-    s.set_position(variable, {position, s.dimensions_of(variable)}, block);
+    s.set_position(variable, {position, s.dimensions_of(variable)}, block, order);
   });
+}
+
+}  // namespace
+
+int ecluse_set_block_position(const char* variable, int32_t block, const int64_t* position) {
+  return set_block_position(variable, block, position, ecluse::Session::PositionOrder::Layout);
+}
+
+int ecluse_set_block_position_c_order(const char* variable, int32_t block,
+                                      const int64_t* position) {
+  return set_block_position(variable, block, position, ecluse::Session::PositionOrder::C);
 }
 
 int ecluse_signal(const char* event) {

@@ -212,8 +212,8 @@ void Client::clear(std::string_view name, int block) {
   transport_.clear(v, block);
 }
 
-void Client::set_position(std::string_view name, int block,
-                          std::span<const std::int64_t> position) {
+void Client::set_position(std::string_view name, int block, std::span<const std::int64_t> position,
+                          bool layout_order) {
   const Variable& v = variable(name);
   check_block(v, block);
   for (std::size_t d = 0; d < position.size(); ++d) {
@@ -225,7 +225,7 @@ void Client::set_position(std::string_view name, int block,
                     "interior cell.");
   }
   std::vector<std::int64_t> p(position.begin(), position.end());
-  if (config_.find_layout(v.layout)->fortran) std::reverse(p.begin(), p.end());
+  if (layout_order && config_.find_layout(v.layout)->fortran) std::reverse(p.begin(), p.end());
   positions_[{&v, block}] = std::move(p);
   blocks_.erase({&v, block});
 }

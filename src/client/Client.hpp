@@ -29,12 +29,17 @@ class Client {
   void* alloc(std::string_view variable, int block);
   void commit(std::string_view variable, int block);
   void clear(std::string_view variable, int block);
-  void set_position(std::string_view variable, int block, std::span<const std::int64_t> position);
+  /** `position` in the layout's order (reversed here for a Fortran layout) or, when
+   * `layout_order` is false, in C order already. */
+  void set_position(std::string_view variable, int block, std::span<const std::int64_t> position,
+                    bool layout_order = true);
   /** Sets a parameter; layouts that use it follow, or the old value is restored and
    * ECLUSE_INVALID_DIMENSIONS explains which layout it would break. */
   void parameter_set(std::string_view name, const void* buffer, std::size_t size);
   void end_iteration();
   [[nodiscard]] int iteration() const { return iteration_; }
+  /** This client's id among the clients (the source of its blocks and signals). */
+  [[nodiscard]] int source() const { return source_; }
   /** True when a block was handed over since the last end_iteration (a forgotten one). */
   [[nodiscard]] bool wrote_unended() const;
   /** Element type and dimensions (C order, ghosts included) of a variable's block. */

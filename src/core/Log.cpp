@@ -49,15 +49,41 @@ Log::~Log() {
 void Log::write(LogLevel level, const std::string& message) {
   if (level < threshold_) return;
   std::FILE* out = file_ ? file_ : stderr;
+  print(out, level, message);
+  if (flush_ || level >= LogLevel::Warning) std::fflush(out);
+  if (file_ && level >= LogLevel::Warning) copy_to_stderr(level, message);
+}
+
+void Log::print(std::FILE* out, LogLevel level, const std::string& message) const {
   std::fprintf(out, "[ecluse %d] %s: %s\n", rank_, std::string(name_of(level)).c_str(),
                message.c_str());
-  if (flush_ || level >= LogLevel::Warning) std::fflush(out);
+}
+
+// Warnings and errors are what a user must see (cells no block covers read back as 0, a store
+// that failed), as Damaris prints its own on stderr: the first kStderrCopies of a rank are
+// also said there, then one line says where the rest are.
+void Log::copy_to_stderr(LogLevel level, const std::string& message) {
+  if (stderr_copies_.load(std::memory_order_relaxed) > kStderrCopies) return;
+  const int copy = stderr_copies_.fetch_add(1, std::memory_order_relaxed);
+  if (copy < kStderrCopies) {
+    print(stderr, level, message);
+  } else if (copy == kStderrCopies) {
+    std::fprintf(stderr,
+                 "[ecluse %d] warning: further warnings and errors of this rank are in its log "
+                 "file only (<log FileName>)\n",
+                 rank_);
+  }
+  std::fflush(stderr);
 }
 
 void Log::warnings_also_on_stderr(const std::vector<std::string>& messages) {
   for (const std::string& message : messages) {
-    write(LogLevel::Warning, message);
-    if (file_) std::fprintf(stderr, "[ecluse %d] warning: %s\n", rank_, message.c_str());
+    if (LogLevel::Warning >= threshold_) {
+      std::FILE* out = file_ ? file_ : stderr;
+      print(out, LogLevel::Warning, message);
+      std::fflush(out);
+    }
+    if (file_) print(stderr, LogLevel::Warning, message);
   }
 }
 

@@ -1,6 +1,7 @@
 // A small leveled logger configured by <log>; one instance per runtime, no globals.
 #pragma once
 
+#include <atomic>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -21,14 +22,20 @@ class Log {
   void warning(const std::string& message) { write(LogLevel::Warning, message); }
   void error(const std::string& message) { write(LogLevel::Error, message); }
   /** Each as a warning, also on stderr when the log goes to a file (the configuration's
-   * warnings: a user must see them even when the log's directory does not exist). */
+   * warnings: a user must see them even when the log's directory does not exist). Other
+   * warnings and errors logged to a file are copied to stderr too, the first kStderrCopies. */
   void warnings_also_on_stderr(const std::vector<std::string>& messages);
+  static constexpr int kStderrCopies = 10;
 
  private:
+  void print(std::FILE* out, LogLevel level, const std::string& message) const;
+  void copy_to_stderr(LogLevel level, const std::string& message);
+
   LogLevel threshold_ = LogLevel::Info;
   bool flush_ = false;
   int rank_ = 0;
-  std::FILE* file_ = nullptr;  // opened without following a symbolic link; null: stderr
+  std::FILE* file_ = nullptr;          // opened without following a symbolic link; null: stderr
+  std::atomic<int> stderr_copies_{0};  // warnings and errors of the log file also on stderr
 };
 
 }  // namespace ecluse

@@ -267,7 +267,7 @@ void Runtime::signal(std::string_view name) {
   const bool local =
       event && (event->execution == EventExecution::Local || event->kind == EventKind::Iteration);
   if (local || !event || !transport_->signal(std::string(name), c.iteration())) {
-    events_->fire(name, topology_->world_rank(), c.iteration());
+    events_->fire(name, c.source(), c.iteration());  // as the servers see it: the client's id
   }
 }
 

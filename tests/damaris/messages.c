@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
   show("commit-later", damaris_commit_iteration("pressure", 1));
   show("clear-later", damaris_clear_block_iteration("pressure", 1, 3));
   show("clear-unknown", damaris_clear_iteration("pressur", 0));
+  /* Its action runs here (synchronous) and was neither bound nor exported: said, yet OK. */
+  show("signal-unbound", damaris_signal("tick"));
   show("commit-now", damaris_commit_iteration("pressure", 0));
   show("clear-after-commit", damaris_clear("pressure"));
   show("write-after-commit", damaris_write("pressure", room));

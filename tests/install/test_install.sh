@@ -70,4 +70,31 @@ site=$(find "$prefix" -type d -path '*site-packages/ecluse' | head -1)
 if ls "$site"/_native*.so >/dev/null 2>&1; then
   PYTHONPATH=$(dirname "$site") "$python" -I -c 'import sys; sys.path.insert(0, sys.argv[1]); import ecluse; print("native:", ecluse.Session.__name__)' "$(dirname "$site")"
 fi
+
+# 5. A <pyscript> run by the installed library imports the installed ecluse package (found beside
+# the library), not the source tree's, though the tree is still there.
+mkdir -p "$work/py"
+cat >"$work/py/where.py" <<'PY'
+import ecluse
+def main(DD):
+    with open("where.txt", "w") as f:
+        f.write(ecluse.__file__)
+PY
+cat >"$work/py/where.xml" <<'XML'
+<simulation name="where" xmlns="urn:ecluse:config:1">
+  <architecture><domains count="1"/><dedicated cores="0" nodes="0"/></architecture>
+  <data><parameter name="N" type="int" value="4"/>
+    <layout name="row" type="int" dimensions="N" global="N*2"/>
+    <variable name="ramp" layout="row" script="where"/></data>
+  <scripts><pyscript name="where" file="where.py"/></scripts>
+</simulation>
+XML
+(cd "$work/py" && "$mpiexec" -n 1 "${launch_flags[@]}" env -u PYTHONPATH \
+  "$work/cmake-build/consumer_c" where.xml) >"$work/py.log" 2>&1 ||
+  { echo "FAIL: consumer_c with a pyscript:" >&2; cat "$work/py.log" >&2; exit 1; }
+case $(cat "$work/py/where.txt") in
+  "$prefix"/*) echo "ok: the pyscript imported $(cat "$work/py/where.txt")" ;;
+  *) echo "FAIL: the installed library's pyscript imported $(cat "$work/py/where.txt")," \
+       "not the package under $prefix" >&2; exit 1 ;;
+esac
 echo "install: all consumers passed"

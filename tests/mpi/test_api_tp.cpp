@@ -214,7 +214,7 @@ TEST(ApiTp, BadCallsGetClearErrorsAndTheRunGoesOn) {
   EXPECT_STREQ(ecluse_error_message(),
                "event 'pong' is not declared in <string>; did you mean 'ping'? Declare it in "
                "<actions> with <event name=\"pong\" action=\"...\"/>.");
-  EXPECT_EQ(ecluse_signal("ping"), ECLUSE_UNDEFINED_ACTION);
+  EXPECT_EQ(ecluse_signal("ping"), ECLUSE_BIND_ERROR);
   EXPECT_STREQ(ecluse_error_message(),
                "event 'ping': function 'no_such_function' not found in the program; export it "
                "(extern \"C\", linked with -rdynamic) or bind one with ecluse_bind.");

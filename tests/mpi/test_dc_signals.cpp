@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <set>
 #include <string>
 
 #include "TestSupport.hpp"
@@ -13,9 +14,11 @@ namespace {
 
 int core_calls = 0, bcast_calls = 0, group_calls = 0, local_calls = 0;
 int last_group_iteration = -1;
+std::set<int> core_sources, local_sources;  // the source each action was given
 
-void on_core(const char*, int32_t, int32_t, const char*) {
+void on_core(const char*, int32_t source, int32_t, const char*) {
   ++core_calls;
+  core_sources.insert(source);
 }
 void on_bcast(const char*, int32_t, int32_t, const char*) {
   ++bcast_calls;
@@ -24,8 +27,17 @@ void on_group(const char*, int32_t, int32_t iteration, const char*) {
   ++group_calls;
   last_group_iteration = iteration;
 }
-void on_local(const char*, int32_t, int32_t, const char*) {
+void on_local(const char*, int32_t source, int32_t, const char*) {
   ++local_calls;
+  local_sources.insert(source);
+}
+
+int client_rank() {
+  MPI_Comm comm;
+  EXPECT_EQ(ecluse_client_comm_get(&comm), ECLUSE_OK);
+  int rank = -1;
+  MPI_Comm_rank(comm, &rank);
+  return rank;
 }
 
 void expect_ok(int status) {
@@ -45,6 +57,8 @@ std::string config(const std::string& architecture) {
 /** Initializes with `architecture`, binds the four events, starts; returns is_client. */
 int start_with_events(const std::string& architecture) {
   core_calls = bcast_calls = group_calls = local_calls = 0;
+  core_sources.clear();
+  local_sources.clear();
   expect_ok(ecluse_initialize_string(config(architecture).c_str(), MPI_COMM_WORLD));
   expect_ok(ecluse_bind("core", on_core));
   expect_ok(ecluse_bind("bcast", on_bcast));
@@ -67,9 +81,15 @@ TEST(DnSignals, EachScopeReachesTheRightServer) {
       expect_ok(ecluse_signal("here"));
       expect_ok(ecluse_end_iteration());
     }
+    // A local action is given the client's id, as its server is (not the world rank: the
+    // server holds world rank 0 here).
+    EXPECT_EQ(local_sources, std::set<int>{client_rank()});
     expect_ok(ecluse_stop());
     EXPECT_EQ(local_calls, 3);
   } else {
+    std::set<int> clients;
+    for (int c = 0; c < size - 1; ++c) clients.insert(c);
+    EXPECT_EQ(core_sources, clients);
     EXPECT_EQ(core_calls, 3 * (size - 1));  // one server serves every client
     EXPECT_EQ(group_calls, 3);              // once per iteration, when all its clients signalled
     EXPECT_EQ(last_group_iteration, 2);

@@ -152,7 +152,7 @@ def test_bad_writes_raise_the_c_api_message_and_write_nothing(tmp_path):
                                   "be a sequence of whole numbers, got (1.5, 0)."]
     assert r["commit"][0] == "ECLUSE_BLOCK_NOT_FOUND"
     assert r["event"][0] == "ECLUSE_UNDEFINED_ACTION" and "'pong' is not declared" in r["event"][2]
-    assert r["action"][0] == "ECLUSE_UNDEFINED_ACTION"
+    assert r["action"][0] == "ECLUSE_BIND_ERROR"
     assert "function 'no_such_function' not found" in r["action"][2]
     assert r["bind"] == ["ECLUSE_BIND_ERROR", 21, "bind of event 'ping': int is not callable."]
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").glob("*.h5"))

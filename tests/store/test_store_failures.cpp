@@ -2,6 +2,10 @@
 // leave earlier iterations intact, no file under the failed iteration's name, no .part.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
@@ -201,6 +205,28 @@ TEST(StoreLock, StaleLockIsReplacedAndItsPartsRemovedAndNamed) {
                 "')\n[ecluse 0] warning: store 'h5': removed 1 partial file(s) in '" + dir +
                 "' left by a run of the same simulation that stopped before finishing them: "
                 "'sim_It3_Pr0.h5.part'\n");
+}
+
+// A run killed by Ctrl-C stays a zombie until its parent reaps it (seconds under mpiexec): a
+// rerun at once must see it ended, not refuse as if another run were writing.
+TEST(StoreLock, LockOfAnEndedButUnreapedRunIsReplaced) {
+  if (world_size() > 1) GTEST_SKIP() << "one writer is enough";
+  const std::string dir = fresh_dir("lock_zombie");
+  const pid_t child = fork();
+  if (child == 0) _exit(0);
+  ASSERT_GT(child, 0);
+  siginfo_t info{};
+  ASSERT_EQ(waitid(P_PID, child, &info, WEXITED | WNOWAIT), 0);  // ended, left unreaped
+  EXPECT_EQ(kill(child, 0), 0) << "an unreaped child still answers kill(pid, 0)";
+  EXPECT_TRUE(process_gone(child));
+  write_text(dir + "/.sim.ecluse-lock", this_host_name() + "\n" + std::to_string(child) + "\n");
+  {
+    auto store = make_store_collectively(hdf5_store(dir, "FilePerCore"), world_env());
+    EXPECT_EQ(read_text(dir + "/.sim.ecluse-lock"),
+              this_host_name() + "\n" + std::to_string(getpid()) + "\n");
+  }
+  waitpid(child, nullptr, 0);
+  EXPECT_FALSE(process_gone(getpid()));
 }
 
 TEST(StoreLock, ExistingPartIsNeitherOverwrittenNorRemoved) {

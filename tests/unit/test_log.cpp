@@ -64,5 +64,41 @@ TEST(Log, AFileThatCannotBeOpenedFallsBackToStderrAndRankZeroSaysSo) {
   fs::remove_all(dir);
 }
 
+// Damaris says its warnings and errors on stderr: with a log file, the first kStderrCopies of a
+// rank are said there too (info stays in the file), then one line says where the rest are; the
+// configuration's warnings always are.
+TEST(Log, WarningsAndErrorsOfALogFileAreAlsoSaidOnStderrUpToALimit) {
+  const fs::path dir = fresh("copies");
+  LogConfig config;
+  config.file = (dir / "sim").string();
+  testing::internal::CaptureStderr();
+  {
+    Log log(config, 2);
+    log.info("only in the file");
+    for (int i = 0; i < Log::kStderrCopies + 2; ++i) {
+      if (i % 2) {
+        log.error("e" + std::to_string(i));
+      } else {
+        log.warning("w" + std::to_string(i));
+      }
+    }
+    log.warnings_also_on_stderr({"configuration"});
+  }
+  const std::string err = testing::internal::GetCapturedStderr();
+  std::string expected, file = "[ecluse 2] info: only in the file\n";
+  for (int i = 0; i < Log::kStderrCopies + 2; ++i) {
+    const std::string line = i % 2 ? "[ecluse 2] error: e" + std::to_string(i) + "\n"
+                                   : "[ecluse 2] warning: w" + std::to_string(i) + "\n";
+    file += line;
+    if (i < Log::kStderrCopies) expected += line;
+  }
+  expected +=
+      "[ecluse 2] warning: further warnings and errors of this rank are in its log file only "
+      "(<log FileName>)\n[ecluse 2] warning: configuration\n";
+  EXPECT_EQ(err, expected);
+  EXPECT_EQ(text_of(dir / "sim.2.log"), file + "[ecluse 2] warning: configuration\n");
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace ecluse

@@ -1,5 +1,6 @@
 /* A user's program built against an installed Ecluse: each rank writes its rank number and a
- * ramp into one shared HDF5 file per iteration (time partitioning, collective). */
+ * ramp into one shared HDF5 file per iteration (time partitioning, collective). With an
+ * argument, the configuration is that file instead (the same variable). */
 #include <ecluse/ecluse.h>
 #include <stdio.h>
 
@@ -24,7 +25,9 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0, is_client = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  check(ecluse_initialize_string(config, MPI_COMM_WORLD), "initialize");
+  check(argc > 1 ? ecluse_initialize(argv[1], MPI_COMM_WORLD)
+                 : ecluse_initialize_string(config, MPI_COMM_WORLD),
+        "initialize");
   check(ecluse_start(&is_client), "start");
   const int64_t position[1] = {4 * rank};
   check(ecluse_set_position("ramp", position), "set_position");
