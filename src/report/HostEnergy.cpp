@@ -53,6 +53,20 @@ HostEnergy::~HostEnergy() {
   if (ticker_) ticker_->stop();
 }
 
+namespace {
+
+// The counters looked for and not found, in one line (the run report names the source used).
+void log_skipped_sources(const ProbeResult& probe, Log& log) {
+  if (probe.skipped.empty()) return;
+  std::string line = "energy: not found: ";
+  for (std::size_t i = 0; i < probe.skipped.size(); ++i) {
+    line += (i ? "; " : "") + probe.skipped[i];
+  }
+  log.info(line + "; using " + probe.source->name());
+}
+
+}  // namespace
+
 // Energy is never a reason to stop a simulation: a failure leaves a note and 0 J.
 void HostEnergy::open_source(const EnergyConfig& config, Log& log) {
   const SysfsFiles files(system_root());
@@ -63,7 +77,7 @@ void HostEnergy::open_source(const EnergyConfig& config, Log& log) {
     context.calibration = calibration_of(config, files);
     if (config.source == nullptr) {
       ProbeResult probe = probe_energy_source(context);
-      for (const std::string& line : probe.skipped) log.info("energy: " + line);
+      log_skipped_sources(probe, log);
       source_ = std::move(probe.source);
     } else {
       source_ = open_energy_source(*config.source, context);

@@ -89,9 +89,8 @@ std::string least_cost_hint(const std::string& written) {
     return "  least cost: not predicted: no report was written for the model to read (see "
            "<report file> or ECLUSE_REPORT)\n";
   }
-  return "  least cost: ecluse advise --from-report " + written +
-         " (the energy model is the Python package; launched as `ecluse run -- <command>`, this "
-         "line gives its answer)\n";
+  return "  least cost: run `ecluse advise --from-report " + written +
+         "` for the model's answer (given here when launched with `ecluse run -- <command>`)\n";
 }
 
 std::string report_summary(const RunTotals& t, const std::vector<RankRecord>& records,

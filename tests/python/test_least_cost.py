@@ -46,7 +46,7 @@ def test_under_ecluse_run_the_summary_ends_with_the_models_pick(tmp_path, capsys
     assert m.group("own") == "TP" or m.group("same") == "TP"
     assert (m.group("best") or m.group("same")) == advised_least_energy(
         capsys, tmp_path / "heat-report.json")
-    assert not any(line.startswith("  least cost: ecluse advise") for line in lines)
+    assert not any(line.startswith("  least cost: run `ecluse advise") for line in lines)
 
 
 def test_a_dedicated_core_run_is_compared_with_itself(tmp_path, capsys):
@@ -64,8 +64,8 @@ def test_launched_directly_the_summary_ends_with_how_to_get_it(tmp_path):
                             text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[-1] == (
-        "  least cost: ecluse advise --from-report heat-report.json (the energy model is the "
-        "Python package; launched as `ecluse run -- <command>`, this line gives its answer)")
+        "  least cost: run `ecluse advise --from-report heat-report.json` for the model's "
+        "answer (given here when launched with `ecluse run -- <command>`)")
 
 
 def test_a_run_the_model_cannot_use_says_why(tmp_path):

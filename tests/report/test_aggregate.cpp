@@ -147,8 +147,8 @@ TEST(Aggregate, SummaryNamesEverything) {
 
 TEST(Aggregate, SummaryEndsWithHowToGetTheLeastCostApproach) {
   EXPECT_EQ(ecluse::least_cost_hint("r.json"),
-            "  least cost: ecluse advise --from-report r.json (the energy model is the Python "
-            "package; launched as `ecluse run -- <command>`, this line gives its answer)\n");
+            "  least cost: run `ecluse advise --from-report r.json` for the model's answer "
+            "(given here when launched with `ecluse run -- <command>`)\n");
   EXPECT_EQ(ecluse::least_cost_hint(""),
             "  least cost: not predicted: no report was written for the model to read (see "
             "<report file> or ECLUSE_REPORT)\n");
