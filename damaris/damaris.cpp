@@ -4,10 +4,12 @@
 
 #include <ecluse/ecluse.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <type_traits>
 
 extern "C" int ecluse_damaris_initialize_fint(const char* configfile, MPI_Fint comm);
@@ -130,6 +132,9 @@ bool returns_initialize_errors() {
     std::fflush(stderr);
   }
   if (collective) MPI_Barrier(comm);
+  // One abort ends the job; every rank calling it at once makes Open MPI's launcher print its
+  // own errors. The others wait for it (and abort themselves if it did not come).
+  if (collective && rank != 0) std::this_thread::sleep_for(std::chrono::seconds(10));
   if (mpi) MPI_Abort(MPI_COMM_WORLD, status);
   std::exit(status);
 }
