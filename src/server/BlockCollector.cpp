@@ -155,7 +155,8 @@ void BlockCollector::fire(const std::string& name, int source, int iteration) {
   try {
     events_.fire(name, source, iteration);
   } catch (const Error& e) {
-    log_.error("event '" + name + "' from client " + std::to_string(source) + ": " + e.what());
+    log_.error(std::string(e.what()) + " (signalled by client " + std::to_string(source) +
+               " at iteration " + std::to_string(iteration) + ")");
   }
 }
 
