@@ -284,8 +284,12 @@ import json
 from damaris4py.damaris4py import getservercomm, listknownclients, magicnumber_string
 from damaris4py import server
 from damaris4py.dask import damaris_dask
+from mpi4py import MPI
 def main(DD):
     comm = getservercomm()
+    damaris_comm = server.getdamariscomm()
+    # collective over the servers only: hangs if it is not the servers' communicator
+    total = damaris_comm.allreduce(1) if damaris_comm.Get_size() == comm.Get_size() else None
     clients = listknownclients()
     block = damaris_dask.return_numpy_array(DD, "temperature", client_rank=clients[0])
     try:
@@ -303,7 +307,10 @@ def main(DD):
             "server": [server.isserver(), server.isclient(), server.isdedicatedcore(),
                        server.isdedicatednode(), server.clientspernode(),
                        server.serverspernode(), server.numberofnodes()],
-            "client_comm": client_comm}) + "\\n")
+            "client_comm": client_comm,
+            "damaris_comm": [damaris_comm.Get_size(), MPI.Comm.Compare(damaris_comm, comm) in
+                             (MPI.IDENT, MPI.CONGRUENT), total,
+                             server.getglobalcomm().Get_size()]}) + "\\n")
 '''
 
 
@@ -328,12 +335,16 @@ def test_damaris_script_names_and_an_entry_for_every_variable_of_the_script(tmp_
         assert line["client_comm"] == (
             "damaris4py.server.getclientcomm(): a <pyscript> runs on a server, which has no "
             "clients' communicator; use getservercomm()")
+        # getdamariscomm(): the servers' communicator (Damaris: GetEntityComm() on a server);
+        # getglobalcomm(): every rank
+        assert line["damaris_comm"] == [2, True, 2, 6]
 
 
 def test_dask_stats_outlive_the_run(scheduler):
     """DaskStats (Damaris 1.7's interface): updates from one 'run', read back by another client
     after it closed, as its stats_get_results.py does; count, mean and sample variance as NumPy
-    computes them."""
+    computes them; before a second value the variance is NaN, before the first there is no
+    array (KeyError)."""
     import numpy as np
     from distributed import Client
     from damaris4py.dask.damaris_stats import DaskStats
