@@ -361,8 +361,18 @@ def test_dask_stats_outlive_the_run(scheduler):
     with Client(scheduler_file=str(scheduler), timeout="10s") as client:
         stats = DaskStats(name, name + "-lock")
         assert stats.return_count(client, lock_timeout=10) == 0
-        assert stats.return_mean(client, lock_timeout=10) is None
-        for v in values:
+        for read in (stats.return_mean, stats.return_variance):
+            with pytest.raises(KeyError, match=f"damaris_stats '{name}': no value was added yet "
+                                               r"\(count 0\); update\(\) adds one"):
+                read(client, lock_timeout=10)
+        stats.update(Field(values[0]), client, lock_timeout=10)
+        # one value: its mean, and a variance of NaN in its shape and chunks (as Damaris means
+        # its return_variance), so that stats_get_results.py's map_blocks runs
+        mean, var = stats.return_mean_var_tuple(client, lock_timeout=10)
+        assert var.shape == (3, 4) and var.chunks == ((3,), (2, 2))
+        assert np.isnan(var.compute(scheduler="synchronous")).all()
+        np.testing.assert_array_equal(mean.compute(scheduler="synchronous"), values[0])
+        for v in values[1:]:
             stats.update(Field(v), client, lock_timeout=10)
     with Client(scheduler_file=str(scheduler), timeout="10s") as client:
         stats = DaskStats(name, name + "-lock")
