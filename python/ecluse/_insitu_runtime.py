@@ -183,6 +183,16 @@ def start(setup_text, comm):
         _state.client = _state.worker.client
 
 
+def _world_rank(s):
+    """This process's rank in MPI_COMM_WORLD: the N of Ecluse's other [ecluse N] lines (the rank
+    in the communicator given to initialize, MPI_COMM_WORLD in Damaris programs)."""
+    try:
+        from mpi4py import MPI
+    except ImportError:  # a script may use no communicator: the launcher's variables then
+        return int(os.environ.get("OMPI_COMM_WORLD_RANK", os.environ.get("PMI_RANK", s.rank)))
+    return MPI.COMM_WORLD.Get_rank()
+
+
 def _type_string(dtype):
     return _TYPE_STRINGS.get(np.dtype(dtype).str[1:], "")
 
@@ -230,8 +240,9 @@ def _run(script, iteration, data, s):
         return None
     except BaseException as error:  # noqa: B902  (a script's SystemExit must not end the server)
         text = "".join(traceback.format_exception(type(error), error, _script_frames(error)))
-        sys.stderr.write(f"[ecluse {s.rank}] pyscript '{script.name}' ({script.file}) failed at "
-                         f"iteration {iteration}; the iteration's data is stored:\n{text}")
+        sys.stderr.write(f"[ecluse {_world_rank(s)}] pyscript '{script.name}' ({script.file}) "
+                         f"failed at iteration {iteration}; the run goes on and calls it again at "
+                         f"its next iteration:\n{text}")
         sys.stderr.flush()
         return f"{type(error).__name__}: {error}"
 
