@@ -99,20 +99,24 @@ def _scatter(DD, varname, client):
 def _grid(pieces):
     """The blocks as the nested list da.block wants, from their offsets; ValueError when they do
     not tile a box."""
-    import dask.array as da
     ndim = len(pieces[0][0])
     axes = [sorted({p[0][d] for p in pieces}) for d in range(ndim)]
     cells = {tuple(axes[d].index(p[0][d]) for d in range(ndim)): p for p in pieces}
     if len(cells) != len(pieces) or len(cells) != int(np.prod([len(a) for a in axes])):
         raise ValueError(f"the {len(pieces)} blocks do not tile a box (offsets per dimension: "
                          f"{axes}); dask_array needs blocks on a regular grid")
+    return _nest(cells, axes, ())
 
-    def nest(prefix):
-        if len(prefix) == ndim:
-            offsets, shape, dtype, future = cells[prefix]
-            return da.from_delayed(_delayed(future), shape=shape, dtype=dtype)
-        return [nest(prefix + (i,)) for i in range(len(axes[len(prefix)]))]
-    return nest(())
+
+def _nest(cells, axes, prefix):
+    """A module function, not a closure calling itself: that closure would be a reference cycle
+    holding the blocks' futures (and their data on the workers) until the garbage collector
+    runs, past the script's call and up to finalize, where the workers could then not retire."""
+    import dask.array as da
+    if len(prefix) == len(axes):
+        offsets, shape, dtype, future = cells[prefix]
+        return da.from_delayed(_delayed(future), shape=shape, dtype=dtype)
+    return [_nest(cells, axes, prefix + (i,)) for i in range(len(axes[len(prefix)]))]
 
 
 def _delayed(future):

@@ -420,6 +420,28 @@ def test_blocks_are_placed_by_their_offsets_and_must_tile_a_box():
         insitu._grid(pieces[:3])
 
 
+def test_blocks_futures_are_freed_with_the_array_without_the_garbage_collector():
+    """The futures of dask_array's blocks (their data on the workers) go with the array, not at
+    the next garbage collection: a worker still holding them at finalize cannot retire."""
+    import gc
+    import weakref
+    from ecluse import insitu
+
+    class Future:
+        pass
+    futures = [Future(), Future()]
+    alive = [weakref.ref(f) for f in futures]
+    pieces = [((0, 0), (2, 2), "<f8", futures[0]), ((2, 0), (2, 2), "<f8", futures[1])]
+    gc.disable()
+    try:
+        grid = insitu._grid(pieces)
+        assert len(grid) == 2
+        del grid, pieces, futures
+        assert [a() for a in alive] == [None, None]
+    finally:
+        gc.enable()
+
+
 KNOWN_CLIENTS = '''
 import json
 from damaris4py.server import getservercomm, listknownclients
