@@ -9,15 +9,15 @@ import numpy as np
 
 from . import _insitu_runtime as _runtime
 
+_NO_DASK = ("no Dask in this run (DD['dask_env']['dask_scheduler_file'] is ''): give "
+            "scheduler-file= on <pyscript> and start that scheduler before the simulation (when "
+            "it was given, initialize said on stderr why the run goes without Dask)")
+
 
 def server_comm():
     """The servers' communicator (mpi4py): every server running this script (the clients' in
     time partitioning)."""
-    s = _runtime.state()
-    if s.comm is None:
-        from mpi4py import MPI
-        s.comm = MPI.Comm.f2py(s.comm_handle)
-    return s.comm
+    return _runtime._writers_comm(_runtime.state())
 
 
 def known_clients():
@@ -46,7 +46,7 @@ def dask_client(DD=None):
     """The Dask client of this server (attached to the scheduler of scheduler-file)."""
     client = _runtime.state().client
     if client is None:
-        raise RuntimeError("no Dask scheduler: give scheduler-file= on <pyscript>")
+        raise RuntimeError(_NO_DASK)
     return client
 
 
@@ -54,7 +54,7 @@ def worker_address():
     """The address of this server's own Dask worker."""
     worker = _runtime.state().worker
     if worker is None:
-        raise RuntimeError("no Dask worker: give scheduler-file= on <pyscript>")
+        raise RuntimeError(_NO_DASK)
     return worker.address
 
 
