@@ -9,6 +9,7 @@ import pathlib
 import re
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
@@ -254,15 +255,21 @@ def test_keep_workers_leaves_them_attached_to_the_scheduler(tmp_path, scheduler)
     result = run(tmp_path, "dc", scripts, {"count.py": COUNT})
     assert result.returncode == 0, result.stderr
     dask_env = records(tmp_path, "count-*.jsonl")[0]["dask"]
+    names = [f"{dask_env['dask_workers_name']}-{r}" for r in range(2)]
+    logs = [pathlib.Path(tempfile.gettempdir()) / f"{name}.log" for name in names]
     from distributed import Client
-    with Client(scheduler_file=str(scheduler), timeout="10s") as client:
-        names = sorted(w["name"] for w in client.scheduler_info()["workers"].values())
-        assert names == [f"{dask_env['dask_workers_name']}-{r}" for r in range(2)]
-        client.retire_workers(close_workers=True)
-        deadline = time.monotonic() + 20
-        while client.scheduler_info()["workers"] and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert client.scheduler_info()["workers"] == {}
+    try:
+        assert all(log.exists() for log in logs)  # the running workers still write them
+        with Client(scheduler_file=str(scheduler), timeout="10s") as client:
+            assert sorted(w["name"] for w in client.scheduler_info()["workers"].values()) == names
+            client.retire_workers(close_workers=True)
+            deadline = time.monotonic() + 20
+            while client.scheduler_info()["workers"] and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert client.scheduler_info()["workers"] == {}
+    finally:
+        for log in logs:
+            log.unlink(missing_ok=True)
 
 
 def test_examples_statistics_png_and_dask_sum(tmp_path, scheduler):
