@@ -15,14 +15,13 @@ def getservercomm():
 
 
 def getdamariscomm():
-    """Every rank of the run, clients and servers: the communicator given to damaris_initialize,
-    MPI_COMM_WORLD in every Damaris program (mpi4py)."""
-    from mpi4py import MPI
-    return MPI.COMM_WORLD
+    """The servers' communicator, as Damaris's getdamariscomm() gives on a server (its entity
+    communicator, Environment::GetEntityComm()): the same as getservercomm() (mpi4py)."""
+    return server_comm()
 
 
 def getglobalcomm():
-    """MPI_COMM_WORLD (mpi4py)."""
+    """Every rank of the run, clients and servers: MPI_COMM_WORLD (mpi4py)."""
     from mpi4py import MPI
     return MPI.COMM_WORLD
 

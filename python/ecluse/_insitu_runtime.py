@@ -4,6 +4,8 @@ buffer, calls main(DD) (or runs a Damaris script without main whole, with DD as 
 prints a failing script's traceback with the iteration, and starts and stops this writer's Dask
 worker. Scripts use ecluse.insitu (or damaris4py), not this module."""
 import ast
+import contextlib
+import gc
 import json
 import os
 import runpy
@@ -20,6 +22,17 @@ _state = None
 # Damaris's type_string of a variable, by NumPy kind and size.
 _TYPE_STRINGS = {"i1": "_char", "i2": "_short", "i4": "_int", "i8": "_longint",
                  "f4": "_float", "f8": "_double"}
+
+# How long a writer waits for a scheduler-file that does not exist yet. Damaris does not wait;
+# `dask scheduler` writes its file about 2 s after it starts, so a job script that starts it in
+# the background right before mpiexec still gets Dask, and a run without a scheduler loses 3 s.
+_SCHEDULER_FILE_WAIT = 3.0
+# At least this long for a worker to start and join: timeout= bounds the scheduler connection (as
+# in Damaris, default 2 s there), while a worker's Python start and imports take seconds on a
+# busy node.
+_WORKER_JOIN_SECONDS = 60.0
+_AGREE_TAG = 31415  # the point-to-point messages of the writers' agreement on Dask
+_SILENT = object()  # a writer that did not answer the agreement in time
 
 
 class _Script:
@@ -87,6 +100,7 @@ class _State:
         self.worker = None
         self.client = None
         self.comm = None
+        self.sends = []  # the agreement's send requests, kept until they complete
 
     def dask_env(self):
         d = self.dask
@@ -111,18 +125,23 @@ def _threads(dask):
 
 
 class _Worker:
-    """This writer's `dask worker` process, attached to the scheduler of scheduler-file."""
+    """This writer's `dask worker` process, attached to the scheduler `client` is connected to;
+    its output goes to a log in the temporary directory, removed when it stops cleanly."""
 
-    def __init__(self, dask, rank):
+    def __init__(self, dask, rank, client, started):
         self.scheduler_file = dask["scheduler_file"]
         self.timeout = float(dask["timeout"])
+        self.join_seconds = max(self.timeout, _WORKER_JOIN_SECONDS)
         self.keep = dask["keep_workers"]
         self.name = f"{dask['workers_name']}-{rank}"
-        started = time.monotonic()
-        self._wait_for_scheduler_file(started)
         self.log = os.path.join(tempfile.gettempdir(), f"{self.name}.log")
+        self.process = self._launch(_threads(dask))
+        self.address = self._join(client)
+        self.start_seconds = time.monotonic() - started
+
+    def _launch(self, nthreads):
         command = [sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file",
-                   self.scheduler_file, "--name", self.name, "--nthreads", str(_threads(dask)),
+                   self.scheduler_file, "--name", self.name, "--nthreads", str(nthreads),
                    "--no-nanny", "--no-dashboard"]
         if not self.keep:  # the worker ends with this server, even if it is killed
             command += ["--preload", "ecluse._worker_watch"]
@@ -131,45 +150,89 @@ class _Worker:
         environment = dict(os.environ, ECLUSE_WORKER_PARENT=str(os.getpid()),
                            PYTHONPATH=os.pathsep.join(p for p in path if p))
         with open(self.log, "ab") as log:
-            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
-                                            stdin=subprocess.DEVNULL, env=environment,
-                                            start_new_session=self.keep)
-        self.client, self.address = self._attach(started)
-        self.start_seconds = time.monotonic() - started
+            return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, env=environment,
+                                    start_new_session=self.keep)
 
-    def _wait_for_scheduler_file(self, started):
-        while not os.path.exists(self.scheduler_file):
-            if time.monotonic() - started > self.timeout:
-                raise RuntimeError(
-                    f"scheduler-file '{self.scheduler_file}' does not exist after "
-                    f"{self.timeout:g} s: start the scheduler first (dask scheduler "
-                    f"--scheduler-file {self.scheduler_file}) or raise timeout= on <pyscript>")
-            time.sleep(0.05)
-
-    def _attach(self, started):
-        from distributed import Client
-        client = Client(scheduler_file=self.scheduler_file, timeout=f"{self.timeout}s")
+    def _join(self, client):
+        """The worker's address once the scheduler lists it; RuntimeError (its log kept) when
+        it exits first or is not listed within join_seconds."""
+        deadline = time.monotonic() + self.join_seconds
         while True:
             for address, info in client.scheduler_info()["workers"].items():
                 if info.get("name") == self.name:
-                    return client, address
-            if self.process.poll() is not None or time.monotonic() - started > self.timeout:
-                client.close()
-                self.stop()
-                raise RuntimeError(f"Dask worker '{self.name}' did not join the scheduler of "
-                                   f"'{self.scheduler_file}' within {self.timeout:g} s; its log: "
-                                   f"{self.log}")
+                    return address
+            if self.process.poll() is not None:
+                self._failed_to_join(client, f"ended ({_exit_text(self.process.returncode)}) "
+                                             f"before joining the scheduler of "
+                                             f"'{self.scheduler_file}'")
+            if time.monotonic() > deadline:
+                self._failed_to_join(client, f"did not join the scheduler of "
+                                             f"'{self.scheduler_file}' within "
+                                             f"{self.join_seconds:g} s (max(timeout=, "
+                                             f"{_WORKER_JOIN_SECONDS:g} s))")
             time.sleep(0.05)
 
-    def stop(self):
-        if self.keep or self.process.poll() is not None:
-            return
+    def _failed_to_join(self, client, what):
+        client.close()
+        if self.process.poll() is None:
+            self._end_process()
+        raise RuntimeError(f"Dask worker '{self.name}' {what}; its log: {self.log}")
+
+    def stop(self, client):
+        """At finalize, unless keep-workers: retired through `client` (as Damaris does: the
+        scheduler then closes it cleanly, where a terminated worker leaves a CommClosedError
+        traceback in the scheduler's log), its process ended and its log removed. Returns what
+        went wrong (its log kept) or None."""
+        if self.keep:
+            return None
+        if self.process.poll() is not None:
+            return (f"the Dask worker '{self.name}' ended during the run "
+                    f"({_exit_text(self.process.returncode)}); its log is kept: {self.log}")
+        retired = self._retire(client)
+        if not ((retired and self._exited_within(self.timeout)) or self._end_process()):
+            return (f"the Dask worker '{self.name}' did not stop within {self.timeout:g} s of "
+                    f"SIGTERM and was killed; its log is kept: {self.log}")
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(self.log)
+        return None
+
+    def _retire(self, client):
+        """Whether the scheduler retired the worker. It refuses while the worker holds data no
+        other worker can take: asked again within `timeout`, since the release of the last
+        futures of the scripts may still be on its way to the scheduler."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                retired = client.retire_workers(workers=[self.address], close_workers=True,
+                                                callback_timeout=self.timeout)
+            except Exception:  # noqa: BLE001  (scheduler gone: the process is terminated)
+                return False
+            if self.address in retired or time.monotonic() > deadline:
+                return self.address in retired
+            time.sleep(0.2)
+
+    def _end_process(self):
+        """Terminates the process, then kills it: whether it ended without being killed."""
         self.process.terminate()
+        if self._exited_within(self.timeout):
+            return True
+        self.process.kill()
+        self.process.wait()
+        return False
+
+    def _exited_within(self, seconds):
         try:
-            self.process.wait(self.timeout)
+            self.process.wait(seconds)
+            return True
         except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+            return False
+
+
+def _exit_text(returncode):
+    if returncode < 0:
+        return f"killed by signal {-returncode}"
+    return f"exit status {returncode}"
 
 
 def start(setup_text, comm):
@@ -179,8 +242,110 @@ def start(setup_text, comm):
         return
     _state = _State(json.loads(setup_text), comm)
     if _state.dask.get("scheduler_file"):
-        _state.worker = _Worker(_state.dask, _state.rank)
-        _state.client = _state.worker.client
+        _start_dask(_state)
+
+
+def _start_dask(s):
+    """Connects this writer to the scheduler of scheduler-file and starts its worker. When a
+    writer cannot reach the scheduler, every writer runs without Dask, as Damaris does: writer 0
+    says why, once, and the scripts see dask_scheduler_file == ""."""
+    started = time.monotonic()
+    client, problem = _connect(s.dask)
+    problem = _agree(s, problem)
+    if problem is not None:
+        if client is not None:
+            client.close()
+        _without_dask(s, problem)
+        return
+    s.client = client
+    s.worker = _Worker(s.dask, s.rank, client, started)
+
+
+def _connect(dask):
+    """(a Client of the scheduler of scheduler-file, None), else (None, why not): the file is
+    waited for _SCHEDULER_FILE_WAIT, the connection `timeout` seconds (Damaris's meaning)."""
+    path = dask["scheduler_file"]
+    if not _appears(path, _SCHEDULER_FILE_WAIT):
+        return None, (f"the Dask scheduler file '{path}' does not exist (waited "
+                      f"{_SCHEDULER_FILE_WAIT:g} s)")
+    from distributed import Client
+    timeout = float(dask["timeout"])
+    try:
+        return Client(scheduler_file=path, timeout=f"{timeout:g}s"), None
+    except Exception as error:  # noqa: BLE001  (OSError: unreachable; ValueError: not its file)
+        text = str(error).strip().splitlines()
+        return None, (f"cannot connect to the Dask scheduler of '{path}' within {timeout:g} s "
+                      f"(timeout=) ({type(error).__name__}: {text[0] if text else ''})")
+
+
+def _appears(path, seconds):
+    deadline = time.monotonic() + seconds
+    while not os.path.exists(path):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _agree(s, problem):
+    """The first problem of any writer, None when every writer reached the scheduler: all run
+    with Dask or all without. Point-to-point over the writers' communicator, not a collective:
+    a writer that failed before start (an unreadable script file) goes to initialize's own
+    collective check, which a collective here would mismatch; a silent writer is left out."""
+    comm = _writers_comm(s)
+    size = comm.Get_size()
+    # every writer gets here within the file wait and the connection timeout of each other
+    seconds = _SCHEDULER_FILE_WAIT + float(s.dask["timeout"]) + _WORKER_JOIN_SECONDS
+    if comm.Get_rank() != 0:
+        s.sends.append(comm.isend(problem, dest=0, tag=_AGREE_TAG))
+        answer = _receive(comm, 0, time.monotonic() + 2 * seconds)
+        return problem if answer is _SILENT else answer
+    deadline = time.monotonic() + seconds
+    answers = [problem] + [_receive(comm, r, deadline) for r in range(1, size)]
+    first = next((a for a in answers if a is not _SILENT and a is not None), None)
+    s.sends += [comm.isend(first, dest=r, tag=_AGREE_TAG) for r in range(1, size)]
+    return first
+
+
+def _receive(comm, source, deadline):
+    """The agreement's message from `source`, or _SILENT at `deadline` (polled, so that a
+    writer that never sends cannot hang this one)."""
+    while not comm.iprobe(source=source, tag=_AGREE_TAG):
+        if time.monotonic() > deadline:
+            return _SILENT
+        time.sleep(0.01)
+    return comm.recv(source=source, tag=_AGREE_TAG)
+
+
+def _writers_comm(s):
+    if s.comm is None:
+        from mpi4py import MPI
+        s.comm = MPI.Comm.f2py(s.comm_handle)
+    return s.comm
+
+
+def _without_dask(s, problem):
+    path = s.dask["scheduler_file"]
+    s.dask = dict(s.dask, scheduler_file="")
+    if s.rank == 0:
+        _warn(s, f"<pyscript>: {problem}: the scripts run without Dask (dask_scheduler_file is "
+                 f"\"\", no Dask worker is started). To use Dask, start the scheduler first: dask "
+                 f"scheduler --scheduler-file {path}")
+
+
+def _warn(s, text):
+    sys.stderr.write(f"[ecluse {_world_rank(s)}] warning: {text}\n")
+    sys.stderr.flush()
+
+
+def _world_rank(s):
+    """This process's rank in MPI_COMM_WORLD: the N of Ecluse's other [ecluse N] lines (the rank
+    in the communicator given to initialize, MPI_COMM_WORLD in Damaris programs)."""
+    try:
+        from mpi4py import MPI
+    except ImportError:  # a script may use no communicator: the launcher's variables then
+        return int(os.environ.get("OMPI_COMM_WORLD_RANK", os.environ.get("PMI_RANK", s.rank)))
+    return MPI.COMM_WORLD.Get_rank()
 
 
 def _type_string(dtype):
@@ -230,8 +395,9 @@ def _run(script, iteration, data, s):
         return None
     except BaseException as error:  # noqa: B902  (a script's SystemExit must not end the server)
         text = "".join(traceback.format_exception(type(error), error, _script_frames(error)))
-        sys.stderr.write(f"[ecluse {s.rank}] pyscript '{script.name}' ({script.file}) failed at "
-                         f"iteration {iteration}; the iteration's data is stored:\n{text}")
+        sys.stderr.write(f"[ecluse {_world_rank(s)}] pyscript '{script.name}' ({script.file}) "
+                         f"failed at iteration {iteration}; the run goes on and calls it again at "
+                         f"its next iteration:\n{text}")
         sys.stderr.flush()
         return f"{type(error).__name__}: {error}"
 
@@ -272,11 +438,14 @@ def _check_released(script, iteration_number, arrays):
 
 
 def finish():
-    """At finalize: the Dask worker is stopped (unless keep-workers), streams flushed."""
+    """At finalize: the Dask worker is retired and stopped (unless keep-workers), streams
+    flushed."""
     s = _state
     if s is not None and s.worker is not None:
-        if s.client is not None:
-            s.client.close()
-        s.worker.stop()
+        gc.collect()  # futures the scripts left in reference cycles: their data blocks retiring
+        problem = s.worker.stop(s.client)
+        s.client.close()
+        if problem:
+            _warn(s, problem)
     sys.stdout.flush()
     sys.stderr.flush()

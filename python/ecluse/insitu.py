@@ -9,15 +9,15 @@ import numpy as np
 
 from . import _insitu_runtime as _runtime
 
+_NO_DASK = ("no Dask in this run (DD['dask_env']['dask_scheduler_file'] is ''): give "
+            "scheduler-file= on <pyscript> and start that scheduler before the simulation (when "
+            "it was given, initialize said on stderr why the run goes without Dask)")
+
 
 def server_comm():
     """The servers' communicator (mpi4py): every server running this script (the clients' in
     time partitioning)."""
-    s = _runtime.state()
-    if s.comm is None:
-        from mpi4py import MPI
-        s.comm = MPI.Comm.f2py(s.comm_handle)
-    return s.comm
+    return _runtime._writers_comm(_runtime.state())
 
 
 def known_clients():
@@ -46,7 +46,7 @@ def dask_client(DD=None):
     """The Dask client of this server (attached to the scheduler of scheduler-file)."""
     client = _runtime.state().client
     if client is None:
-        raise RuntimeError("no Dask scheduler: give scheduler-file= on <pyscript>")
+        raise RuntimeError(_NO_DASK)
     return client
 
 
@@ -54,7 +54,7 @@ def worker_address():
     """The address of this server's own Dask worker."""
     worker = _runtime.state().worker
     if worker is None:
-        raise RuntimeError("no Dask worker: give scheduler-file= on <pyscript>")
+        raise RuntimeError(_NO_DASK)
     return worker.address
 
 
@@ -99,20 +99,24 @@ def _scatter(DD, varname, client):
 def _grid(pieces):
     """The blocks as the nested list da.block wants, from their offsets; ValueError when they do
     not tile a box."""
-    import dask.array as da
     ndim = len(pieces[0][0])
     axes = [sorted({p[0][d] for p in pieces}) for d in range(ndim)]
     cells = {tuple(axes[d].index(p[0][d]) for d in range(ndim)): p for p in pieces}
     if len(cells) != len(pieces) or len(cells) != int(np.prod([len(a) for a in axes])):
         raise ValueError(f"the {len(pieces)} blocks do not tile a box (offsets per dimension: "
                          f"{axes}); dask_array needs blocks on a regular grid")
+    return _nest(cells, axes, ())
 
-    def nest(prefix):
-        if len(prefix) == ndim:
-            offsets, shape, dtype, future = cells[prefix]
-            return da.from_delayed(_delayed(future), shape=shape, dtype=dtype)
-        return [nest(prefix + (i,)) for i in range(len(axes[len(prefix)]))]
-    return nest(())
+
+def _nest(cells, axes, prefix):
+    """A module function, not a closure calling itself: that closure would be a reference cycle
+    holding the blocks' futures (and their data on the workers) until the garbage collector
+    runs, past the script's call and up to finalize, where the workers could then not retire."""
+    import dask.array as da
+    if len(prefix) == len(axes):
+        offsets, shape, dtype, future = cells[prefix]
+        return da.from_delayed(_delayed(future), shape=shape, dtype=dtype)
+    return [_nest(cells, axes, prefix + (i,)) for i in range(len(axes[len(prefix)]))]
 
 
 def _delayed(future):

@@ -6,8 +6,10 @@ NumPy sum of every block written."""
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
@@ -161,13 +163,27 @@ def test_failing_script_prints_its_traceback_and_the_files_are_complete(tmp_path
                  {"bad.py": FAILING}, script_attr='script="bad"')
     assert result.returncode == 0, result.stderr
     _, _, clients, writers = APPROACHES[approach]
-    assert result.stderr.count("pyscript 'bad' (bad.py) failed at iteration 1; the iteration's "
-                               "data is stored:\nTraceback (most recent call last):") == writers
+    # labelled with the MPI rank, as Ecluse's own line for the same failure; no claim that the
+    # data is stored (a script's variables need not have a store)
+    ranks = logged_ranks(result.stderr, "error: pyscript 'bad' failed at iteration 1: "
+                                        "ZeroDivisionError: division by zero")
+    assert len(ranks) == writers and ranks != list(range(writers))
+    for rank in ranks:
+        assert result.stderr.count(
+            f"[ecluse {rank}] pyscript 'bad' (bad.py) failed at iteration 1; the run goes on and "
+            "calls it again at its next iteration:\nTraceback (most recent call last):") == 1
+    assert "data is stored:" not in result.stderr
     assert result.stderr.count("ZeroDivisionError: division by zero") >= writers
     assert "failed at iteration 0" not in result.stderr
     out = tmp_path / "out"
     assert read_output.check_per_process(out, ITERATIONS, clients) == ITERATIONS * writers
     assert read_output.check_collective(out, ITERATIONS, clients) == ITERATIONS
+
+
+def logged_ranks(stderr, text):
+    """The N of Ecluse's log lines "[ecluse N] <text>", sorted."""
+    return sorted(int(n) for n in re.findall(r"^\[ecluse (\d+)\] " + re.escape(text), stderr,
+                                             flags=re.MULTILINE))
 
 
 def test_missing_script_file_is_an_error_at_initialize(tmp_path):
@@ -239,15 +255,21 @@ def test_keep_workers_leaves_them_attached_to_the_scheduler(tmp_path, scheduler)
     result = run(tmp_path, "dc", scripts, {"count.py": COUNT})
     assert result.returncode == 0, result.stderr
     dask_env = records(tmp_path, "count-*.jsonl")[0]["dask"]
+    names = [f"{dask_env['dask_workers_name']}-{r}" for r in range(2)]
+    logs = [pathlib.Path(tempfile.gettempdir()) / f"{name}.log" for name in names]
     from distributed import Client
-    with Client(scheduler_file=str(scheduler), timeout="10s") as client:
-        names = sorted(w["name"] for w in client.scheduler_info()["workers"].values())
-        assert names == [f"{dask_env['dask_workers_name']}-{r}" for r in range(2)]
-        client.retire_workers(close_workers=True)
-        deadline = time.monotonic() + 20
-        while client.scheduler_info()["workers"] and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert client.scheduler_info()["workers"] == {}
+    try:
+        assert all(log.exists() for log in logs)  # the running workers still write them
+        with Client(scheduler_file=str(scheduler), timeout="10s") as client:
+            assert sorted(w["name"] for w in client.scheduler_info()["workers"].values()) == names
+            client.retire_workers(close_workers=True)
+            deadline = time.monotonic() + 20
+            while client.scheduler_info()["workers"] and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert client.scheduler_info()["workers"] == {}
+    finally:
+        for log in logs:
+            log.unlink(missing_ok=True)
 
 
 def test_examples_statistics_png_and_dask_sum(tmp_path, scheduler):
@@ -284,8 +306,12 @@ import json
 from damaris4py.damaris4py import getservercomm, listknownclients, magicnumber_string
 from damaris4py import server
 from damaris4py.dask import damaris_dask
+from mpi4py import MPI
 def main(DD):
     comm = getservercomm()
+    damaris_comm = server.getdamariscomm()
+    # collective over the servers only: hangs if it is not the servers' communicator
+    total = damaris_comm.allreduce(1) if damaris_comm.Get_size() == comm.Get_size() else None
     clients = listknownclients()
     block = damaris_dask.return_numpy_array(DD, "temperature", client_rank=clients[0])
     try:
@@ -303,7 +329,10 @@ def main(DD):
             "server": [server.isserver(), server.isclient(), server.isdedicatedcore(),
                        server.isdedicatednode(), server.clientspernode(),
                        server.serverspernode(), server.numberofnodes()],
-            "client_comm": client_comm}) + "\\n")
+            "client_comm": client_comm,
+            "damaris_comm": [damaris_comm.Get_size(), MPI.Comm.Compare(damaris_comm, comm) in
+                             (MPI.IDENT, MPI.CONGRUENT), total,
+                             server.getglobalcomm().Get_size()]}) + "\\n")
 '''
 
 
@@ -328,12 +357,16 @@ def test_damaris_script_names_and_an_entry_for_every_variable_of_the_script(tmp_
         assert line["client_comm"] == (
             "damaris4py.server.getclientcomm(): a <pyscript> runs on a server, which has no "
             "clients' communicator; use getservercomm()")
+        # getdamariscomm(): the servers' communicator (Damaris: GetEntityComm() on a server);
+        # getglobalcomm(): every rank
+        assert line["damaris_comm"] == [2, True, 2, 6]
 
 
 def test_dask_stats_outlive_the_run(scheduler):
     """DaskStats (Damaris 1.7's interface): updates from one 'run', read back by another client
     after it closed, as its stats_get_results.py does; count, mean and sample variance as NumPy
-    computes them."""
+    computes them; before a second value the variance is NaN, before the first there is no
+    array (KeyError)."""
     import numpy as np
     from distributed import Client
     from damaris4py.dask.damaris_stats import DaskStats
@@ -350,8 +383,18 @@ def test_dask_stats_outlive_the_run(scheduler):
     with Client(scheduler_file=str(scheduler), timeout="10s") as client:
         stats = DaskStats(name, name + "-lock")
         assert stats.return_count(client, lock_timeout=10) == 0
-        assert stats.return_mean(client, lock_timeout=10) is None
-        for v in values:
+        for read in (stats.return_mean, stats.return_variance):
+            with pytest.raises(KeyError, match=f"damaris_stats '{name}': no value was added yet "
+                                               r"\(count 0\); update\(\) adds one"):
+                read(client, lock_timeout=10)
+        stats.update(Field(values[0]), client, lock_timeout=10)
+        # one value: its mean, and a variance of NaN in its shape and chunks (as Damaris means
+        # its return_variance), so that stats_get_results.py's map_blocks runs
+        mean, var = stats.return_mean_var_tuple(client, lock_timeout=10)
+        assert var.shape == (3, 4) and var.chunks == ((3,), (2, 2))
+        assert np.isnan(var.compute(scheduler="synchronous")).all()
+        np.testing.assert_array_equal(mean.compute(scheduler="synchronous"), values[0])
+        for v in values[1:]:
             stats.update(Field(v), client, lock_timeout=10)
     with Client(scheduler_file=str(scheduler), timeout="10s") as client:
         stats = DaskStats(name, name + "-lock")
@@ -382,6 +425,28 @@ def test_blocks_are_placed_by_their_offsets_and_must_tile_a_box():
     with pytest.raises(ValueError, match=r"the 3 blocks do not tile a box \(offsets per "
                                          r"dimension: \[\[0, 3\], \[0, 4\]\]\)"):
         insitu._grid(pieces[:3])
+
+
+def test_blocks_futures_are_freed_with_the_array_without_the_garbage_collector():
+    """The futures of dask_array's blocks (their data on the workers) go with the array, not at
+    the next garbage collection: a worker still holding them at finalize cannot retire."""
+    import gc
+    import weakref
+    from ecluse import insitu
+
+    class Future:
+        pass
+    futures = [Future(), Future()]
+    alive = [weakref.ref(f) for f in futures]
+    pieces = [((0, 0), (2, 2), "<f8", futures[0]), ((2, 0), (2, 2), "<f8", futures[1])]
+    gc.disable()
+    try:
+        grid = insitu._grid(pieces)
+        assert len(grid) == 2
+        del grid, pieces, futures
+        assert [a() for a in alive] == [None, None]
+    finally:
+        gc.enable()
 
 
 KNOWN_CLIENTS = '''
@@ -492,10 +557,13 @@ def test_a_script_without_main_runs_whole_at_every_iteration(tmp_path):
              "blocks": [f"P{c}_B0" for c in served]} for i in range(ITERATIONS)]
         assert records(tmp_path, f"guard-{rank}.jsonl") == [{"iteration": i}
                                                             for i in range(ITERATIONS)]
-        assert (f"[ecluse {rank}] pyscript 'top' (top.py) failed at iteration 2; the "
-                "iteration's data is stored:\nTraceback (most recent call last):\n  File "
-                "\"top.py\", line 13, in <module>\n    raise ValueError(\"top-level failure\")\n"
-                "ValueError: top-level failure\n") in result.stderr
+    ranks = logged_ranks(result.stderr, "error: pyscript 'top' failed at iteration 2")
+    assert len(ranks) == 2
+    for rank in ranks:  # the MPI ranks of the dedicated cores, as Ecluse's own line
+        assert (f"[ecluse {rank}] pyscript 'top' (top.py) failed at iteration 2; the run goes on "
+                "and calls it again at its next iteration:\nTraceback (most recent call last):\n"
+                "  File \"top.py\", line 13, in <module>\n    raise ValueError(\"top-level "
+                "failure\")\nValueError: top-level failure\n") in result.stderr
     assert "failed at iteration 0" not in result.stderr
     assert read_output.check_per_process(tmp_path / "out", ITERATIONS, 4) == ITERATIONS * 2
 

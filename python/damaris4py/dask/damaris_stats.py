@@ -84,24 +84,33 @@ class DaskStats:
         import dask.array as da
         return da.from_array(array, chunks=chunks if chunks is not None else array.shape)
 
-    def return_mean(self, client, lock_timeout=60):
-        """The mean of the values added (a dask.array in the chunks of the values), None before
-        the first."""
+    def _counted(self, client, lock_timeout):
+        """(count, chunks, mean, M2) under the lock; KeyError before the first update, when
+        there is no array (Damaris's class fails then too, with a NameError)."""
         lock = _lock(self.lock_name_str, client, lock_timeout)
         try:
-            count, chunks, mean, _ = self._load(client)
+            count, chunks, mean, m2 = self._load(client)
         finally:
             lock.release()
-        return None if count == 0 else self._as_dask(mean, chunks)
+        if count == 0:
+            raise KeyError(f"damaris_stats '{self.unique_name_str}': no value was added yet "
+                           "(count 0); update() adds one")
+        return count, chunks, mean, m2
+
+    def return_mean(self, client, lock_timeout=60):
+        """The mean of the values added (a dask.array in the chunks of the values); KeyError
+        before the first. Damaris gives NaN for the mean of a single value; here it is that
+        value."""
+        _, chunks, mean, _ = self._counted(client, lock_timeout)
+        return self._as_dask(mean, chunks)
 
     def return_variance(self, client, lock_timeout=60):
-        """The sample variance (M2 / (count - 1)) of the values added, None before the second."""
-        lock = _lock(self.lock_name_str, client, lock_timeout)
-        try:
-            count, chunks, _, m2 = self._load(client)
-        finally:
-            lock.release()
-        return None if count < 2 else self._as_dask(m2 / (count - 1), chunks)
+        """The sample variance (M2 / (count - 1)) of the values added, NaN everywhere (in the
+        values' shape and chunks) after a single value, as Damaris means it; KeyError before
+        the first."""
+        count, chunks, _, m2 = self._counted(client, lock_timeout)
+        variance = np.full_like(m2, np.nan) if count < 2 else m2 / (count - 1)
+        return self._as_dask(variance, chunks)
 
     def return_mean_var_tuple(self, client, lock_timeout=60):
         return self.return_mean(client, lock_timeout), self.return_variance(client, lock_timeout)
