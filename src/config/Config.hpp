@@ -111,7 +111,7 @@ struct PyScript {
   std::string scheduler_file;  // empty: no Dask worker
   int nthreads = 1;  // the Dask worker's threads; 0: OMP_NUM_THREADS (nthreads="openmp" or "0")
   bool keep_workers = false;    // leave the Dask workers running at the end
-  double timeout_seconds = 60;  // bound on the Dask worker's start and stop
+  double timeout_seconds = 10;  // bound on the connection to the scheduler and on each stop step
   SourceLocation where;
   SourceLocation file_where;
 };

@@ -27,7 +27,7 @@ PyScript read_pyscript(const pugi::xml_node& node, const AttributeReader& attrs)
   s.scheduler_file = attrs.text(node, "scheduler-file");
   s.nthreads = read_nthreads(node, attrs);
   s.keep_workers = attrs.boolean(node, "keep-workers", false);
-  s.timeout_seconds = static_cast<double>(attrs.integer(node, "timeout", 60, 1, 3600));
+  s.timeout_seconds = static_cast<double>(attrs.integer(node, "timeout", 10, 1, 3600));
   s.where = attrs.source().of(node);
   s.file_where = attrs.where(node, "file");
   return s;

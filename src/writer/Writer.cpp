@@ -169,8 +169,8 @@ void Writer::add_hook(std::unique_ptr<IterationHook> hook) {
   hooks_.push_back(std::move(hook));
 }
 
-// A hook that fails is logged with its name and the iteration; the blocks are already stored
-// and the other hooks still run.
+// A hook that fails is logged with its name and the iteration; the stores ran before it (they
+// are not affected) and the other hooks still run.
 void Writer::run_hooks(int iteration, const std::vector<BlockData>& blocks) {
   for (const auto& hook : hooks_) {
     try {
@@ -178,7 +178,7 @@ void Writer::run_hooks(int iteration, const std::vector<BlockData>& blocks) {
     } catch (const std::exception& e) {
       ++hook_failures_;
       log_.error(hook->name() + " failed at iteration " + std::to_string(iteration) + ": " +
-                 e.what() + " (the iteration's data is stored)");
+                 e.what() + " (the stores ran before it and are not affected; the run goes on)");
     }
   }
 }

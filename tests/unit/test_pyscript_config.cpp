@@ -45,6 +45,7 @@ TEST(PyScriptConfig, ReadsEveryAttributeAndTheVariablesScripts) {
   EXPECT_EQ(c.scripts[1].frequency, 1);
   EXPECT_EQ(c.scripts[1].nthreads, 0);  // OMP_NUM_THREADS where the worker starts
   EXPECT_FALSE(c.scripts[1].keep_workers);
+  EXPECT_EQ(c.scripts[1].timeout_seconds, 10);  // the connection's bound (Damaris: 2)
   EXPECT_EQ(c.find_variable("v")->scripts, std::vector<std::string>{"a"});
   EXPECT_TRUE(c.warnings.empty()) << c.warnings.front();
 }
