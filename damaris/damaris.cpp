@@ -133,8 +133,9 @@ bool returns_initialize_errors() {
   }
   if (collective) MPI_Barrier(comm);
   // One abort ends the job; every rank calling it at once makes Open MPI's launcher print its
-  // own errors. The others wait for it (and abort themselves if it did not come).
-  if (collective && rank != 0) std::this_thread::sleep_for(std::chrono::seconds(10));
+  // own errors. The others wait for it (and abort themselves if it did not come). The first
+  // waits a second too: MPICH's launcher may drop a line not yet forwarded when the job ends.
+  std::this_thread::sleep_for(std::chrono::seconds(collective && rank != 0 ? 10 : 1));
   if (mpi) MPI_Abort(MPI_COMM_WORLD, status);
   std::exit(status);
 }
