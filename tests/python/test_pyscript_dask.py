@@ -130,7 +130,7 @@ def assert_ran_without_dask(tmp_path, result, warning):
 def test_a_missing_scheduler_file_runs_the_simulation_without_dask(tmp_path):
     """Damaris's own XML files name /home/jbowden/dask_file.json: without that file Damaris
     runs the simulation without Dask, and so does Ecluse, after waiting 3 s for the file (not
-    timeout=, 60 s by default)."""
+    timeout=, 10 s by default)."""
     absent = tmp_path / "absent" / "dask_file.json"
     scripts = (f'<pyscript name="count" file="env.py" scheduler-file="{absent}" nthreads="1" '
                'keep-workers="no"/>')
