@@ -62,6 +62,13 @@ write_basic_package_version_file(${ECLUSE_INSTALL_STAGING}/DamarisConfigVersion.
   VERSION 1.7.0 COMPATIBILITY SameMajorVersion)
 install(FILES ${ECLUSE_INSTALL_STAGING}/DamarisConfig.cmake
   ${ECLUSE_INSTALL_STAGING}/DamarisConfigVersion.cmake DESTINATION ${ECLUSE_DAMARIS_CMAKE_INSTALL_DIR})
+# Damaris installs its package in share/cmake/damaris, where some builds (Code_Saturne's
+# configure) look for it and read its Damaris_HAS_* lines: a file there loads the one above.
+file(RELATIVE_PATH ECLUSE_DAMARIS_SHARE_TO_CONFIG /share/cmake/damaris /${ECLUSE_DAMARIS_CMAKE_INSTALL_DIR})
+configure_file(cmake/DamarisShareConfig.cmake.in ${ECLUSE_INSTALL_STAGING}/share/DamarisConfig.cmake
+  @ONLY)
+install(FILES ${ECLUSE_INSTALL_STAGING}/share/DamarisConfig.cmake
+  ${ECLUSE_INSTALL_STAGING}/DamarisConfigVersion.cmake DESTINATION share/cmake/damaris)
 configure_file(cmake/damaris.pc.in ${ECLUSE_INSTALL_STAGING}/damaris.pc @ONLY)
 install(FILES ${ECLUSE_INSTALL_STAGING}/damaris.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 

@@ -150,6 +150,61 @@ int initialized(int status, MPI_Comm comm) {
   return status;
 }
 
+DAMARIS_TYPE_STR damaris_type_of(int ecluse_type) {
+  switch (ecluse_type) {
+    case ECLUSE_TYPE_INT8:
+      return DAMARIS_TYPE_CHAR;
+    case ECLUSE_TYPE_INT16:
+      return DAMARIS_TYPE_SHORT;
+    case ECLUSE_TYPE_INT32:
+      return DAMARIS_TYPE_INT;
+    case ECLUSE_TYPE_INT64:
+      return DAMARIS_TYPE_LONG;
+    case ECLUSE_TYPE_FLOAT32:
+      return DAMARIS_TYPE_FLOAT;
+    case ECLUSE_TYPE_FLOAT64:
+      return DAMARIS_TYPE_DOUBLE;
+    case ECLUSE_TYPE_STRING:
+      return DAMARIS_TYPE_STRING;
+    default:
+      return DAMARIS_TYPE_UNDEFINED;
+  }
+}
+
+// Damaris.h's description of each code, after its name.
+const char* error_text(int error) {
+  static const char* const texts[] = {
+      "DAMARIS_OK: everything is fine",
+      "DAMARIS_INIT_ERROR: error during initialization",
+      "DAMARIS_FINALIZE_ERROR: error during finalization",
+      "DAMARIS_CORE_IS_SERVER: illegal operation on this core (client operations)",
+      "DAMARIS_NO_SERVER: illegal operation in standalone mode",
+      "DAMARIS_ALLOCATION_ERROR: allocation error",
+      "DAMARIS_CONFIG_ERROR: configuration error",
+      "DAMARIS_ARGUMENT_ERROR: invalid argument",
+      "DAMARIS_MPI_ERROR: error during an MPI call",
+      "DAMARIS_DATASPACE_ERROR: invalid dataspace",
+      "DAMARIS_CHANNEL_ERROR: error in a communication channel",
+      "DAMARIS_INVALID_TAG: invalid tag",
+      "DAMARIS_NOT_INITIALIZED: illegal call before initialization of Damaris",
+      "DAMARIS_ALREADY_INITIALIZED: illegal call after initialization of Damaris",
+      "DAMARIS_UNDEFINED_ACTION: undefined action",
+      "DAMARIS_UNDEFINED_PARAMETER: undefined parameter",
+      "DAMARIS_UNDEFINED_VARIABLE: undefined variable",
+      "DAMARIS_INVALID_BLOCK: invalid block id",
+      "DAMARIS_INVALID_DIMENSIONS: invalid dimensions",
+      "DAMARIS_BLOCK_NOT_FOUND: block not found",
+      "DAMARIS_REACTOR_NOT_FOUND: reactor not initialized",
+      "DAMARIS_BIND_ERROR: error when binding a function to a signal",
+      "DAMARIS_ERROR_UNKNOWN: unknown error",
+      "ECLUSE_IO_ERROR: a store could not write the data (Ecluse)",
+      "ECLUSE_ALREADY_WRITTEN: the same block written twice in one iteration (Ecluse)",
+  };
+  constexpr int count = static_cast<int>(sizeof(texts) / sizeof(texts[0]));
+  static_assert(count == ECLUSE_STATUS_COUNT, "one text per status code");
+  return error >= 0 && error < count ? texts[error] : "unknown Damaris error code";
+}
+
 bool is_server_rank() {
   MPI_Comm comm = MPI_COMM_NULL;
   return ecluse_client_comm_get(&comm) == ECLUSE_OK && comm == MPI_COMM_NULL;
@@ -269,6 +324,29 @@ int damaris_end_iteration(void) {
 
 int damaris_get_iteration(int* iteration) {
   return said(ecluse_get_iteration(iteration));
+}
+
+int damaris_get_type(const char* variable_name, DAMARIS_TYPE_STR* vartype) {
+  if (vartype == nullptr) {
+    return said(ecluse_set_error(ECLUSE_ARGUMENT_ERROR,
+                                 "damaris_get_type: vartype is NULL; pass the address of a "
+                                 "DAMARIS_TYPE_STR."));
+  }
+  *vartype = DAMARIS_TYPE_UNDEFINED;
+  int type = 0;
+  if (const int status = ecluse_variable_type(variable_name, &type); status != ECLUSE_OK) {
+    return said(status);
+  }
+  *vartype = damaris_type_of(type);
+  return DAMARIS_OK;
+}
+
+int damaris_has_plugin(DAMARIS_PLUGIN_TYPE plugin) {
+  return plugin == DAMARIS_HAS_HDF5 || plugin == DAMARIS_HAS_PYTHON ? 1 : 0;
+}
+
+const char* damaris_error_string(int error) {
+  return error_text(error);
 }
 
 }  // extern "C"

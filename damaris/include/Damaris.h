@@ -13,8 +13,10 @@
 #define DAMARIS_VERSION_PATCH 0
 #define DAMARIS_VERSION "1.7.0"
 
-/* Stores are built in: HDF5 output is always there. VisIt and ParaView are not. */
+/* Stores are built in: HDF5 output is always there, and <pyscript> runs Python on the servers.
+ * VisIt and ParaView are not. */
 #define HAVE_HDF5_ENABLED
+#define HAVE_PYTHON_ENABLED
 
 /* Marks this header as Ecluse's (not in Damaris): programs may test it. */
 #define DAMARIS_ECLUSE 1
@@ -51,6 +53,34 @@ enum {
   DAMARIS_BIND_ERROR,
   DAMARIS_ERROR_UNKNOWN
 };
+
+/** Element type of a variable's layout (damaris_get_type), as in Damaris 1.9 and later.
+ * Ecluse's XML types: char/character -> CHAR, short -> SHORT, int/integer -> INT, long -> LONG,
+ * float/real -> FLOAT, double -> DOUBLE, string/label -> STRING. The unsigned names exist for
+ * programs that test them; no layout has them. */
+typedef enum {
+  DAMARIS_TYPE_UNDEFINED = 0,
+  DAMARIS_TYPE_CHAR,
+  DAMARIS_TYPE_UCHAR,
+  DAMARIS_TYPE_SHORT,
+  DAMARIS_TYPE_USHORT,
+  DAMARIS_TYPE_INT,
+  DAMARIS_TYPE_UINT,
+  DAMARIS_TYPE_LONG,
+  DAMARIS_TYPE_ULONG,
+  DAMARIS_TYPE_FLOAT,
+  DAMARIS_TYPE_DOUBLE,
+  DAMARIS_TYPE_STRING,
+  DAMARIS_TYPE_LABEL
+} DAMARIS_TYPE_STR;
+
+/** Optional parts a program may ask about (damaris_has_plugin), as in Damaris 1.9 and later. */
+typedef enum {
+  DAMARIS_HAS_HDF5 = 0,
+  DAMARIS_HAS_PYTHON,
+  DAMARIS_HAS_PARAVIEW,
+  DAMARIS_HAS_VISIT
+} DAMARIS_PLUGIN_TYPE;
 
 /** Action bound to an event: event name, source rank, iteration, arguments. */
 typedef void (*signal_t)(const char* event, int32_t source, int32_t iteration, const char* args);
@@ -109,6 +139,15 @@ int damaris_client_comm_get(MPI_Comm* comm);
 int damaris_end_iteration(void);
 /** The current iteration. */
 int damaris_get_iteration(int* iteration);
+/** Element type of a variable's layout into *vartype (Damaris 1.9). Works on clients and
+ * servers after initialize. Errors: DAMARIS_UNDEFINED_VARIABLE, DAMARIS_ARGUMENT_ERROR. */
+int damaris_get_type(const char* variable_name, DAMARIS_TYPE_STR* vartype);
+/** 1 if the part is there (HDF5 and Python are), 0 if not (ParaView, VisIt) (Damaris 1.9). */
+int damaris_has_plugin(DAMARIS_PLUGIN_TYPE plugin);
+/** A short text for a status code, e.g. "DAMARIS_UNDEFINED_VARIABLE: undefined variable"
+ * (Damaris 1.9); static, never NULL. ecluse_error_message() (ecluse/ecluse.h) gives the last
+ * error's full message. */
+const char* damaris_error_string(int error);
 
 #ifdef __cplusplus
 }

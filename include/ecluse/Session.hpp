@@ -63,6 +63,8 @@ class Session {
   [[nodiscard]] std::string layout_of(std::string_view variable) const;
   /** Element type (an ecluse_type) of a parameter. */
   [[nodiscard]] int parameter_type(std::string_view name) const;
+  /** Element type (an ecluse_type) of a variable's layout; on clients and servers. */
+  [[nodiscard]] int variable_type(std::string_view variable) const;
   /** Number of dimensions of a variable's layout (length of its position arrays). */
   [[nodiscard]] std::size_t dimensions_of(std::string_view variable) const;
   void signal(std::string_view event);

@@ -190,6 +190,9 @@ int ecluse_variable_shape(const char* variable, int* type, int* ndims, int64_t* 
 int ecluse_variable_layout(const char* variable, char* buffer, unsigned int size);
 /** Element type (ecluse_type) of a parameter. Errors: ECLUSE_UNDEFINED_PARAMETER. */
 int ecluse_parameter_type(const char* name, int* type);
+/** Element type (ecluse_type) of a variable's layout, on clients and servers. Errors:
+ * ECLUSE_UNDEFINED_VARIABLE. */
+int ecluse_variable_type(const char* variable, int* type);
 /** Makes status and message the calling thread's last error, as ecluse_error_message reports
  * it; returns status. For bindings that check arguments before calling the library. Never
  * fails; works before initialize. */

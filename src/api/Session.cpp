@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "config/ConfigLoader.hpp"
+#include "config/Suggest.hpp"
 #include "core/Collective.hpp"
 #include "runtime/Runtime.hpp"
 
@@ -119,6 +120,20 @@ std::string Session::layout_of(std::string_view variable) const {
 
 int Session::parameter_type(std::string_view name) const {
   return static_cast<int>(runtime().parameters().type_of(name));
+}
+
+int Session::variable_type(std::string_view variable) const {
+  const Config& config = runtime().config();
+  const Variable* v = config.find_variable(variable);
+  const Layout* layout = v != nullptr ? config.find_layout(v->layout) : nullptr;
+  if (layout == nullptr) {
+    throw Error(ECLUSE_UNDEFINED_VARIABLE,
+                "variable '" + std::string(variable) + "' is not declared in " + config.source +
+                    did_you_mean_or_period(variable, names_of(config.variables)) +
+                    " Declare it with <variable name=\"" + std::string(variable) +
+                    "\" layout=\"...\"/>.");
+  }
+  return static_cast<int>(layout->type);
 }
 
 Session::Shape Session::shape_of(std::string_view variable) const {

@@ -434,6 +434,14 @@ int ecluse_parameter_type(const char* name, int* type) {
   });
 }
 
+int ecluse_variable_type(const char* variable, int* type) {
+  return guard([&] {
+    require(variable, "the variable name");
+    require(type, "type");
+    *type = current().variable_type(variable);
+  });
+}
+
 int ecluse_set_error(int status, const char* message) {
   last_error = message ? message : "";
   return status;

@@ -57,6 +57,10 @@ struct Variable {
   SourceLocation where;
   std::vector<std::string> scripts;  // the <pyscript>s its blocks are given to (script=)
   SourceLocation scripts_where;      // of the script= attribute
+  // select-file= (Damaris): the full name of a 1-D integer variable whose block (same client,
+  // same block id) gives, for each element of this variable's block, its index in the
+  // dataset of a Collective file; "" when none.
+  std::string select_file;
 };
 
 struct Mesh {

@@ -401,6 +401,8 @@ class Reader {
     (void)attrs_.boolean(node, "visualizable", true);
     read_variable_stores(node, inherited, v);
     read_variable_scripts(node, attrs_, v);
+    v.select_file = attrs_.text(node, "select-file");
+    if (v.select_file == "#") v.select_file.clear();
     warn_variable(node, attrs_);
     v.where = source_.of(node);
     config_.variables.push_back(std::move(v));

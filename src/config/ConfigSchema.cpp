@@ -66,7 +66,8 @@ std::vector<ElementRule> build_rules() {
        {"ghost"}},  // Damaris's own examples carry this misspelling; Damaris ignores it
       {"variable",
        {"name", "layout", "unit", "enabled", "mesh", "type", "centering", "visualizable",
-        "time-varying", "store", "script", "select", "select-file", "vectorlength"},
+        "time-varying", "store", "script", "select", "select-file", "select-mem", "select-subset",
+        "vectorlength"},
        {"name", "layout"},
        {}},
       {"mesh",

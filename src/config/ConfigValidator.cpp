@@ -142,6 +142,38 @@ void check_variable_stores(const Variable& v, const Config& config, Diagnostics&
   }
 }
 
+/** The variable's layout has one dimension (and, for an index, an integer type). */
+bool one_dimensional(const Variable& v, const Config& config, bool integer) {
+  const Layout* layout = config.find_layout(v.layout);
+  return layout == nullptr ||
+         (layout->dimensions.size() == 1 && (!integer || is_integer(layout->type)));
+}
+
+// select-file="index": the index variable gives each element's place in a Collective file
+// (every store is given its blocks, whether it writes it or not).
+void check_variable_selection(Variable& v, const Config& config, Diagnostics& d) {
+  const std::string what = "variable '" + v.name + "' has select-file";
+  if (!resolve_reference(v.select_file, config.variables, v.group, what, d, v.where,
+                         "Fix the name, or remove select-file= to place its blocks by their "
+                         "positions.")) {
+    return;
+  }
+  const Variable* index = config.find_variable(v.select_file);
+  if (!one_dimensional(v, config, false)) {
+    d.error(v.where, what + " '" + v.select_file +
+                         "', but its layout has more than one dimension: an index places the "
+                         "elements of a 1-D variable. Fix: remove select-file= or use a 1-D "
+                         "layout.");
+  }
+  if (index != nullptr && !one_dimensional(*index, config, true)) {
+    d.error(v.where, what + " '" + v.select_file +
+                         "', whose layout is not one-dimensional with an integer type (int, "
+                         "long, short or char). Fix: give '" +
+                         v.select_file +
+                         "' such a layout, or name an index variable that has one.");
+  }
+}
+
 void check_mesh(Mesh& mesh, const Config& config, Diagnostics& d) {
   for (auto& coord : mesh.coords) {
     resolve_reference(coord.name, config.variables, mesh.group,
@@ -309,6 +341,9 @@ void validate_config(Config& config, Diagnostics& d) {
   check_unique(config.scripts, "pyscript", d);
   { const Parameters values(config, d); }
   for (auto& v : config.variables) check_variable(v, config, d);
+  for (auto& v : config.variables) {
+    if (!v.select_file.empty()) check_variable_selection(v, config, d);
+  }
   for (auto& mesh : config.meshes) check_mesh(mesh, config, d);
   check_layouts(config, d);
   check_unstored(config, d);

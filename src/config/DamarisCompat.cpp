@@ -192,8 +192,9 @@ void warn_log(const pugi::xml_node& node, const AttributeReader& attrs) {
 }
 
 void warn_variable(const pugi::xml_node& node, const AttributeReader& attrs) {
-  for (const char* name : {"select", "select-file", "vectorlength"}) {
-    if (!node.attribute(name)) continue;
+  for (const char* name : {"select", "select-mem", "select-subset", "vectorlength"}) {
+    const std::string value = node.attribute(name).value();
+    if (!node.attribute(name) || value.empty() || value == "#") continue;
     warn_at(attrs, node, name, std::string("variable-") + name,
             std::string(name) +
                 "= on <variable> is not used by Ecluse: every block is written "

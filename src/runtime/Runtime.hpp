@@ -38,6 +38,7 @@ class Runtime {
   [[nodiscard]] MPI_Comm client_comm() const { return topology_->clients(); }
   Client& client();
   const Parameters& parameters() const { return *parameters_; }
+  [[nodiscard]] const Config& config() const { return config_; }
   EventTable& events() { return *events_; }
   void signal(std::string_view event);
   /** Ends the client's iteration. Allocations live for their iteration only: a block allocated

@@ -201,26 +201,81 @@ std::uint64_t digest_of(const BlockData& block) {
   return h;
 }
 
-void add_block(CollectiveVariable& v, const BlockData& block, const std::string& store) {
+std::string block_prefix(const BlockData& block, const std::string& store) {
+  return "store '" + store + "': block " + std::to_string(block.block) + " of variable '" +
+         block.variable->name + "' from source " + std::to_string(block.source);
+}
+
+/** select-file=: the dataset index of each element of `block` (its index variable's block of
+ * the same source and id, kept by take_indices), or nullptr for a variable placed by position.
+ * Throws when the index is missing or does not fit the block and the dataset. */
+const std::vector<std::int64_t>* selection_of(const BlockData& block,
+                                              const Hdf5CollectiveStore::Selections& selections,
+                                              const std::string& store) {
+  if (block.variable == nullptr || block.variable->select_file.empty()) return nullptr;
+  const std::string& index = block.variable->select_file;
+  const auto found = selections.find({index, block.source, block.block});
+  if (found == selections.end()) {
+    throw Error(ECLUSE_DATASPACE_ERROR,
+                block_prefix(block, store) + " is placed by select-file=\"" + index +
+                    "\", but no block " + std::to_string(block.block) + " of '" + index +
+                    "' came from that source at or before this iteration. Fix: write '" + index +
+                    "' (same block id) at the first iteration, before or with '" +
+                    block.variable->name + "'");
+  }
+  const std::vector<std::int64_t>& indices = found->second;
+  const std::uint64_t cells = element_count(block.interior());
+  if (indices.size() != cells) {
+    throw Error(ECLUSE_DATASPACE_ERROR,
+                block_prefix(block, store) + " has " + std::to_string(cells) +
+                    " elements but its index '" + index + "' has " +
+                    std::to_string(indices.size()) +
+                    " for that block. Fix: write one index per element (the same layout size)");
+  }
+  for (std::size_t k = 0; k < indices.size(); ++k) {
+    const bool inside =
+        indices[k] >= 0 &&
+        (block.global.empty() || static_cast<std::uint64_t>(indices[k]) < block.global[0]);
+    if (inside) continue;
+    throw Error(
+        ECLUSE_DATASPACE_ERROR,
+        block_prefix(block, store) + ": element " + std::to_string(k) + " has index " +
+            std::to_string(indices[k]) + " in '" + index + "', outside the dataset " +
+            (block.global.empty() ? std::string("(negative)") : format_extent(block.global)) +
+            ". Fix: the values of '" + index + "' must lie in 0..global size - 1");
+  }
+  return &indices;
+}
+
+void add_block(CollectiveVariable& v, const BlockData& block,
+               const std::vector<std::int64_t>* indices, const std::string& store) {
   check_block(block, store);
   CollectiveVariable mine;
   start_variable(mine, block);
   if (v.blocks == 0) v = mine;
   check_same_dataset(v, mine, store);
-  const std::vector<std::int64_t> position = block_position(block);
-  check_position(block, position, store);
   const auto interior = block.interior();
-  for (std::size_t d = 0; d < interior.size(); ++d) {
-    v.reach[d] = std::max(v.reach[d], static_cast<std::uint64_t>(position[d]) + interior[d]);
+  if (indices != nullptr) {  // placed element by element: reaches past its largest index
+    for (const std::int64_t i : *indices) {
+      v.reach[0] = std::max(v.reach[0], static_cast<std::uint64_t>(i) + 1);
+    }
+  } else {
+    const std::vector<std::int64_t> position = block_position(block);
+    check_position(block, position, store);
+    for (std::size_t d = 0; d < interior.size(); ++d) {
+      v.reach[d] = std::max(v.reach[d], static_cast<std::uint64_t>(position[d]) + interior[d]);
+    }
+    if (block.position.empty()) ++v.unpositioned;
   }
   ++v.blocks;
   ++v.total;
-  if (block.position.empty()) ++v.unpositioned;
   v.covered = saturating_add(v.covered, saturating_cells(interior));
 }
 
 // A block refused here refuses its variable only: the others are still written.
-WriterSummary summarize(const std::vector<BlockData>& blocks, const std::string& store) {
+WriterSummary summarize(const std::vector<BlockData>& blocks,
+                        const Hdf5CollectiveStore::Selections& selections,
+                        const std::string& store) {
   WriterSummary summary;
   std::map<std::string, CollectiveVariable> variables;
   for (const BlockData& block : blocks) {
@@ -228,7 +283,7 @@ WriterSummary summarize(const std::vector<BlockData>& blocks, const std::string&
     CollectiveVariable& v = variables[name];
     if (v.status != ECLUSE_OK) continue;
     try {
-      add_block(v, block, store);
+      add_block(v, block, selection_of(block, selections, store), store);
     } catch (const Error& e) {
       v.name = name;
       v.status = e.status();
@@ -463,11 +518,21 @@ FiniteRange collective_range(const std::vector<const BlockData*>& mine, MPI_Comm
   return {global[0], -global[1], global[2] < 0 ? 1u : 0u};
 }
 
-void select_in_file(hid_t file_space, const BlockData* block, const std::string& path) {
+// select-file=: the block's elements go to the points its index gives, in its order.
+void select_points(hid_t file_space, const std::vector<std::int64_t>& indices,
+                   const std::string& path) {
+  const std::vector<hsize_t> coordinates(indices.begin(), indices.end());
+  hdf5_check(H5Sselect_elements(file_space, H5S_SELECT_SET, coordinates.size(), coordinates.data()),
+             "select the elements of a block by its index", path);
+}
+
+void select_in_file(hid_t file_space, const BlockData* block,
+                    const std::vector<std::int64_t>* indices, const std::string& path) {
   if (block == nullptr || element_count(block->interior()) == 0) {
     hdf5_check(H5Sselect_none(file_space), "select nothing", path);
     return;
   }
+  if (indices != nullptr) return select_points(file_space, *indices, path);
   if (block->dims.empty()) return;  // scalar: the whole dataset, selected by default
   const std::vector<std::int64_t> position = block_position(*block);
   const std::vector<hsize_t> start(position.begin(), position.end());
@@ -490,9 +555,9 @@ Hdf5Handle memory_space_of(const BlockData* block, const std::string& path) {
 // are written from their encoded interior, in the file type.
 void write_collective_block(hid_t dataset, const CollectiveVariable& v,
                             const DatasetEncoding& encoding, const BlockData* block,
-                            const std::string& path) {
+                            const std::vector<std::int64_t>* indices, const std::string& path) {
   Hdf5Handle file_space = hdf5_own(H5Dget_space(dataset), H5Sclose, "get a dataspace", path);
-  select_in_file(file_space.get(), block, path);
+  select_in_file(file_space.get(), block, indices, path);
   const bool converted = converts(encoding.applied) && block != nullptr;
   Hdf5Handle memory_space =
       converted ? make_dataspace(block->interior(), path) : memory_space_of(block, path);
@@ -546,7 +611,8 @@ bool Hdf5CollectiveStore::is_root() const {
 
 void Hdf5CollectiveStore::write_iteration(int iteration, const std::vector<BlockData>& blocks) {
   quiet_hdf5_errors();
-  const auto packed = gather_strings(env_.comm, pack(summarize(blocks, options_.store_name)));
+  const auto packed =
+      gather_strings(env_.comm, pack(summarize(blocks, selections_, options_.store_name)));
   // Overlapping blocks of a Damaris file are written independently (MPI-IO's collective
   // buffering does not take overlapping requests); compressed datasets need collective writes.
   const bool overlaps = env_.config != nullptr && env_.config->dialect == Dialect::Damaris &&
@@ -619,6 +685,8 @@ void Hdf5CollectiveStore::write_variable(hid_t file, const CollectiveVariable& v
                                          const std::vector<const BlockData*>& mine,
                                          const std::string& path) const {
   DatasetEncoding encoding = encoding_of(variable, options_.compression);
+  // Element by element (select-file=): written as it is; compressed chunks need hyperslabs.
+  if (placed_by_index(variable.name)) encoding.applied = Hdf5Compression::None;
   const Hdf5Compression configured = encoding.applied;
   if (configured == Hdf5Compression::Scaled16 || configured == Hdf5Compression::Zfp) {
     const FiniteRange values = collective_range(mine, env_.comm);
@@ -636,13 +704,62 @@ void Hdf5CollectiveStore::write_variable(hid_t file, const CollectiveVariable& v
   });
   for (std::size_t i = 0; i < static_cast<std::size_t>(variable.blocks); ++i) {
     const BlockData* block = i < mine.size() ? mine[i] : nullptr;
+    const std::vector<std::int64_t>* indices =
+        block != nullptr ? selection_of(*block, selections_, options_.store_name) : nullptr;
     run_collectively(env_.comm, [&] {
       const BlockingCall call({options_.store_name, path, env_.comm}, "H5Dwrite (collective)");
-      write_collective_block(dataset.get(), variable, encoding, block, path);
+      write_collective_block(dataset.get(), variable, encoding, block, indices, path);
     });
   }
   const BlockingCall call({options_.store_name, path, env_.comm}, "H5Dclose");
   dataset.close();
+}
+
+bool Hdf5CollectiveStore::placed_by_index(const std::string& variable) const {
+  const Variable* v = env_.config != nullptr ? env_.config->find_variable(variable) : nullptr;
+  return v != nullptr && !v->select_file.empty();
+}
+
+namespace {
+
+std::int64_t integer_at(const BlockData& block, std::uint64_t i) {
+  const auto* bytes = static_cast<const unsigned char*>(block.data);
+  switch (block.type) {
+    case DataType::Int8:
+      return static_cast<std::int8_t>(bytes[i]);
+    case DataType::Int16: {
+      std::int16_t x = 0;
+      std::memcpy(&x, bytes + i * sizeof x, sizeof x);
+      return x;
+    }
+    case DataType::Int32: {
+      std::int32_t x = 0;
+      std::memcpy(&x, bytes + i * sizeof x, sizeof x);
+      return x;
+    }
+    case DataType::Int64: {
+      std::int64_t x = 0;
+      std::memcpy(&x, bytes + i * sizeof x, sizeof x);
+      return x;
+    }
+    default:
+      return -1;  // not an index type (refused by validation); read as outside the dataset
+  }
+}
+
+}  // namespace
+
+// Copied at each iteration they come in (an index written once, time-varying="false", stays);
+// a later block of the same source and id replaces it. Only the interior is an index.
+void Hdf5CollectiveStore::take_indices(const std::vector<BlockData>& index_blocks) {
+  for (const BlockData& block : index_blocks) {
+    if (block.variable == nullptr || block.dims.size() != 1 || block.data == nullptr) continue;
+    const std::uint64_t first = block.ghost_lo.empty() ? 0 : block.ghost_lo[0];
+    const std::uint64_t count = element_count(block.interior());
+    std::vector<std::int64_t> indices(count);
+    for (std::uint64_t k = 0; k < count; ++k) indices[k] = integer_at(block, first + k);
+    selections_[{block.variable->name, block.source, block.block}] = std::move(indices);
+  }
 }
 
 // Once per variable: a gap is often a decomposition that drops a remainder (64 rows on 3

@@ -2,8 +2,11 @@
 // MPI-IO, one dataset per variable at its global extent, every block at its position.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "store/Hdf5Support.hpp"
@@ -20,6 +23,11 @@ class Hdf5CollectiveStore final : public StoreBackend {
  public:
   Hdf5CollectiveStore(Hdf5Options options, StoreEnv env);
   void write_iteration(int iteration, const std::vector<BlockData>& blocks) override;
+  /** Keeps, per (index variable, source, block), the element indices of select-file=. */
+  void take_indices(const std::vector<BlockData>& index_blocks) override;
+
+  /** (index variable, client, block) -> the dataset index of each element of a block. */
+  using Selections = std::map<std::tuple<std::string, int, int>, std::vector<std::int64_t>>;
 
  private:
   void write_file(const std::string& path, int iteration,
@@ -27,6 +35,7 @@ class Hdf5CollectiveStore final : public StoreBackend {
                   const std::vector<BlockData>& blocks) const;
   void write_variable(hid_t file, const CollectiveVariable& variable,
                       const std::vector<const BlockData*>& mine, const std::string& path) const;
+  [[nodiscard]] bool placed_by_index(const std::string& variable) const;
   Hdf5Handle create_file(const std::string& path) const;
   void warn_uncovered(int iteration, const std::vector<CollectiveVariable>& plan);
   [[nodiscard]] bool is_root() const;
@@ -34,6 +43,7 @@ class Hdf5CollectiveStore final : public StoreBackend {
   Hdf5Options options_;
   StoreEnv env_;
   std::set<std::string> warned_;  // variables already warned about cells left unwritten
+  Selections selections_;         // kept across iterations: an index is often written once
 };
 
 }  // namespace ecluse

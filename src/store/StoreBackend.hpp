@@ -54,6 +54,11 @@ class StoreBackend {
     write_iteration(iteration, blocks);
     return {};
   }
+  /** Before each write_iteration, every block of this iteration of the variables named by a
+   * select-file= (Damaris) whether or not this store writes them: a store that places elements
+   * by index copies what it needs (the data is valid during the call only). Default: ignored;
+   * a store that wraps another forwards it. */
+  virtual void take_indices(const std::vector<BlockData>& index_blocks) { (void)index_blocks; }
 };
 
 }  // namespace ecluse

@@ -150,6 +150,9 @@ class LockedStore final : public StoreBackend {
                                       const std::vector<BlockData>& blocks) override {
     return store_->write_iteration_deferred(iteration, blocks);
   }
+  void take_indices(const std::vector<BlockData>& index_blocks) override {
+    store_->take_indices(index_blocks);
+  }
 
  private:
   std::unique_ptr<OutputLock> lock_;  // null on the other writers

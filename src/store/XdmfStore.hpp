@@ -34,6 +34,9 @@ class XdmfStore final : public StoreBackend {
   XdmfStore(std::unique_ptr<StoreBackend> hdf5, XdmfMode mode, Hdf5FileMode file_mode,
             Hdf5Options options, std::vector<XdmfMesh> meshes, StoreEnv env);
   void write_iteration(int iteration, const std::vector<BlockData>& blocks) override;
+  void take_indices(const std::vector<BlockData>& index_blocks) override {
+    hdf5_->take_indices(index_blocks);
+  }
 
  private:
   [[nodiscard]] std::string describe(int iteration, const std::vector<BlockData>& blocks) const;

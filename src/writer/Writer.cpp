@@ -45,6 +45,9 @@ Writer::Writer(const Config& config, const StoreEnv& env, Log& log, Accounting& 
   StoreEnv logged = env;
   logged.log = &log;
   logged.config = &config;
+  for (const Variable& v : config.variables) {
+    if (!v.select_file.empty()) index_variables_.insert(v.select_file);
+  }
   run_collectively(env.comm, [&] {
     for (const Store& store : config.stores) {
       if (store.enabled && stores) {
@@ -75,12 +78,17 @@ Writer::StoredIteration Writer::store(int iteration, const std::vector<BlockData
   const double start = wall_clock();
   const double waited = waited_seconds();
   StoredIteration stored{iteration, 0, {}, {}};
+  std::vector<BlockData> indices;  // select-file= indices, whichever stores write them
+  for (const BlockData& block : blocks) {
+    if (index_variables_.count(block.variable->name) != 0) indices.push_back(block);
+  }
   for (BoundStore& store : stores_) {
     std::vector<BlockData> mine;
     for (const BlockData& block : blocks) {
       if (serves(store, *block.variable, iteration)) mine.push_back(block);
     }
     try {
+      if (!indices.empty()) store.backend->take_indices(indices);
       const TurnScope turn(store.schedule.get(), accounting_);
       if (auto rest = store.backend->write_iteration_deferred(iteration, mine)) {
         stored.pending.push_back({store.config, std::move(rest)});

@@ -88,7 +88,8 @@ class Writer {
   std::vector<std::unique_ptr<IterationHook>> hooks_;
   std::uint64_t hook_failures_ = 0;
   bool hooks_finished_ = false;
-  std::set<const Store*> failed_once_;  // a store's failure is logged once, then counted
+  std::set<const Store*> failed_once_;     // a store's failure is logged once, then counted
+  std::set<std::string> index_variables_;  // named by a select-file=: given to every store
   std::string last_failure_;
   Log& log_;
   Accounting& accounting_;

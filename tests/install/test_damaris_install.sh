@@ -2,8 +2,8 @@
 # The Damaris drop-in from an installed prefix: the test programs of tests/damaris built outside
 # the tree with find_package(Damaris) and with pkg-config damaris (-ldamaris), each run under
 # synchronous mode, dedicated cores and dedicated nodes by tests/python/test_damaris.py.
-# Usage: test_damaris_install.sh BUILD_DIR MPIEXEC MPICC MPIF90 PYTHON (Fortran skipped if MPIF90
-# is ""); PYTHON needs pytest and h5py (the venv).
+# Usage: test_damaris_install.sh BUILD_DIR MPIEXEC MPICC MPIF90 PYTHON [MPICXX] (Fortran skipped
+# if MPIF90 is ""; MPICXX defaults to MPICC's name with mpicxx); PYTHON needs pytest and h5py.
 set -euo pipefail
 build=$1 mpiexec=$2 mpicc=$3 mpif90=$4 python=$5
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -19,6 +19,12 @@ for f in "$prefix/include/Damaris.h" "$libdir/cmake/Damaris/DamarisConfig.cmake"
   "$libdir/pkgconfig/damaris.pc"; do
   [ -e "$f" ] || { echo "FAIL: $f not installed" >&2; exit 1; }
 done
+# Where Damaris puts its package, read by code_saturne's configure (grep Damaris_HAS_HDF5).
+share_config=$prefix/share/cmake/damaris/DamarisConfig.cmake
+grep -q 'Damaris_HAS_HDF5 ON' "$share_config" || { echo "FAIL: $share_config" >&2; exit 1; }
+for f in "$prefix/include/damaris/model/ModifyModel.hpp" "$prefix/include/damaris/env/Environment.hpp"; do
+  [ -e "$f" ] || { echo "FAIL: $f not installed" >&2; exit 1; }
+done
 fortran=OFF
 if [ -n "$mpif90" ] && [ -e "$prefix/include/damaris.mod" ]; then fortran=ON; fi
 
@@ -28,9 +34,13 @@ run_programs() {  # run_programs DIR: the pytest runner on the programs of DIR
   echo "ok: the programs of $1 pass under TP, DC and DN"
 }
 
-# 1. CMake: find_package(Damaris), target damaris / Damaris::damaris.
-cmake -S "$root/tests/damaris/consumer" -B "$work/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" \
-  -DWITH_FORTRAN=$fortran -DCMAKE_C_COMPILER="$mpicc" \
+# 1. CMake: find_package(Damaris) from share/cmake/damaris (Damaris's place; it loads
+# lib/cmake/Damaris), target damaris / Damaris::damaris.
+mpicxx=${6:-${mpicc/mpicc/mpicxx}}
+command -v "$mpicxx" >/dev/null || { echo "FAIL: no $mpicxx beside $mpicc" >&2; exit 1; }
+cmake -S "$root/tests/damaris/consumer" -B "$work/cmake-build" \
+  -DDamaris_DIR="$prefix/share/cmake/damaris" \
+  -DWITH_FORTRAN=$fortran -DCMAKE_C_COMPILER="$mpicc" -DCMAKE_CXX_COMPILER="$mpicxx" \
   ${mpif90:+-DCMAKE_Fortran_COMPILER="$mpif90"} >/dev/null
 cmake --build "$work/cmake-build" >/dev/null
 run_programs "$work/cmake-build"
@@ -41,6 +51,9 @@ mkdir "$work/pc"
 # shellcheck disable=SC2046 # pkg-config's flags are words
 "$mpicc" $(pkg-config --cflags damaris) -o "$work/pc/damaris_mesh_c" "$root/tests/damaris/mesh.c" \
   $(pkg-config --libs damaris)
+# shellcheck disable=SC2046
+"$mpicxx" -std=c++17 $(pkg-config --cflags damaris) -o "$work/pc/damaris_unstructured" \
+  "$root/tests/damaris/unstructured.cpp" $(pkg-config --libs damaris)
 if [ $fortran = ON ]; then
   # shellcheck disable=SC2046
   (cd "$work/pc" && "$mpif90" $(pkg-config --cflags damaris) -o damaris_mesh_f \

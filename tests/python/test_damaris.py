@@ -289,3 +289,81 @@ def test_fortran_layout_takes_positions_in_c_order_as_damaris_does(tmp_path, mod
                 for k in range(2):
                     expected[k, j, 4 * rank + i] = 1000 * (4 * rank + i + 1) + 10 * (j + 1) + k + 1
     np.testing.assert_array_equal(stored, expected)
+
+
+UNSTRUCTURED_XML = ROOT / "tests" / "damaris" / "unstructured.xml"
+
+
+def run_unstructured(directory, mode, file_mode, *extra):
+    """Runs damaris_unstructured (3 clients) under sync, DC or DN with the template filled."""
+    path = BIN / "damaris_unstructured"
+    if not path.exists():
+        pytest.fail(f"{path} is not built")
+    ranks, cores, nodes, per_node = {"sync": (3, "0", "0", None), "DC": (4, "1", "0", "4"),
+                                     "DN": (4, "0", "1", "1")}[mode]
+    directory.mkdir(parents=True, exist_ok=True)
+    env = dict(child_env(), ECLUSE_TIMEOUT="30")
+    env.pop("ECLUSE_RANKS_PER_NODE", None)
+    if per_node:
+        env["ECLUSE_RANKS_PER_NODE"] = per_node
+    return subprocess.run([mpiexec(), "-n", str(ranks), str(path), str(UNSTRUCTURED_XML), cores,
+                           nodes, file_mode, str(directory), *extra], cwd=directory, env=env,
+                          capture_output=True, text=True, timeout=180)
+
+
+def unstructured_cells(clients=3):
+    """Each client's global cell indices, as the program spreads them (rank order)."""
+    total = 3 * clients + clients * (clients - 1) // 2
+    stride = 7
+    while np.gcd(stride, total) != 1:
+        stride += 2
+    cells, offset = [], 0
+    for rank in range(clients):
+        local = 3 + rank
+        cells.append((np.arange(offset, offset + local) * stride) % total)
+        offset += local
+    return total, cells
+
+
+@pytest.mark.parametrize("mode", ["sync", "DC", "DN"])
+def test_select_file_places_cells_by_global_index_in_collective_files(tmp_path, mode):
+    # OPM Flow's pattern: cells spread over the ranks, GLOBAL_CELL_INDEX written once (no
+    # store=, not time-varying), PRESSURE and MPI_RANK placed by select-file= in the one file.
+    result = run_unstructured(tmp_path, mode, "Collective")
+    assert result.returncode == 0, result.stdout + result.stderr
+    total, cells = unstructured_cells()
+    owner = np.empty(total, dtype=np.int32)
+    for rank, mine in enumerate(cells):
+        owner[mine] = rank
+    for it in range(3):
+        with h5py.File(tmp_path / f"reservoir_It{it}.h5", "r") as f:
+            expected = 1000.0 * it + np.arange(total) + 0.5
+            np.testing.assert_array_equal(f["PRESSURE"][()], expected)
+            assert "GLOBAL_CELL_INDEX" not in f  # no store=: used, not stored, as in Damaris
+            assert "SWAT" not in f
+            if it == 0:
+                np.testing.assert_array_equal(f["MPI_RANK"][()], owner)
+            else:
+                assert "MPI_RANK" not in f  # time-varying="false": stored once
+
+
+def test_select_file_is_not_used_by_file_per_core_as_in_damaris(tmp_path):
+    # Damaris's FilePerCore writes each block as it comes, in the client's own order.
+    result = run_unstructured(tmp_path, "sync", "FilePerCore")
+    assert result.returncode == 0, result.stdout + result.stderr
+    _, cells = unstructured_cells()
+    for rank, mine in enumerate(cells):
+        with h5py.File(tmp_path / f"reservoir_It1_Pr{rank}.h5", "r") as f:
+            np.testing.assert_array_equal(f[f"PRESSURE/P{rank}"][()], 1000.0 + mine + 0.5)
+
+
+def test_select_file_without_its_index_is_an_error_the_program_sees(tmp_path):
+    result = run_unstructured(tmp_path, "sync", "Collective", "noindex")
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output  # the program only prints end_iteration's codes
+    codes = re.findall(r"end_iteration (\d): (\d+)", result.stdout)
+    assert len(codes) == 9 and all(int(code) != 0 for _, code in codes), output
+    assert ("is placed by select-file=\"GLOBAL_CELL_INDEX\", but no block 0 of "
+            "'GLOBAL_CELL_INDEX' came from that source at or before this iteration") in output
+    # Both stored variables refused: no file rather than one with misplaced cells.
+    assert not list(tmp_path.glob("reservoir_It*.h5"))

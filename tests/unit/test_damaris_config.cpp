@@ -226,3 +226,47 @@ TEST(DamarisModel, PlacementMistakesAreRefused) {
 }
 
 }  // namespace
+
+namespace {
+
+std::string selection(const std::string& index_layout, const std::string& layout,
+                      const std::string& select) {
+  return file(kDamarisNs,
+              "<parameter name=\"n\" type=\"int\" value=\"4\"/>"
+              "<layout name=\"idx\" type=\"" +
+                  index_layout +
+                  "\" dimensions=\"n\"/>"
+                  "<layout name=\"field\" type=\"double\" dimensions=\"" +
+                  layout + "\" global=\"" + layout +
+                  "\"/>"
+                  "<variable name=\"GLOBAL_CELL_INDEX\" layout=\"idx\" time-varying=\"false\"/>"
+                  "<variable name=\"P\" layout=\"field\" select-file=\"" +
+                  select + "\"/>");
+}
+
+}  // namespace
+
+TEST(DamarisModel, SelectFileNamesAOneDimensionalIntegerIndex) {
+  const Config c = ecluse::parse_config("c.xml", selection("int", "n", "GLOBAL_CELL_INDEX"));
+  EXPECT_EQ(c.find_variable("P")->select_file, "GLOBAL_CELL_INDEX");
+  EXPECT_EQ(c.find_variable("GLOBAL_CELL_INDEX")->select_file, "");
+  EXPECT_EQ(
+      ecluse::parse_config("c.xml", selection("int", "n", "#")).find_variable("P")->select_file,
+      "");
+}
+
+TEST(DamarisModel, SelectFileRefusesWhatCannotPlaceElements) {
+  EXPECT_NE(error_of(selection("int", "n", "GLOBAL_CELL_INDX"))
+                .find("variable 'P' has select-file 'GLOBAL_CELL_INDX' which is not defined; "
+                      "did you mean 'GLOBAL_CELL_INDEX'?"),
+            std::string::npos);
+  EXPECT_NE(error_of(selection("double", "n", "GLOBAL_CELL_INDEX"))
+                .find("variable 'P' has select-file 'GLOBAL_CELL_INDEX', whose layout is not "
+                      "one-dimensional with an integer type"),
+            std::string::npos);
+  EXPECT_NE(error_of(selection("int", "n,2", "GLOBAL_CELL_INDEX"))
+                .find("variable 'P' has select-file 'GLOBAL_CELL_INDEX', but its layout has "
+                      "more than one dimension"),
+            std::string::npos);
+  EXPECT_EQ(error_of(selection("int", "n", "GLOBAL_CELL_INDEX")), "");
+}
