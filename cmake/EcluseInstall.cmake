@@ -59,7 +59,7 @@ configure_package_config_file(cmake/DamarisConfig.cmake.in
   ${ECLUSE_INSTALL_STAGING}/DamarisConfig.cmake INSTALL_DESTINATION ${ECLUSE_DAMARIS_CMAKE_INSTALL_DIR}
   PATH_VARS CMAKE_INSTALL_INCLUDEDIR)
 write_basic_package_version_file(${ECLUSE_INSTALL_STAGING}/DamarisConfigVersion.cmake
-  VERSION 1.7.0 COMPATIBILITY SameMajorVersion)
+  VERSION 1.9.3 COMPATIBILITY SameMajorVersion)
 install(FILES ${ECLUSE_INSTALL_STAGING}/DamarisConfig.cmake
   ${ECLUSE_INSTALL_STAGING}/DamarisConfigVersion.cmake DESTINATION ${ECLUSE_DAMARIS_CMAKE_INSTALL_DIR})
 # Damaris installs its package in share/cmake/damaris, where some builds (Code_Saturne's

@@ -7,11 +7,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-/* The Damaris interface version this library follows. */
+/* The Damaris interface version this library follows: the C API of 1.9.3 (1.7's, plus
+ * damaris_get_type, damaris_has_plugin and damaris_error_string); no VisIt or ParaView. */
 #define DAMARIS_VERSION_MAJOR 1
-#define DAMARIS_VERSION_MINOR 7
-#define DAMARIS_VERSION_PATCH 0
-#define DAMARIS_VERSION "1.7.0"
+#define DAMARIS_VERSION_MINOR 9
+#define DAMARIS_VERSION_PATCH 3
+#define DAMARIS_VERSION "1.9.3"
 
 /* Stores are built in: HDF5 output is always there, and <pyscript> runs Python on the servers.
  * VisIt and ParaView are not. */
