@@ -768,6 +768,13 @@ void Hdf5CollectiveStore::warn_uncovered(int iteration,
                                          const std::vector<CollectiveVariable>& plan) {
   if (!is_root() || env_.log == nullptr) return;
   for (const CollectiveVariable& v : plan) {
+    if (options_.compression.method != Hdf5Compression::None && placed_by_index(v.name) &&
+        warned_.insert(v.name + "\n(select-file)").second) {
+      env_.log->warning(variable_error_prefix(options_.store_name, v.name) +
+                        ": placed element by element (select-file=), it is written "
+                        "uncompressed; the store's other variables are compressed (said once "
+                        "per variable)");
+    }
     if (v.replica_writer >= 0 && warned_.insert(v.name + "\n(replicas)").second) {
       env_.log->warning(variable_error_prefix(options_.store_name, v.name) + ": at iteration " +
                         std::to_string(iteration) + " its " + std::to_string(v.total) +
