@@ -34,6 +34,10 @@ struct CollectiveVariable {
   // after the merge), one copy is written, by this writer; -1: not such a variable.
   std::int64_t replica_writer = -1;
   bool overlapping = false;  // merged: blocks overlap, written all the same (Damaris)
+  // Blocks without a position, each: source, block id, rank, interior extent (the pieces of a
+  // variable whose blocks cannot share one dataset; see settle).
+  std::vector<std::uint64_t> pieces;
+  bool per_block = false;  // merged: written as one dataset per block (Damaris, see settle)
   // The first error of this variable (its other blocks, and the other variables, go on).
   std::int64_t status = ECLUSE_OK;
   std::string error;
@@ -83,6 +87,7 @@ std::string pack(const WriterSummary& summary) {
     out.put(v.unpositioned);
     out.put(static_cast<std::int64_t>(v.covered));
     out.put(v.chunk);
+    out.put(v.pieces);
     out.put(v.status);
     out.put(v.error);
   }
@@ -104,6 +109,7 @@ WriterSummary unpack(std::string_view bytes) {
     v.unpositioned = in.integer();
     v.covered = static_cast<std::uint64_t>(in.integer());
     v.chunk = in.extent();
+    v.pieces = in.extent();
     v.status = in.integer();
     v.error = in.text();
     summary.variables.push_back(std::move(v));
@@ -265,7 +271,12 @@ void add_block(CollectiveVariable& v, const BlockData& block,
     for (std::size_t d = 0; d < interior.size(); ++d) {
       v.reach[d] = std::max(v.reach[d], static_cast<std::uint64_t>(position[d]) + interior[d]);
     }
-    if (block.position.empty()) ++v.unpositioned;
+    if (block.position.empty()) {
+      ++v.unpositioned;
+      v.pieces.insert(v.pieces.end(), {static_cast<std::uint64_t>(block.source),
+                                       static_cast<std::uint64_t>(block.block), interior.size()});
+      v.pieces.insert(v.pieces.end(), interior.begin(), interior.end());
+    }
   }
   ++v.blocks;
   ++v.total;
@@ -341,6 +352,7 @@ void merge_variable(std::map<std::string, CollectiveVariable>& plan, const Colle
   known.total += v.total;
   known.unpositioned += v.unpositioned;
   known.covered = saturating_add(known.covered, v.covered);
+  known.pieces.insert(known.pieces.end(), v.pieces.begin(), v.pieces.end());
 }
 
 /** Every block at the origin and each the whole dataset: copies, if their bytes agree. */
@@ -350,12 +362,28 @@ bool whole_copies(const CollectiveVariable& v) {
          v.covered == saturating_cells({cells, static_cast<std::uint64_t>(v.total)});
 }
 
+/** What a Damaris file may do that an Ecluse file may not. */
+struct Leniency {
+  bool overlaps = false;  // write overlapping blocks (independently: not when compressing)
+  bool pieces = false;    // write blocks that have no position one dataset each
+};
+
+/** Several blocks, none with a position, that are not copies of one array: a Damaris file
+ * (Damaris would write them over each other at the origin) gets one dataset per block. */
+bool as_pieces(CollectiveVariable& v, const Leniency& lenient) {
+  if (!lenient.pieces || v.total <= 1 || v.unpositioned != v.total) return false;
+  v.per_block = true;
+  v.replica_writer = -1;
+  return true;
+}
+
 /** Refuses `v` (throws) or makes it ready to write: whole copies are written once, by the
- * writer that holds the first (if their bytes agree: agree_on_copies). Overlapping blocks are
- * refused, unless `overlaps` (a Damaris file, whose programs often write shared boundary cells from
- * both sides, as Damaris writes them): then every block is written, independently (warned, see
- * warn_uncovered). */
-void settle(CollectiveVariable& v, bool overlaps, const std::string& store) {
+ * writer that holds the first (if their bytes agree: agree_on_copies). Blocks without a
+ * position are refused, unless `lenient.pieces` (a Damaris file): then each is its own dataset
+ * (warned). Overlapping blocks are refused, unless `lenient.overlaps` (a Damaris file, whose
+ * programs often write shared boundary cells from both sides, as Damaris writes them): then
+ * every block is written, independently (warned, see warn_uncovered). */
+void settle(CollectiveVariable& v, const Leniency& lenient, const std::string& store) {
   if (v.status != ECLUSE_OK) throw Error(static_cast<ecluse_status>(v.status), v.error);
   if (whole_copies(v)) {
     v.blocks = 1;
@@ -363,8 +391,9 @@ void settle(CollectiveVariable& v, bool overlaps, const std::string& store) {
     return;
   }
   v.replica_writer = -1;
+  if (as_pieces(v, lenient)) return;
   check_positions(v, store);
-  if (overlaps && v.covered > saturating_cells(v.extent())) {
+  if (lenient.overlaps && v.covered > saturating_cells(v.extent())) {
     v.overlapping = true;
     return;
   }
@@ -373,7 +402,7 @@ void settle(CollectiveVariable& v, bool overlaps, const std::string& store) {
 
 // Runs on every writer with the same input, so every writer plans the same datasets and refuses
 // the same variables (with the same first error, in `refused`).
-CollectivePlan merge(const std::vector<std::string>& packed, bool overlaps,
+CollectivePlan merge(const std::vector<std::string>& packed, const Leniency& lenient,
                      const std::string& store) {
   std::map<std::string, CollectiveVariable> merged;
   std::map<std::string, Error> refused;
@@ -392,7 +421,7 @@ CollectivePlan merge(const std::vector<std::string>& packed, bool overlaps,
   for (auto& [name, v] : merged) {
     if (refused.count(name) != 0) continue;
     try {
-      settle(v, overlaps, store);
+      settle(v, lenient, store);
       plan.variables.push_back(std::move(v));
     } catch (const Error& e) {
       refused.emplace(name, e);
@@ -423,7 +452,7 @@ std::string copy_digests(const std::vector<CollectiveVariable>& plan,
  * digest; the others are refused as blocks that would overwrite each other. A second exchange,
  * only in an iteration that has such variables; the same outcome on every writer. */
 void agree_on_copies(CollectivePlan& plan, const std::vector<BlockData>& blocks, MPI_Comm comm,
-                     const std::string& store) {
+                     const Leniency& lenient, const std::string& store) {
   const bool any = std::any_of(plan.variables.begin(), plan.variables.end(),
                                [](const CollectiveVariable& v) { return v.replica_writer >= 0; });
   if (!any) return;
@@ -440,7 +469,7 @@ void agree_on_copies(CollectivePlan& plan, const std::vector<BlockData>& blocks,
     for (Unpacker& in : writers) {
       for (std::uint64_t d : in.extent()) seen.insert(d);
     }
-    if (seen.size() <= 1) {
+    if (seen.size() <= 1 || as_pieces(v, lenient)) {
       kept.push_back(std::move(v));
       continue;
     }
@@ -615,10 +644,10 @@ void Hdf5CollectiveStore::write_iteration(int iteration, const std::vector<Block
       gather_strings(env_.comm, pack(summarize(blocks, selections_, options_.store_name)));
   // Overlapping blocks of a Damaris file are written independently (MPI-IO's collective
   // buffering does not take overlapping requests); compressed datasets need collective writes.
-  const bool overlaps = env_.config != nullptr && env_.config->dialect == Dialect::Damaris &&
-                        options_.compression.method == Hdf5Compression::None;
-  CollectivePlan agreed = merge(packed, overlaps, options_.store_name);
-  agree_on_copies(agreed, blocks, env_.comm, options_.store_name);
+  const bool damaris = env_.config != nullptr && env_.config->dialect == Dialect::Damaris;
+  const Leniency lenient{damaris && options_.compression.method == Hdf5Compression::None, damaris};
+  CollectivePlan agreed = merge(packed, lenient, options_.store_name);
+  agree_on_copies(agreed, blocks, env_.comm, lenient, options_.store_name);
   const std::vector<CollectiveVariable>& plan = agreed.variables;
   if (plan.empty() && !agreed.refused.empty()) throw agreed.refused.front().error;
   if (plan.empty()) return;
@@ -670,6 +699,10 @@ void Hdf5CollectiveStore::write_file(const std::string& path, int iteration,
     const auto found = mine.find(variable.name);
     std::vector<const BlockData*> held =
         found == mine.end() ? std::vector<const BlockData*>{} : found->second;
+    if (variable.per_block) {
+      write_pieces(file.get(), variable, held, path);
+      continue;
+    }
     if (variable.replica_writer >= 0) {  // identical copies: one writer writes its first
       held.resize(variable.replica_writer == rank && !held.empty() ? 1 : 0);
     }
@@ -713,6 +746,38 @@ void Hdf5CollectiveStore::write_variable(hid_t file, const CollectiveVariable& v
   }
   const BlockingCall call({options_.store_name, path, env_.comm}, "H5Dclose");
   dataset.close();
+}
+
+// One dataset per block, named as FilePerCore names them (<var>/P<source>[/B<block>]), in the
+// merged order on every writer: each is created by all and written by the writer holding it.
+void Hdf5CollectiveStore::write_pieces(hid_t file, const CollectiveVariable& variable,
+                                       const std::vector<const BlockData*>& mine,
+                                       const std::string& path) const {
+  const std::vector<std::uint64_t>& p = variable.pieces;
+  for (std::size_t at = 0; at + 3 <= p.size();) {
+    const auto source = static_cast<int>(p[at]);
+    const auto id = static_cast<int>(p[at + 1]);
+    const std::size_t rank = p[at + 2];
+    CollectiveVariable piece = variable;
+    piece.per_block = false;
+    piece.declared.assign(p.begin() + static_cast<std::ptrdiff_t>(at + 3),
+                          p.begin() + static_cast<std::ptrdiff_t>(at + 3 + rank));
+    at += 3 + rank;
+    piece.name = variable.name + "/P" + std::to_string(source) +
+                 (env_.domains > 1 ? "/B" + std::to_string(id) : "");
+    DatasetEncoding encoding = encoding_of(piece, options_.compression);
+    encoding.applied = Hdf5Compression::None;
+    const auto held = std::find_if(mine.begin(), mine.end(), [&](const BlockData* b) {
+      return b->source == source && b->block == id;
+    });
+    const BlockData* block = held == mine.end() ? nullptr : *held;
+    run_collectively(env_.comm, [&] {
+      const BlockingCall call({options_.store_name, path, env_.comm}, "H5Dcreate and H5Dwrite");
+      Hdf5Handle dataset = create_dataset(file, piece, encoding, path);
+      write_string_attribute(dataset.get(), "units", piece.units, path);
+      write_collective_block(dataset.get(), piece, encoding, block, nullptr, path);
+    });
+  }
 }
 
 bool Hdf5CollectiveStore::placed_by_index(const std::string& variable) const {
@@ -768,6 +833,19 @@ void Hdf5CollectiveStore::warn_uncovered(int iteration,
                                          const std::vector<CollectiveVariable>& plan) {
   if (!is_root() || env_.log == nullptr) return;
   for (const CollectiveVariable& v : plan) {
+    if (v.per_block) {
+      if (!warned_.insert(v.name + "\n(pieces)").second) continue;
+      env_.log->warning(
+          variable_error_prefix(options_.store_name, v.name) + ": at iteration " +
+          std::to_string(iteration) + " its " + std::to_string(v.total) +
+          " blocks have no position and are not copies of one array, so they cannot share "
+          "one dataset (Damaris would write them over each other): written one dataset per "
+          "block, '" +
+          v.name + "/P<source>" + (env_.domains > 1 ? "/B<block>" : "") +
+          "', uncompressed, as FilePerCore names them. Fix: set a position for every block "
+          "(damaris_set_position) to get one dataset (said once per variable)");
+      continue;
+    }
     if (options_.compression.method != Hdf5Compression::None && placed_by_index(v.name) &&
         warned_.insert(v.name + "\n(select-file)").second) {
       env_.log->warning(variable_error_prefix(options_.store_name, v.name) +

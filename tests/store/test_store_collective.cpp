@@ -301,6 +301,47 @@ TEST(StoreCollective, DifferentWholeArraysWithoutPositionAreRefused) {
   EXPECT_TRUE(no_output(dir));
 }
 
+TEST(StoreCollective, BlocksWithoutPositionOfADamarisFileAreWrittenOneDatasetEach) {
+  // OPM Flow's mesh coordinates: each rank its own vertices, no position. Damaris would write
+  // them over each other at the origin; each gets its own dataset, named as FilePerCore.
+  if (world_size() == 1) GTEST_SKIP() << "needs two writers";
+  const std::string dir = fresh_dir("coll_damaris_pieces");
+  Config damaris;
+  damaris.dialect = Dialect::Damaris;
+  LoggedEnv logged(dir, &damaris);
+  auto store = make_store_collectively(hdf5_store(dir + "/out", "Collective"), logged.env);
+  Variable x = variable("coordset/x");
+  Variable p = variable("p");  // positioned: one dataset, as before
+  const int r = world_rank();
+  std::vector<double> mine;
+  for (int i = 0; i < r + 2; ++i) mine.push_back(10.0 * r + i);
+  const std::vector<double> pressure(2, double(r));
+  for (int iteration = 0; iteration < 2; ++iteration) {
+    store->write_iteration(iteration,
+                           {block_of(x, mine, {{std::uint64_t(r + 2)}}, r),
+                            block_of(p, pressure, {{2}, {}, {}, {2 * std::int64_t(r)}}, r)});
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (r != 0) return;
+  std::vector<double> all;
+  for (int k = 0; k < world_size(); ++k) {
+    std::vector<double> expected;
+    for (int i = 0; i < k + 2; ++i) expected.push_back(10.0 * k + i);
+    EXPECT_EQ(read_dataset(dir + "/out/sim_It1.h5", "coordset/x/P" + std::to_string(k)).bytes,
+              as_bytes(expected));
+    all.insert(all.end(), 2, double(k));
+  }
+  EXPECT_EQ(read_dataset(dir + "/out/sim_It1.h5", "p").bytes, as_bytes(all));
+  EXPECT_EQ(read_text(dir + "/log.0.log"),
+            "[ecluse 0] warning: store 'h5': variable 'coordset/x': at iteration 0 its " +
+                std::to_string(world_size()) +
+                " blocks have no position and are not copies of one array, so they cannot share "
+                "one dataset (Damaris would write them over each other): written one dataset "
+                "per block, 'coordset/x/P<source>', uncompressed, as FilePerCore names them. "
+                "Fix: set a position for every block (damaris_set_position) to get one dataset "
+                "(said once per variable)\n");
+}
+
 TEST(StoreCollective, ARefusedVariableLeavesTheOthersWritten) {
   if (world_size() == 1) GTEST_SKIP() << "needs two writers";
   const std::string dir = fresh_dir("coll_partial");
