@@ -763,8 +763,7 @@ void Hdf5CollectiveStore::write_pieces(hid_t file, const CollectiveVariable& var
     piece.declared.assign(p.begin() + static_cast<std::ptrdiff_t>(at + 3),
                           p.begin() + static_cast<std::ptrdiff_t>(at + 3 + rank));
     at += 3 + rank;
-    piece.name = variable.name + "/P" + std::to_string(source) +
-                 (env_.domains > 1 ? "/B" + std::to_string(id) : "");
+    piece.name = block_dataset_path(variable.name, source, id, env_.domains);
     DatasetEncoding encoding = encoding_of(piece, options_.compression);
     encoding.applied = Hdf5Compression::None;
     const auto held = std::find_if(mine.begin(), mine.end(), [&](const BlockData* b) {

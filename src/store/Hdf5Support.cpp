@@ -277,10 +277,14 @@ std::uint64_t interior_bytes(const BlockData& block) {
   return element_count(block.interior()) * data_type_size(block.type);
 }
 
-std::string block_dataset_path(const BlockData& block, int domains) {
-  std::string name = block.variable->name + "/P" + std::to_string(block.source);
-  if (domains != 1) name += "/B" + std::to_string(block.block);
+std::string block_dataset_path(const std::string& variable, int source, int block, int domains) {
+  std::string name = variable + "/P" + std::to_string(source);
+  if (domains != 1) name += "/B" + std::to_string(block);
   return name;
+}
+
+std::string block_dataset_path(const BlockData& block, int domains) {
+  return block_dataset_path(block.variable->name, block.source, block.block, domains);
 }
 
 namespace {

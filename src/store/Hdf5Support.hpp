@@ -99,6 +99,7 @@ std::uint64_t interior_bytes(const BlockData& block);
 /** Dataset path of a block in the per-core and per-node files: "<variable>/P<source>", plus
  * "/B<block>" when domains > 1. */
 std::string block_dataset_path(const BlockData& block, int domains);
+std::string block_dataset_path(const std::string& variable, int source, int block, int domains);
 /** Creates the block's dataset at its interior extent, compressed as configured (one chunk
  * per block up to the chunk size), writes the interior (ghosts skipped) and the attributes
  * iteration, source, block, global_offset, units, and those of the compression. */

@@ -79,6 +79,34 @@ TEST(StoreXdmf, CollectiveFileIsOneGridAtTheGlobalExtent) {
       << text;
 }
 
+TEST(StoreXdmf, DamarisBlocksWithoutPositionInACollectiveFileAreDescribedOneEach) {
+  // The collective store writes them one dataset each (<var>/P<source>): so does the document.
+  if (world_size() == 1) GTEST_SKIP() << "needs two writers";
+  const std::string dir = fresh_dir("xdmf_collective_pieces");
+  Config damaris;
+  damaris.dialect = Dialect::Damaris;
+  StoreEnv env = world_env();
+  env.config = &damaris;
+  auto store =
+      make_store_collectively(hdf5_store(dir, "Collective", {{"XDMFMode", "EveryIteration"}}), env);
+  Variable x = variable("x");
+  const int w = world_rank();
+  const std::vector<double> mine(std::size_t(w + 1), 0.5);
+  store->write_iteration(0, {block_of(x, mine, {{std::uint64_t(w + 1)}}, w)});
+  MPI_Barrier(MPI_COMM_WORLD);
+  const std::string text = read_text(xdmf_iteration_path(dir, "sim", 0));
+  for (int k = 0; k < world_size(); ++k) {
+    EXPECT_NE(text.find("Dimensions=\"1 " + std::to_string(k + 1) +
+                        R"(" NumberType="Float" Precision="8" Format="HDF">sim_It0.h5:/x/P)" +
+                        std::to_string(k) + "<"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(read_dataset(dir + "/sim_It0.h5", "x/P" + std::to_string(k)).bytes,
+              as_bytes(std::vector<double>(std::size_t(k + 1), 0.5)));
+  }
+  EXPECT_EQ(text.find(">sim_It0.h5:/x<"), std::string::npos) << text;
+}
+
 TEST(StoreXdmf, FirstIterationWritesOneDocument) {
   const std::string dir = fresh_dir("xdmf_first");
   auto store = make_store_collectively(
