@@ -165,6 +165,11 @@ void check_variable_selection(Variable& v, const Config& config, Diagnostics& d)
                          "elements of a 1-D variable. Fix: remove select-file= or use a 1-D "
                          "layout.");
   }
+  if (index != nullptr && !index->enabled && v.enabled) {
+    d.error(v.where, what + " '" + v.select_file +
+                         "', which is disabled (enabled=\"false\"): its values would never "
+                         "reach the stores. Fix: enable it, or remove select-file=.");
+  }
   if (index != nullptr && !one_dimensional(*index, config, true)) {
     d.error(v.where, what + " '" + v.select_file +
                          "', whose layout is not one-dimensional with an integer type (int, "

@@ -269,4 +269,9 @@ TEST(DamarisModel, SelectFileRefusesWhatCannotPlaceElements) {
                       "more than one dimension"),
             std::string::npos);
   EXPECT_EQ(error_of(selection("int", "n", "GLOBAL_CELL_INDEX")), "");
+  std::string disabled = selection("int", "n", "GLOBAL_CELL_INDEX");
+  disabled.replace(disabled.find("time-varying"), 0, "enabled=\"false\" ");
+  EXPECT_NE(error_of(disabled).find("variable 'P' has select-file 'GLOBAL_CELL_INDEX', which is "
+                                    "disabled (enabled=\"false\")"),
+            std::string::npos);
 }
