@@ -5,10 +5,11 @@ module damaris
                                          c_int64_t, c_loc, c_null_ptr, c_ptr
   ! The calls that mean the same in both APIs go straight to ecluse_*: start and stop (their
   ! NO_SERVER convention), the *_iteration variants, signal (a missing function is logged, as
-  ! Damaris does) and set_position (C order, as Damaris takes it) go through damaris_*.
+  ! Damaris does), set_position (C order, as Damaris takes it) and the parameters (any integer
+  ! size) go through damaris_*.
   use ecluse_c_api, only: c_client_comm_get, c_finalize, c_write_block, &
                           c_alloc_block, c_commit_block, c_clear_block, c_bind, &
-                          c_parameter_get, c_parameter_set, c_end_iteration, c_get_iteration
+                          c_end_iteration, c_get_iteration
   use ecluse_messages, only: c_text, f_text
   use ecluse, only: damaris_action => ecluse_action
   implicit none
@@ -68,6 +69,21 @@ module damaris
       character(kind=c_char), dimension(*), intent(in) :: name
       integer(c_int32_t), value :: block, iteration
     end function c_clear
+
+    ! Damaris's sizes: an integer parameter takes or gives any integer size (its value converted).
+    integer(c_int) function c_parameter_get(name, buffer, size) bind(C, name="damaris_parameter_get")
+      import :: c_char, c_int, c_ptr
+      character(kind=c_char), dimension(*), intent(in) :: name
+      type(c_ptr), value :: buffer
+      integer(c_int), value :: size
+    end function c_parameter_get
+
+    integer(c_int) function c_parameter_set(name, buffer, size) bind(C, name="damaris_parameter_set")
+      import :: c_char, c_int, c_ptr
+      character(kind=c_char), dimension(*), intent(in) :: name
+      type(c_ptr), value :: buffer
+      integer(c_int), value :: size
+    end function c_parameter_set
   end interface
 
 contains

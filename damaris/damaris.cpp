@@ -5,6 +5,7 @@
 #include <ecluse/ecluse.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -205,6 +206,78 @@ const char* error_text(int error) {
   return error >= 0 && error < count ? texts[error] : "unknown Damaris error code";
 }
 
+// Damaris copies min(its size, the given size) bytes of a parameter's value: programs pass a
+// size_t for an int parameter (ROSS), or read an int into an int64_t. For an integer parameter,
+// libdamaris converts between integer sizes instead, refusing a value that does not fit.
+bool integer_size(unsigned int size) {
+  return size == 1 || size == 2 || size == 4 || size == 8;
+}
+
+// The size of an integer parameter's type, 0 for another type or an unknown parameter (the
+// ecluse call then says why).
+unsigned int integer_size_of(const char* param_name) {
+  int type = 0;
+  if (param_name == nullptr || ecluse_parameter_type(param_name, &type) != ECLUSE_OK) return 0;
+  switch (type) {
+    case ECLUSE_TYPE_INT8:
+      return 1;
+    case ECLUSE_TYPE_INT16:
+      return 2;
+    case ECLUSE_TYPE_INT32:
+      return 4;
+    case ECLUSE_TYPE_INT64:
+      return 8;
+    default:
+      return 0;
+  }
+}
+
+int64_t load_integer(const void* from, unsigned int size) {
+  switch (size) {
+    case 1: {
+      int8_t v = 0;
+      std::memcpy(&v, from, 1);
+      return v;
+    }
+    case 2: {
+      int16_t v = 0;
+      std::memcpy(&v, from, 2);
+      return v;
+    }
+    case 4: {
+      int32_t v = 0;
+      std::memcpy(&v, from, 4);
+      return v;
+    }
+    default: {
+      int64_t v = 0;
+      std::memcpy(&v, from, 8);
+      return v;
+    }
+  }
+}
+
+// Writes value in size bytes, or refuses it (ARGUMENT_ERROR) when it does not fit.
+int store_integer(const char* name, int64_t value, void* to, unsigned int size, const char* how) {
+  const int64_t limit = size == 8 ? INT64_MAX : (int64_t{1} << (8 * size - 1)) - 1;
+  if (value > limit || value < -limit - 1) {
+    const std::string text = std::string(how) + ": parameter '" + name + "': the value " +
+                             std::to_string(value) + " does not fit " + std::to_string(size) +
+                             " bytes. Fix: pass a buffer of the parameter's type, or declare "
+                             "the parameter with a wider type (long).";
+    return ecluse_set_error(ECLUSE_ARGUMENT_ERROR, text.c_str());
+  }
+  const int8_t v1 = static_cast<int8_t>(value);
+  const int16_t v2 = static_cast<int16_t>(value);
+  const int32_t v4 = static_cast<int32_t>(value);
+  const void* from = size == 1   ? static_cast<const void*>(&v1)
+                     : size == 2 ? static_cast<const void*>(&v2)
+                     : size == 4 ? static_cast<const void*>(&v4)
+                                 : static_cast<const void*>(&value);
+  std::memcpy(to, from, size);
+  return ECLUSE_OK;
+}
+
 bool is_server_rank() {
   MPI_Comm comm = MPI_COMM_NULL;
   return ecluse_client_comm_get(&comm) == ECLUSE_OK && comm == MPI_COMM_NULL;
@@ -296,11 +369,31 @@ int damaris_bind(const char* signal_name, signal_t sig) {
 }
 
 int damaris_parameter_get(const char* param_name, void* buffer, unsigned int size) {
-  return said(ecluse_parameter_get(param_name, buffer, size));
+  const unsigned int own = integer_size_of(param_name);
+  if (own == 0 || own == size || !integer_size(size) || buffer == nullptr) {
+    return said(ecluse_parameter_get(param_name, buffer, size));
+  }
+  unsigned char value[8] = {};
+  if (const int status = ecluse_parameter_get(param_name, value, own); status != ECLUSE_OK) {
+    return said(status);
+  }
+  return said(store_integer(param_name, load_integer(value, own), buffer, size,
+                            "damaris_parameter_get into a smaller integer"));
 }
 
 int damaris_parameter_set(const char* param_name, const void* buffer, unsigned int size) {
-  return said(ecluse_parameter_set(param_name, buffer, size));
+  const unsigned int own = integer_size_of(param_name);
+  if (own == 0 || own == size || !integer_size(size) || buffer == nullptr) {
+    return said(ecluse_parameter_set(param_name, buffer, size));
+  }
+  unsigned char value[8] = {};
+  const int64_t given = load_integer(buffer, size);
+  if (const int status =
+          store_integer(param_name, given, value, own, "damaris_parameter_set of a wider integer");
+      status != ECLUSE_OK) {
+    return said(status);
+  }
+  return said(ecluse_parameter_set(param_name, value, own));
 }
 
 // Damaris uses a position as it is given, in C order, even for a layout with language="fortran"

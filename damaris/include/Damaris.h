@@ -126,9 +126,13 @@ int damaris_clear_block_iteration(const char* varname, int32_t block, int32_t it
 int damaris_signal(const char* signal_name);
 /** Binds a function as the action of a declared event. */
 int damaris_bind(const char* signal_name, signal_t sig);
-/** Copies a parameter's value (size: the size of its type) into buffer. */
+/** Copies a parameter's value (size: the size of its type) into buffer. An integer parameter
+ * is also read into an integer of another size (1, 2, 4 or 8 bytes), converted
+ * (DAMARIS_ARGUMENT_ERROR if it does not fit). */
 int damaris_parameter_get(const char* param_name, void* buffer, unsigned int size);
-/** Sets a parameter; layouts that use it follow at the next write. */
+/** Sets a parameter; layouts that use it follow at the next write. An integer parameter also
+ * takes an integer of another size (a size_t for an int), converted (DAMARIS_ARGUMENT_ERROR if
+ * the value does not fit). */
 int damaris_parameter_set(const char* param_name, const void* buffer, unsigned int size);
 /** Global offset of block 0, one int64 per dimension, in layout order. */
 int damaris_set_position(const char* var_name, const int64_t* position);

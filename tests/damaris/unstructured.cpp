@@ -101,6 +101,18 @@ void run_client(bool write_index) {
   std::vector<int> global_index(local);
   for (int k = 0; k < local; ++k) global_index[k] = ((offset + k) * stride) % total;
 
+  // As ROSS does: a size_t for an int parameter (Damaris copies what fits; libdamaris converts).
+  const std::size_t local_size = static_cast<std::size_t>(local);
+  expect_ok(damaris_parameter_set("n_elements_local", &local_size, sizeof local_size),
+            "parameter_set with a size_t");
+  long long read_back = -1;
+  expect_ok(damaris_parameter_get("n_elements_local", &read_back, sizeof read_back),
+            "parameter_get into a long long");
+  expect(read_back == local, "an int parameter read into a long long");
+  const int64_t too_big = int64_t{1} << 40;
+  expect(
+      damaris_parameter_set("n_elements_local", &too_big, sizeof too_big) == DAMARIS_ARGUMENT_ERROR,
+      "a value that does not fit an int parameter is refused");
   expect_ok(damaris_parameter_set("n_elements_local", &local, sizeof(int)), "parameter_set");
   expect_ok(damaris_parameter_set("n_elements_total", &total, sizeof(int)), "parameter_set");
   const int64_t position = offset;
