@@ -110,7 +110,8 @@ def test_killed_process_ends_the_run_in_bounded_time_leaving_no_segment(tmp_path
     output = result.stdout + result.stderr
     assert named_loss(output) or hydra(), f"{context}: nothing names the loss:\n{output}"
     report = check_partial_report(tmp_path, output, victim_rank(approach, victim),
-                                  VICTIM_ROLE[(approach, victim)], context)
+                                  VICTIM_ROLE[(approach, victim)], context,
+                                  stderr_complete=recovery)
     # With error recovery the survivors live until they give up, and write it; a kill within
     # set-up can come before the run has agreed on its identifier (then stderr only), and
     # MPICH's Hydra or the default clean-up may end them first.
@@ -127,10 +128,13 @@ def victim_rank(approach, victim):
     return 0 if victim == "client" else (1 if approach == "dc" else 3)
 
 
-def check_partial_report(directory, output, victim, role, context):
+def check_partial_report(directory, output, victim, role, context, stderr_complete=True):
     """The survivors' report (docs/report.md, "After a failure"), if one was written: marked
     incomplete, every failure printed on stderr by a survivor, the dead process named with its
-    role, and the lost iterations counted as the message names them. Returns it, or None."""
+    role, and the lost iterations counted as the message names them. Returns it, or None.
+    Under the launcher's default clean-up (stderr_complete False) it ends the survivors at the
+    kill and may drop a line they printed just before (seen once in ~60 runs of dc-client, the
+    report written all the same): there the caller checks that the loss is named at all."""
     path = pathlib.Path(directory) / "fault-report.json"
     assert not list(pathlib.Path(directory).glob("fault-report.json*.part")), context
     if not path.exists():
@@ -138,9 +142,11 @@ def check_partial_report(directory, output, victim, role, context):
     report = json.loads(path.read_text())
     assert report["complete"] is False and report["simulation"] == "fault", (context, report)
     assert report["failures"] and report["failures_not_listed"] == 0, (context, report)
+    if stderr_complete:
+        for failure in report["failures"]:
+            assert failure["cause"] in output, (context, failure)
     for failure in report["failures"]:
         assert failure["seen_by"]["world_rank"] != victim, (context, failure)
-        assert failure["cause"] in output, (context, failure)
         lost = failure["lost_process"]
         if lost is not None:
             assert lost["role"] == role, (context, failure)
