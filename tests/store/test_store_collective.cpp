@@ -342,6 +342,64 @@ TEST(StoreCollective, BlocksWithoutPositionOfADamarisFileAreWrittenOneDatasetEac
                 "(said once per variable)\n");
 }
 
+TEST(StoreCollective, SelectFilePlacesEachElementAtItsIndexWithGhostsAndTwoDomains) {
+  // Two blocks per writer, each 3 interior cells between one ghost on each side; the index
+  // variable (long, with the same ghosts) deals the global cells round-robin over the blocks, so
+  // no block holds two neighbours. Written at iteration 0, it still places iteration 1.
+  const std::string dir = fresh_dir("coll_select_file");
+  auto store = make_store_collectively(hdf5_store(dir, "Collective"), world_env(2));
+  const int r = world_rank();
+  const auto blocks = std::uint64_t(2 * world_size());
+  Variable index = variable("GLOBAL_CELL_INDEX");
+  Variable field = variable("PRESSURE");
+  field.select_file = "GLOBAL_CELL_INDEX";
+  std::vector<BlockData> indices, fields;
+  std::vector<std::vector<std::int64_t>> index_data(2);
+  std::vector<std::vector<double>> field_data(2);
+  for (int b = 0; b < 2; ++b) {
+    const std::uint64_t mine = std::uint64_t(2 * r + b);
+    index_data[b] = {-1, -1, -1, -1, -1};
+    field_data[b] = {-7, -7, -7, -7, -7};
+    for (std::uint64_t k = 0; k < 3; ++k) {
+      const std::uint64_t cell = k * blocks + mine;
+      index_data[b][k + 1] = std::int64_t(cell);
+      field_data[b][k + 1] = double(cell) + 0.25;
+    }
+    const Shape shape{{5}, {1}, {1}, {std::int64_t(3 * mine)}, {3 * blocks}};
+    indices.push_back(block_of(index, index_data[b], shape, r, b));
+    fields.push_back(block_of(field, field_data[b], shape, r, b, 1));
+  }
+  store->take_indices(indices);
+  store->write_iteration(1, fields);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (r != 0) return;
+  std::vector<double> expected;
+  for (std::uint64_t cell = 0; cell < 3 * blocks; ++cell) expected.push_back(double(cell) + 0.25);
+  EXPECT_EQ(read_dataset(file_of(dir, 1), "PRESSURE").bytes, as_bytes(expected));
+}
+
+TEST(StoreCollective, SelectFileWithAnIndexOutsideTheDatasetRefusesTheVariable) {
+  const std::string dir = fresh_dir("coll_select_outside");
+  auto store = make_store_collectively(hdf5_store(dir, "Collective"), world_env());
+  const int r = world_rank();
+  Variable index = variable("I");
+  Variable field = variable("P");
+  field.select_file = "I";
+  const std::int64_t n = world_size();
+  const std::vector<std::int32_t> cell = {r == 0 ? std::int32_t(n) : std::int32_t(r)};
+  const std::vector<double> value = {1.0};
+  const Shape shape{{1}, {}, {}, {r}, {std::uint64_t(n)}};
+  store->take_indices({block_of(index, cell, shape, r)});
+  Error e = error_of([&] { store->write_iteration(0, {block_of(field, value, shape, r)}); });
+  EXPECT_EQ(e.status(), ECLUSE_DATASPACE_ERROR);
+  EXPECT_EQ(std::string(e.what()),
+            "store 'h5': block 0 of variable 'P' from source 0: element 0 has index " +
+                std::to_string(n) + " in 'I', outside the dataset (" + std::to_string(n) +
+                "). Fix: the values of 'I' must lie in 0..global size - 1");
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_TRUE(no_output(dir));
+}
+
 TEST(StoreCollective, ARefusedVariableLeavesTheOthersWritten) {
   if (world_size() == 1) GTEST_SKIP() << "needs two writers";
   const std::string dir = fresh_dir("coll_partial");
