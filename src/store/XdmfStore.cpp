@@ -89,13 +89,15 @@ std::set<std::string> written_apart(const std::vector<Described>& all) {
   std::map<std::string, std::vector<const Described*>> by_variable;
   for (const Described& d : all) by_variable[d.array.variable].push_back(&d);
   std::set<std::string> apart;
-  for (const auto& [name, blocks] : by_variable) {
+  for (const auto& entry : by_variable) {
+    // Named: clang does not let a lambda capture a structured binding.
+    const std::vector<const Described*>& blocks = entry.second;
     const bool unplaced = std::all_of(blocks.begin(), blocks.end(),
                                       [](const Described* d) { return d->array.position.empty(); });
     const bool differ = std::any_of(blocks.begin(), blocks.end(), [&](const Described* d) {
       return d->array.extent != blocks.front()->array.extent;
     });
-    if (blocks.size() > 1 && unplaced && differ) apart.insert(name);
+    if (blocks.size() > 1 && unplaced && differ) apart.insert(entry.first);
   }
   return apart;
 }
