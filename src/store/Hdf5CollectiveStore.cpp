@@ -640,6 +640,7 @@ bool Hdf5CollectiveStore::is_root() const {
 
 void Hdf5CollectiveStore::write_iteration(int iteration, const std::vector<BlockData>& blocks) {
   quiet_hdf5_errors();
+  split_.clear();
   const auto packed =
       gather_strings(env_.comm, pack(summarize(blocks, selections_, options_.store_name)));
   // Overlapping blocks of a Damaris file are written independently (MPI-IO's collective
@@ -651,6 +652,9 @@ void Hdf5CollectiveStore::write_iteration(int iteration, const std::vector<Block
   const std::vector<CollectiveVariable>& plan = agreed.variables;
   if (plan.empty() && !agreed.refused.empty()) throw agreed.refused.front().error;
   if (plan.empty()) return;
+  for (const CollectiveVariable& v : plan) {
+    if (v.per_block) split_.insert(v.name);
+  }
   warn_uncovered(iteration, plan);
   const std::string path = output_file_path(options_, env_.simulation, iteration, 0, 0);
   const std::string directory = std::filesystem::path(path).parent_path().string();

@@ -25,6 +25,7 @@ class Hdf5CollectiveStore final : public StoreBackend {
   void write_iteration(int iteration, const std::vector<BlockData>& blocks) override;
   /** Keeps, per (index variable, source, block), the element indices of select-file=. */
   void take_indices(const std::vector<BlockData>& index_blocks) override;
+  [[nodiscard]] std::set<std::string> variables_split() const override { return split_; }
 
   /** (index variable, client, block) -> the dataset index of each element of a block. */
   using Selections = std::map<std::tuple<std::string, int, int>, std::vector<std::int64_t>>;
@@ -46,6 +47,7 @@ class Hdf5CollectiveStore final : public StoreBackend {
   StoreEnv env_;
   std::set<std::string> warned_;  // variables already warned about cells left unwritten
   Selections selections_;         // kept across iterations: an index is often written once
+  std::set<std::string> split_;   // the last iteration's variables written one dataset per block
 };
 
 }  // namespace ecluse

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,10 @@ class StoreBackend {
    * by index copies what it needs (the data is valid during the call only). Default: ignored;
    * a store that wraps another forwards it. */
   virtual void take_indices(const std::vector<BlockData>& index_blocks) { (void)index_blocks; }
+  /** The variables the last write_iteration wrote one dataset per block, <var>/P<source>
+   * [/B<block>], instead of one dataset (the Collective store, for a Damaris file's blocks
+   * without a position); the XDMF store describes them so. Default: none. */
+  [[nodiscard]] virtual std::set<std::string> variables_split() const { return {}; }
 };
 
 }  // namespace ecluse

@@ -83,25 +83,6 @@ void merge_collective(std::map<std::string, Described>& merged, Described d) {
   }
 }
 
-// The variables of a Damaris file whose blocks the collective store writes one dataset each:
-// several blocks, none with a position, of different extents (so no copies of one array).
-std::set<std::string> written_apart(const std::vector<Described>& all) {
-  std::map<std::string, std::vector<const Described*>> by_variable;
-  for (const Described& d : all) by_variable[d.array.variable].push_back(&d);
-  std::set<std::string> apart;
-  for (const auto& entry : by_variable) {
-    // Named: clang does not let a lambda capture a structured binding.
-    const std::vector<const Described*>& blocks = entry.second;
-    const bool unplaced = std::all_of(blocks.begin(), blocks.end(),
-                                      [](const Described* d) { return d->array.position.empty(); });
-    const bool differ = std::any_of(blocks.begin(), blocks.end(), [&](const Described* d) {
-      return d->array.extent != blocks.front()->array.extent;
-    });
-    if (blocks.size() > 1 && unplaced && differ) apart.insert(entry.first);
-  }
-  return apart;
-}
-
 [[noreturn]] void io_error(const std::string& what, const std::string& path, int error) {
   throw Error(ECLUSE_IO_ERROR, "XDMF: could not " + what + " '" + path +
                                    "': " + std::strerror(error) +
@@ -219,10 +200,9 @@ std::vector<XdmfArray> XdmfStore::arrays_of(const std::vector<std::string>& pack
     while (!in.done()) all.push_back(unpack(in));
   }
   if (file_mode_ == Hdf5FileMode::Collective) {
-    const bool damaris = env_.config != nullptr && env_.config->dialect == Dialect::Damaris;
     std::map<std::string, Described> merged;
-    std::vector<Described> pieces;
-    const std::set<std::string> apart = damaris ? written_apart(all) : std::set<std::string>{};
+    std::vector<Described> pieces;  // written one dataset per block: one grid each
+    const std::set<std::string> apart = hdf5_->variables_split();
     for (Described& d : all) {
       if (apart.count(d.array.variable) != 0) {
         pieces.push_back(std::move(d));

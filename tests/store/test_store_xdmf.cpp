@@ -90,12 +90,20 @@ TEST(StoreXdmf, DamarisBlocksWithoutPositionInACollectiveFileAreDescribedOneEach
   auto store =
       make_store_collectively(hdf5_store(dir, "Collective", {{"XDMFMode", "EveryIteration"}}), env);
   Variable x = variable("x");
+  Variable y = variable("y");  // blocks of one size, not copies (their values differ)
   const int w = world_rank();
   const std::vector<double> mine(std::size_t(w + 1), 0.5);
-  store->write_iteration(0, {block_of(x, mine, {{std::uint64_t(w + 1)}}, w)});
+  const std::vector<double> other(2, double(w));
+  store->write_iteration(
+      0, {block_of(x, mine, {{std::uint64_t(w + 1)}}, w), block_of(y, other, {{2}}, w)});
   MPI_Barrier(MPI_COMM_WORLD);
   const std::string text = read_text(xdmf_iteration_path(dir, "sim", 0));
   for (int k = 0; k < world_size(); ++k) {
+    EXPECT_NE(text.find(R"(Dimensions="1 2" NumberType="Float" Precision="8" Format="HDF">)"
+                        "sim_It0.h5:/y/P" +
+                        std::to_string(k) + "<"),
+              std::string::npos)
+        << text;
     EXPECT_NE(text.find("Dimensions=\"1 " + std::to_string(k + 1) +
                         R"(" NumberType="Float" Precision="8" Format="HDF">sim_It0.h5:/x/P)" +
                         std::to_string(k) + "<"),
@@ -105,6 +113,7 @@ TEST(StoreXdmf, DamarisBlocksWithoutPositionInACollectiveFileAreDescribedOneEach
               as_bytes(std::vector<double>(std::size_t(k + 1), 0.5)));
   }
   EXPECT_EQ(text.find(">sim_It0.h5:/x<"), std::string::npos) << text;
+  EXPECT_EQ(text.find(">sim_It0.h5:/y<"), std::string::npos) << text;
 }
 
 TEST(StoreXdmf, FirstIterationWritesOneDocument) {
