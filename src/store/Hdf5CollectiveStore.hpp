@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "store/Hdf5Support.hpp"
@@ -27,8 +28,17 @@ class Hdf5CollectiveStore final : public StoreBackend {
   void take_indices(const std::vector<BlockData>& index_blocks) override;
   [[nodiscard]] std::set<std::string> variables_split() const override { return split_; }
 
-  /** (index variable, client, block) -> the dataset index of each element of a block. */
-  using Selections = std::map<std::tuple<std::string, int, int>, std::vector<std::int64_t>>;
+  /** A block's select-file= index in increasing order: element order[j] of the block's
+   * interior goes to dataset index sorted[j]. MPI-IO takes points in increasing order: HDF5
+   * writes unsorted points about 400 times slower (26 s against 0.06 s for 10^6 doubles). */
+  struct Selection {
+    std::vector<std::int64_t> sorted;
+    std::vector<std::uint64_t> order;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> runs;  // sorted's (start, count) runs
+    bool repeats = false;  // an index given twice: points, not runs (a union would merge them)
+  };
+  /** (index variable, client, block) -> the selection of that block. */
+  using Selections = std::map<std::tuple<std::string, int, int>, Selection>;
 
  private:
   void write_file(const std::string& path, int iteration,

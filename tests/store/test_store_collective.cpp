@@ -378,6 +378,33 @@ TEST(StoreCollective, SelectFilePlacesEachElementAtItsIndexWithGhostsAndTwoDomai
   EXPECT_EQ(read_dataset(file_of(dir, 1), "PRESSURE").bytes, as_bytes(expected));
 }
 
+TEST(StoreCollective, SelectFileWritesRunsOfAnIndexInTheirOrder) {
+  // Each writer's 8 cells are two runs of 4, given second half first: written as hyperslabs,
+  // the values still land at their indices.
+  const std::string dir = fresh_dir("coll_select_runs");
+  auto store = make_store_collectively(hdf5_store(dir, "Collective"), world_env());
+  const int r = world_rank();
+  const auto n = std::uint64_t(8 * world_size());
+  Variable index = variable("I");
+  Variable field = variable("F");
+  field.select_file = "I";
+  std::vector<std::int32_t> cells;
+  std::vector<double> values;
+  for (int k = 0; k < 8; ++k) {
+    const int cell = 8 * r + (k + 4) % 8;
+    cells.push_back(cell);
+    values.push_back(1000.0 + cell);
+  }
+  const Shape shape{{8}, {}, {}, {8 * std::int64_t(r)}, {n}};
+  store->take_indices({block_of(index, cells, shape, r)});
+  store->write_iteration(0, {block_of(field, values, shape, r)});
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (r != 0) return;
+  std::vector<double> expected;
+  for (std::uint64_t cell = 0; cell < n; ++cell) expected.push_back(1000.0 + double(cell));
+  EXPECT_EQ(read_dataset(file_of(dir, 0), "F").bytes, as_bytes(expected));
+}
+
 TEST(StoreCollective, SelectFileWithAnIndexOutsideTheDatasetRefusesTheVariable) {
   const std::string dir = fresh_dir("coll_select_outside");
   auto store = make_store_collectively(hdf5_store(dir, "Collective"), world_env());
