@@ -4,7 +4,6 @@
 #include <cstdio>
 
 #include "config/ConfigLoader.hpp"
-#include "config/Suggest.hpp"
 #include "core/Collective.hpp"
 #include "runtime/Runtime.hpp"
 
@@ -124,16 +123,7 @@ int Session::parameter_type(std::string_view name) const {
 
 int Session::variable_type(std::string_view variable) const {
   const Config& config = runtime().config();
-  const Variable* v = config.find_variable(variable);
-  const Layout* layout = v != nullptr ? config.find_layout(v->layout) : nullptr;
-  if (layout == nullptr) {
-    throw Error(ECLUSE_UNDEFINED_VARIABLE,
-                "variable '" + std::string(variable) + "' is not declared in " + config.source +
-                    did_you_mean_or_period(variable, names_of(config.variables)) +
-                    " Declare it with <variable name=\"" + std::string(variable) +
-                    "\" layout=\"...\"/>.");
-  }
-  return static_cast<int>(layout->type);
+  return static_cast<int>(config.find_layout(config.declared_variable(variable).layout)->type);
 }
 
 Session::Shape Session::shape_of(std::string_view variable) const {

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-#include "config/Suggest.hpp"
 #include "ecluse/Error.hpp"
 
 namespace ecluse {
@@ -49,12 +48,7 @@ void Client::check_capacity() const {
 }
 
 const Variable& Client::variable(std::string_view name) const {
-  if (const Variable* v = config_.find_variable(name)) return *v;
-  const std::string hint = did_you_mean_or_period(name, names_of(config_.variables));
-  throw Error(ECLUSE_UNDEFINED_VARIABLE, "variable '" + std::string(name) +
-                                             "' is not declared in " + config_.source + hint +
-                                             " Declare it with <variable name=\"" +
-                                             std::string(name) + "\" layout=\"...\"/>.");
+  return config_.declared_variable(name);
 }
 
 void Client::check_block(const Variable& v, int block) const {

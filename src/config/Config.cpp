@@ -3,6 +3,9 @@
 
 #include <algorithm>
 
+#include "config/Suggest.hpp"
+#include "ecluse/Error.hpp"
+
 namespace ecluse {
 namespace {
 
@@ -22,6 +25,14 @@ const Layout* Config::find_layout(std::string_view name) const {
 }
 const Variable* Config::find_variable(std::string_view name) const {
   return find_named(variables, name);
+}
+const Variable& Config::declared_variable(std::string_view name) const {
+  if (const Variable* v = find_variable(name)) return *v;
+  throw Error(ECLUSE_UNDEFINED_VARIABLE, "variable '" + std::string(name) +
+                                             "' is not declared in " + source +
+                                             did_you_mean_or_period(name, names_of(variables)) +
+                                             " Declare it with <variable name=\"" +
+                                             std::string(name) + "\" layout=\"...\"/>.");
 }
 const Store* Config::find_store(std::string_view name) const {
   return find_named(stores, name);

@@ -213,6 +213,8 @@ struct Config {
   [[nodiscard]] const Parameter* find_parameter(std::string_view name) const;
   [[nodiscard]] const Layout* find_layout(std::string_view name) const;
   [[nodiscard]] const Variable* find_variable(std::string_view name) const;
+  /** The declared variable `name`; throws ECLUSE_UNDEFINED_VARIABLE (with "did you mean"). */
+  [[nodiscard]] const Variable& declared_variable(std::string_view name) const;
   [[nodiscard]] const Store* find_store(std::string_view name) const;
   [[nodiscard]] const Event* find_event(std::string_view name) const;
   [[nodiscard]] const Mesh* find_mesh(std::string_view name) const;

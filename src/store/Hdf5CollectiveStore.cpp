@@ -241,7 +241,7 @@ const Hdf5CollectiveStore::Selection* selection_of(
   }
   // Sorted: the smallest and the largest index are the only ones that can lie outside.
   for (const std::size_t j : {std::size_t{0}, sorted.size() - 1}) {
-    if (sorted.empty()) break;
+    if (j >= sorted.size()) break;  // an empty block
     const bool inside = sorted[j] >= 0 && (block.global.empty() ||
                                            static_cast<std::uint64_t>(sorted[j]) < block.global[0]);
     if (inside) continue;
