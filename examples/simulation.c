@@ -40,7 +40,16 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   const char* config = argc > 1 ? argv[1] : "simulation.xml";
   const int iterations = argc > 2 ? atoi(argv[2]) : 5;
-  CHECK(ecluse_initialize(config, MPI_COMM_WORLD));
+  const int init = ecluse_initialize(config, MPI_COMM_WORLD);
+  if (init != ECLUSE_OK) {
+    fprintf(stderr, "ecluse_initialize failed: %s: %s\n", ecluse_status_name(init),
+            ecluse_error_message());
+    /* Every rank gets the same configuration error: end them all cleanly. MPI_Abort would race
+     * the launcher, which may kill the ranks before their output is forwarded (MPICH's Hydra). */
+    if (init != ECLUSE_CONFIG_ERROR) MPI_Abort(MPI_COMM_WORLD, 1);
+    MPI_Finalize();
+    return 1;
+  }
   int is_client = 0;
   CHECK(ecluse_start(&is_client));
   if (is_client) {

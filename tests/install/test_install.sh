@@ -66,6 +66,14 @@ echo "ok: $check preloads from the prefix"
 # 4. The `ecluse` command and the Python package of the prefix.
 "$prefix/bin/ecluse" --help | grep -q "predict" || { echo "FAIL: ecluse --help" >&2; exit 1; }
 echo "ok: $prefix/bin/ecluse runs"
+# ecluse-check finds libecluse in the prefix (no LD_LIBRARY_PATH) and checks a file.
+cat > "$work/check.xml" <<'XML'
+<simulation name="c" xmlns="urn:ecluse:config:1"><architecture><domains count="1"/></architecture><data>
+<layout name="l" type="double" dimensions="8"/><variable name="v" layout="l"/></data></simulation>
+XML
+env -u LD_LIBRARY_PATH "$prefix/bin/ecluse-check" "$work/check.xml" | grep -q "check.xml: valid" ||
+  { echo "FAIL: $prefix/bin/ecluse-check" >&2; "$prefix/bin/ecluse-check" "$work/check.xml" >&2; exit 1; }
+echo "ok: $prefix/bin/ecluse-check runs"
 site=$(find "$prefix" -type d -path '*site-packages/ecluse' | head -1)
 if ls "$site"/_native*.so >/dev/null 2>&1; then
   PYTHONPATH=$(dirname "$site") "$python" -I -c 'import sys; sys.path.insert(0, sys.argv[1]); import ecluse; print("native:", ecluse.Session.__name__)' "$(dirname "$site")"

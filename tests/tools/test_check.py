@@ -1,0 +1,148 @@
+"""ecluse-check (docs/check.md): a configuration checked without MPI, as initialize reads it.
+Run by ctest (tools.check) with ECLUSE_BUILD naming the build directory."""
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BUILD = pathlib.Path(os.environ.get("ECLUSE_BUILD", ROOT / "build"))
+CHECK = BUILD / "tools" / "ecluse-check"
+EXAMPLE = (ROOT / "examples" / "simulation.xml").read_text()
+
+
+def run(*args, cwd=None):
+    # No MPI launcher and no MPI variables: the check needs neither.
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("OMPI_", "PMIX_", "PMI_", "HYDRA_", "ECLUSE_RANKS"))}
+    env["PATH"] = "/usr/bin:/bin"
+    return subprocess.run([str(CHECK), *map(str, args)], capture_output=True, text=True,
+                          timeout=60, cwd=cwd, env=env)
+
+
+def write(tmp_path, text, name="sim.xml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def with_architecture(line):
+    return EXAMPLE.replace('<dedicated cores="0" nodes="0"/>', line)
+
+
+def test_the_example_is_described_variable_by_variable():
+    result = run(ROOT / "examples" / "simulation.xml")
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert "simulation 'heat' (Ecluse file, c)" in out
+    assert "approach: time partitioning: every rank writes its own blocks at end_iteration" in out
+    assert "parameters: NX=64 NY=48 ROWS=64 G=1" in out
+    # (64+2) x (48+2) doubles = 26400 bytes; 4 ints; 48 floats.
+    assert "  temperature: double 66 x 50, 26400 bytes (25.8 KiB) a block; files, shared" in out
+    assert "  diagnostics/stats: int 4, 16 bytes a block; files" in out
+    assert "  y: float 48, 192 bytes a block; files; not time-varying" in out
+    assert "  total: 3 block(s), 26608 bytes (26.0 KiB)" in out
+    assert "  files: HDF5, FileMode=FilePerCore, FilesPath=out/per-process" in out
+    assert out.rstrip().endswith("simulation.xml: valid, 0 warning(s)")
+    assert result.stderr == ""
+
+
+def test_param_resizes_the_layouts_and_an_undeclared_name_is_refused(tmp_path):
+    path = write(tmp_path, EXAMPLE)
+    result = run("--param", "ROWS=10", "--param", "NY=8", path)
+    assert result.returncode == 0, result.stdout
+    assert "  temperature: double 12 x 10, 960 bytes a block; files, shared" in result.stdout
+    result = run("--param", "NZ=3", path)
+    assert result.returncode == 1
+    assert (f"error: --param NZ=3: {path} declares no parameter 'NZ'; give a <parameter> name "
+            "it declares.") in result.stdout
+
+
+def test_dedicated_cores_placement_per_node_size(tmp_path):
+    path = write(tmp_path, with_architecture('<dedicated cores="1" nodes="0"/>'))
+    result = run("--ranks", 10, "--ranks-per-node", 4, path)
+    assert result.returncode == 0, result.stdout
+    out = result.stdout
+    assert ("placement on 10 rank(s), 4 per node (--ranks-per-node): 3 node(s)") in out
+    # 64 MiB shared by 3 clients; the last node has 2 ranks: 1 client.
+    assert ("  2 node(s) of 4 ranks: dedicated cores at local rank(s) 3, 3 client(s); each client "
+            "may hold about 22369621 bytes (21.3 MiB) of the 67108864 bytes (64.0 MiB) buffer") in out
+    assert "  1 node(s) of 2 ranks: dedicated cores at local rank(s) 1, 1 client(s)" in out
+
+
+def test_a_buffer_too_small_for_one_iteration_is_refused(tmp_path):
+    path = write(tmp_path, with_architecture('<dedicated cores="1" nodes="0"/>').replace(
+        'size="64MiB"', 'size="64KiB"'))
+    result = run("--ranks", 4, path)
+    assert result.returncode == 1, result.stdout
+    assert ("error: one iteration of a client needs 26608 bytes (26.0 KiB) but a client of a node "
+            "of 4 ranks may hold about 21845 bytes (21.3 KiB) of the buffer: raise <buffer size> "
+            "to at least 79824 bytes (78.0 KiB) (more, so that the next iteration can be written "
+            "while one is stored)") in result.stdout
+    assert result.stdout.rstrip().endswith("sim.xml: refused, 0 warning(s)")
+    # Without --ranks there is no placement, so no capacity to check.
+    assert run(path).returncode == 0
+
+
+def test_a_placement_initialize_would_refuse_is_refused_with_its_message(tmp_path):
+    path = write(tmp_path, with_architecture('<dedicated cores="2" nodes="0"/>'))
+    result = run("--ranks", 2, path)
+    assert result.returncode == 1
+    assert "leaves none for the simulation; run at least" in result.stdout
+    assert "placement on 2 rank(s), 2 per node" in result.stdout
+    assert result.stdout.rstrip().endswith("sim.xml: refused, 0 warning(s)")
+
+
+def test_dedicated_nodes_name_the_serving_nodes_and_the_window(tmp_path):
+    path = write(tmp_path, with_architecture(
+        '<dedicated cores="0" nodes="1"/><virtual-nodes ranks-per-node="2"/>'))
+    result = run("--ranks", 8, path)
+    assert result.returncode == 0, result.stdout
+    out = result.stdout
+    assert "placement on 8 rank(s), 2 per node (<virtual-nodes ranks-per-node>): 4 node(s)" in out
+    assert "  dedicated node(s): 3" in out
+    # 6 clients over 2 server ranks: 3 each; 64 MiB / 2 ranks / 3 clients.
+    assert ("  each server rank serves at most 3 client(s); each client may hold 11184810 bytes "
+            "(10.7 MiB) of its server's receive memory") in out
+
+
+def test_a_broken_file_gives_initializes_message_with_its_place(tmp_path):
+    path = write(tmp_path, EXAMPLE.replace('dimensions="NY"', 'dimensions="NY/0"'))
+    result = run(path)
+    assert result.returncode == 1
+    assert (f"error: {path}:17:5: layout 'row': dimension 1 \"NY/0\": division by zero (NY=48); "
+            "change the parameter values or the expression.") in result.stdout
+    assert result.stdout.rstrip().endswith(f"{path}: refused")
+
+
+def test_a_damaris_file_says_initializes_warnings_word_for_word():
+    config = ROOT / "tests" / "configs" / "damaris" / "code_saturne.xml"
+    expected = [line for line in config.with_suffix(".warnings").read_text().splitlines() if line]
+    result = run(config.name, cwd=config.parent)
+    assert result.returncode == 0, result.stdout
+    assert "simulation 'cs_mesh_xyz' (Damaris 1.x file, " in result.stdout
+    warnings = [line for line in result.stdout.splitlines() if line.startswith("warning: ")]
+    assert warnings == ["warning: " + line for line in expected]
+    assert result.stdout.splitlines()[-1] == f"code_saturne.xml: valid, {len(expected)} warning(s)"
+
+
+@pytest.mark.parametrize("args,message", [
+    ([], "no configuration file given"),
+    (["--ranks", "0", "a.xml"], "--ranks '0' is not a positive integer (at most 16777216)"),
+    (["--ranks-per-node", "4", "a.xml"], "--ranks-per-node needs --ranks"),
+    (["--param", "NX", "a.xml"], "--param 'NX' is not NAME=VALUE"),
+    (["--bogus", "a.xml"], "unexpected argument '--bogus'"),
+    (["a.xml", "b.xml"], "unexpected argument 'b.xml'"),
+])
+def test_bad_usage_exits_2(args, message):
+    result = run(*args)
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"ecluse-check: {message}\nusage: ecluse-check")
+
+
+def test_a_missing_file_is_refused(tmp_path):
+    result = run(tmp_path / "none.xml")
+    assert result.returncode == 1
+    assert (f"error: cannot read configuration file '{tmp_path / 'none.xml'}': No such file or "
+            "directory") in result.stdout

@@ -1,0 +1,250 @@
+// ecluse-check's description of a configuration (see ConfigCheck.hpp).
+#include "ConfigCheck.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+#include "config/Diagnostics.hpp"
+#include "config/Parameters.hpp"
+#include "ecluse/Error.hpp"
+#include "topology/DedicatedNodePlan.hpp"
+#include "topology/NodePlan.hpp"
+
+namespace ecluse::check {
+
+namespace {
+
+std::string bytes_text(std::uint64_t bytes) {
+  static const char* const units[] = {"KiB", "MiB", "GiB", "TiB"};
+  std::ostringstream out;
+  out << bytes << " bytes";
+  if (bytes < 1024) return out.str();
+  double value = static_cast<double>(bytes);
+  int unit = -1;
+  while (value >= 1024 && unit < 3) {
+    value /= 1024;
+    ++unit;
+  }
+  out.precision(value < 10 ? 2 : 1);
+  out << std::fixed << " (" << value << ' ' << units[unit] << ')';
+  return out.str();
+}
+
+std::string shape_text(const LayoutShape& shape) {
+  std::string text;
+  for (const std::uint64_t d : shape.dims) text += (text.empty() ? "" : " x ") + std::to_string(d);
+  return text.empty() ? "scalar" : text;
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& separator) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : separator) + item;
+  return text;
+}
+
+std::string approach_text(const Architecture& a) {
+  switch (a.approach()) {
+    case Approach::DC:
+      return "dedicated cores: " + std::to_string(a.dedicated_cores) +
+             " per node run Ecluse servers; clients copy into the node's shared buffer";
+    case Approach::DN:
+      return "dedicated nodes: " + std::to_string(a.dedicated_nodes) +
+             " node(s) run Ecluse servers; clients send over MPI";
+    case Approach::TP:
+      break;
+  }
+  return "time partitioning: every rank writes its own blocks at end_iteration";
+}
+
+std::string stores_of(const Variable& v) {
+  if (v.every_store) return "every store";
+  return v.stores.empty() ? "no store" : join(v.stores, ", ");
+}
+
+// One line per enabled variable, then the total: the bytes one client hands over per iteration.
+std::uint64_t describe_variables(const Config& config, const Parameters& parameters,
+                                 std::ostringstream& out) {
+  const auto domains = static_cast<std::uint64_t>(config.architecture.domains);
+  out << "variables, per client and iteration (" << domains << " block(s) of each, <domains>):\n";
+  std::uint64_t total = 0, blocks = 0;
+  for (const Variable& v : config.variables) {
+    if (!v.enabled) continue;
+    const Layout& layout = *config.find_layout(v.layout);
+    const LayoutShape shape = evaluate_layout(layout, parameters);
+    const std::uint64_t bytes = shape.elements * data_type_size(layout.type);
+    out << "  " << v.name << ": " << data_type_name(layout.type) << ' ' << shape_text(shape) << ", "
+        << bytes_text(bytes) << " a block; " << stores_of(v)
+        << (v.time_varying ? "" : "; not time-varying") << '\n';
+    total += bytes * domains;
+    blocks += domains;
+  }
+  out << "  total: " << blocks << " block(s), " << bytes_text(total) << '\n';
+  return total;
+}
+
+void describe_stores(const Config& config, std::ostringstream& out) {
+  if (config.stores.empty()) {
+    out << "stores: none (nothing is written to files)\n";
+    return;
+  }
+  out << "stores:\n";
+  for (const Store& s : config.stores) {
+    std::vector<std::string> options;
+    for (const auto& [key, value] : s.options) options.push_back(key + "=" + value);
+    out << "  " << s.name << ": " << s.type << (s.enabled ? "" : " (disabled: writes nothing)");
+    if (s.frequency > 1) out << ", every " << s.frequency << " iterations";
+    if (!options.empty()) out << ", " << join(options, ", ");
+    out << '\n';
+  }
+}
+
+int nodes_ranks_per_node(const Config& config, const CheckOptions& options, std::string& from) {
+  if (options.ranks_per_node > 0) {
+    from = "--ranks-per-node";
+    return options.ranks_per_node;
+  }
+  if (config.architecture.ranks_per_node > 0) {
+    from = "<virtual-nodes ranks-per-node>";
+    return config.architecture.ranks_per_node;
+  }
+  from = "one node: give --ranks-per-node for a cluster's nodes";
+  return options.ranks;
+}
+
+std::string ranks_text(const std::vector<int>& ranks) {
+  std::vector<std::string> items;
+  for (const int r : ranks) items.push_back(std::to_string(r));
+  return join(items, ",");
+}
+
+// Dedicated cores: each node size once (the last node may be smaller), with its servers, its
+// clients and whether one iteration of its clients fits the node's buffer.
+void place_dedicated_cores(const Config& config, const std::vector<int>& sizes,
+                           std::uint64_t per_client, std::ostringstream& out,
+                           std::vector<std::string>& problems) {
+  const Architecture& a = config.architecture;
+  std::map<int, std::vector<int>> nodes_of_size;
+  for (std::size_t n = 0; n < sizes.size(); ++n) {
+    nodes_of_size[sizes[n]].push_back(static_cast<int>(n));
+  }
+  for (const auto& [size, nodes] : nodes_of_size) {
+    const NodePlan plan = plan_dedicated_cores(nodes.front(), size, a.dedicated_cores, a.placement,
+                                               a.core_placement, a.roles);
+    const std::vector<int> servers =
+        dedicated_core_ranks(nodes.front(), size, a.dedicated_cores, a.placement, a.core_placement);
+    const std::uint64_t share = a.buffer_size / static_cast<std::uint64_t>(plan.clients);
+    out << "  " << nodes.size() << " node(s) of " << size
+        << " ranks: dedicated cores at local rank(s) " << ranks_text(servers) << ", "
+        << plan.clients << " client(s); each client may hold about " << bytes_text(share)
+        << " of the " << bytes_text(a.buffer_size) << " buffer\n";
+    if (per_client > share) {
+      problems.push_back("one iteration of a client needs " + bytes_text(per_client) +
+                         " but a client of a node of " + std::to_string(size) +
+                         " ranks may hold about " + bytes_text(share) +
+                         " of the buffer: raise <buffer size> to at least " +
+                         bytes_text(per_client * static_cast<std::uint64_t>(plan.clients)) +
+                         " (more, so that the next iteration can be written while one is stored)");
+    }
+  }
+}
+
+// Dedicated nodes: which nodes serve, how many clients per server rank, and whether one
+// iteration of a client fits its window of the server's receive memory.
+void place_dedicated_nodes(const Config& config, const std::vector<int>& node_of,
+                           std::uint64_t per_client, std::ostringstream& out,
+                           std::vector<std::string>& problems) {
+  const Architecture& a = config.architecture;
+  const DedicatedNodePlan plan = plan_dedicated_nodes(node_of, a.dedicated_nodes, a.placement);
+  std::vector<std::string> dedicated;
+  for (std::size_t n = 0; n < plan.dedicated.size(); ++n) {
+    if (plan.dedicated[n]) dedicated.push_back(std::to_string(n));
+  }
+  out << "  dedicated node(s): " << join(dedicated, ",") << '\n';
+  std::uint64_t smallest = UINT64_MAX;
+  int most = 0;
+  for (std::size_t r = 0; r < node_of.size(); ++r) {
+    const int clients = plan.client_count[r];
+    if (clients == 0) continue;
+    const auto node_size =
+        static_cast<std::uint64_t>(plan.node_size[static_cast<std::size_t>(plan.node_of[r])]);
+    smallest = std::min(smallest, a.buffer_size / node_size / static_cast<std::uint64_t>(clients));
+    most = std::max(most, clients);
+  }
+  out << "  each server rank serves at most " << most << " client(s); each client may hold "
+      << bytes_text(smallest) << " of its server's receive memory (<buffer size> per node)\n";
+  if (per_client > smallest) {
+    problems.push_back("one iteration of a client needs " + bytes_text(per_client) +
+                       " but a client may hold " + bytes_text(smallest) +
+                       " of its server's memory: raise <buffer size>, or add dedicated nodes");
+  }
+}
+
+void describe_placement(const Config& config, const CheckOptions& options, std::uint64_t per_client,
+                        std::ostringstream& out, std::vector<std::string>& problems) {
+  std::string from;
+  const int per_node = nodes_ranks_per_node(config, options, from);
+  std::vector<int> node_of(static_cast<std::size_t>(options.ranks));
+  for (int r = 0; r < options.ranks; ++r) node_of[static_cast<std::size_t>(r)] = r / per_node;
+  std::vector<int> sizes(static_cast<std::size_t>(node_of.back() + 1), 0);
+  for (const int n : node_of) ++sizes[static_cast<std::size_t>(n)];
+  out << "placement on " << options.ranks << " rank(s), " << per_node << " per node (" << from
+      << "): " << sizes.size() << " node(s)\n";
+  switch (config.architecture.approach()) {
+    case Approach::DC:
+      return place_dedicated_cores(config, sizes, per_client, out, problems);
+    case Approach::DN:
+      return place_dedicated_nodes(config, node_of, per_client, out, problems);
+    case Approach::TP:
+      out << "  every rank is a client and writes\n";
+  }
+}
+
+}  // namespace
+
+Config with_parameters(Config config, const CheckOptions& options) {
+  for (const auto& [name, value] : options.parameters) {
+    auto it = std::find_if(config.parameters.begin(), config.parameters.end(),
+                           [&](const Parameter& p) { return p.name == name; });
+    if (it == config.parameters.end()) {
+      throw Error(ECLUSE_CONFIG_ERROR, "--param " + name + "=" + value + ": " + config.source +
+                                           " declares no parameter '" + name +
+                                           "'; give a <parameter> name it declares.");
+    }
+    it->value = value;
+  }
+  return config;
+}
+
+std::string describe(const Config& config, const CheckOptions& options,
+                     std::vector<std::string>& problems) {
+  Diagnostics diagnostics;
+  const Parameters parameters(config, diagnostics);
+  diagnostics.raise_if_any();
+  std::ostringstream out;
+  out << "simulation '" << config.simulation << "' ("
+      << (config.dialect == Dialect::Damaris ? "Damaris 1.x file" : "Ecluse file") << ", "
+      << name_of(config.language) << ")\n";
+  out << "approach: " << approach_text(config.architecture) << '\n';
+  if (!config.parameters.empty()) {
+    std::vector<std::string> values;
+    for (const Parameter& p : config.parameters) values.push_back(p.name + "=" + p.value);
+    out << "parameters: " << join(values, " ") << '\n';
+  }
+  const std::uint64_t per_client = describe_variables(config, parameters, out);
+  describe_stores(config, out);
+  if (options.ranks > 0) {
+    try {
+      describe_placement(config, options, per_client, out, problems);
+    } catch (const Error& e) {  // a placement initialize would refuse: its message
+      problems.emplace_back(e.what());
+    }
+  }
+  std::string text = out.str();
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+
+}  // namespace ecluse::check

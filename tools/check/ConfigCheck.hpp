@@ -1,0 +1,32 @@
+// ecluse-check: what a configuration file asks for, checked without MPI and without running
+// the simulation (docs/check.md): its errors and warnings, the bytes each client hands over per
+// iteration, the stores, and, for a given rank count, the placement of the servers and whether
+// one iteration fits the buffer.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "config/Config.hpp"
+
+namespace ecluse::check {
+
+struct CheckOptions {
+  int ranks = 0;           // 0: no placement
+  int ranks_per_node = 0;  // 0: ECLUSE_RANKS_PER_NODE, else <virtual-nodes>, else one node
+  std::vector<std::pair<std::string, std::string>> parameters;  // --param NAME=VALUE
+};
+
+/** The file's text with --param values put in place of the declared ones; throws
+ * Error(ECLUSE_CONFIG_ERROR) naming a parameter that is not declared. */
+Config with_parameters(Config config, const CheckOptions& options);
+
+/** What the configuration does, as lines for a terminal (no trailing newline); throws
+ * Error(ECLUSE_INVALID_DIMENSIONS) when a layout cannot be evaluated. `problems` gets one line
+ * per problem the run would refuse: a placement that cannot be made on the given ranks
+ * (initialize's message), an iteration larger than what a client may hold. */
+std::string describe(const Config& config, const CheckOptions& options,
+                     std::vector<std::string>& problems);
+
+}  // namespace ecluse::check
