@@ -12,11 +12,12 @@ CHECK = BUILD / "tools" / "ecluse-check"
 EXAMPLE = (ROOT / "examples" / "simulation.xml").read_text()
 
 
-def run(*args, cwd=None):
+def run(*args, cwd=None, extra_env=None):
     # No MPI launcher and no MPI variables: the check needs neither.
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("OMPI_", "PMIX_", "PMI_", "HYDRA_", "ECLUSE_RANKS"))}
     env["PATH"] = "/usr/bin:/bin"
+    env.update(extra_env or {})
     return subprocess.run([str(CHECK), *map(str, args)], capture_output=True, text=True,
                           timeout=60, cwd=cwd, env=env)
 
@@ -69,6 +70,17 @@ def test_dedicated_cores_placement_per_node_size(tmp_path):
     assert ("  2 node(s) of 4 ranks: dedicated cores at local rank(s) 3, 3 client(s); each client "
             "may hold about 22369621 bytes (21.3 MiB) of the 67108864 bytes (64.0 MiB) buffer") in out
     assert "  1 node(s) of 2 ranks: dedicated cores at local rank(s) 1, 1 client(s)" in out
+
+
+def test_ranks_per_node_from_the_environment_as_the_run_reads_it(tmp_path):
+    path = write(tmp_path, with_architecture('<dedicated cores="1" nodes="0"/>'))
+    result = run("--ranks", 6, path, extra_env={"ECLUSE_RANKS_PER_NODE": "3"})
+    assert result.returncode == 0, result.stdout
+    assert "placement on 6 rank(s), 3 per node (ECLUSE_RANKS_PER_NODE): 2 node(s)" in result.stdout
+    result = run("--ranks", 6, path, extra_env={"ECLUSE_RANKS_PER_NODE": "x"})
+    assert result.returncode == 1
+    assert ("error: ECLUSE_RANKS_PER_NODE='x' is not a positive integer; unset it or fix it."
+            in result.stdout)
 
 
 def test_a_buffer_too_small_for_one_iteration_is_refused(tmp_path):

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <numeric>
 #include <sstream>
@@ -12,6 +13,7 @@
 #include "ecluse/Error.hpp"
 #include "topology/DedicatedNodePlan.hpp"
 #include "topology/NodePlan.hpp"
+#include "topology/Topology.hpp"
 
 namespace ecluse::check {
 
@@ -105,6 +107,11 @@ int nodes_ranks_per_node(const Config& config, const CheckOptions& options, std:
   if (options.ranks_per_node > 0) {
     from = "--ranks-per-node";
     return options.ranks_per_node;
+  }
+  const char* env = std::getenv("ECLUSE_RANKS_PER_NODE");
+  if (env && *env) {
+    from = "ECLUSE_RANKS_PER_NODE";
+    return effective_ranks_per_node(config.architecture);  // refuses a bad value as the run does
   }
   if (config.architecture.ranks_per_node > 0) {
     from = "<virtual-nodes ranks-per-node>";
