@@ -54,6 +54,10 @@ def test_param_resizes_the_layouts_and_an_undeclared_name_is_refused(tmp_path):
     result = run("--param", "ROWS=10", "--param", "NY=8", path)
     assert result.returncode == 0, result.stdout
     assert "  temperature: double 12 x 10, 960 bytes a block; files, shared" in result.stdout
+    result = run("--param", "NX=abc", path)
+    assert result.returncode == 1
+    assert (f"error: a --param value: {path}:11:5: parameter 'NX' has value 'abc' which is not a "
+            "valid int; give a whole number from -2147483648 to 2147483647.") in result.stdout
     result = run("--param", "NZ=3", path)
     assert result.returncode == 1
     assert (f"error: --param NZ=3: {path} declares no parameter 'NZ'; give a <parameter> name "

@@ -229,7 +229,15 @@ std::string describe(const Config& config, const CheckOptions& options,
                      std::vector<std::string>& problems) {
   Diagnostics diagnostics;
   const Parameters parameters(config, diagnostics);
-  diagnostics.raise_if_any();
+  if (options.parameters.empty()) {
+    diagnostics.raise_if_any();
+  } else {
+    try {
+      diagnostics.raise_if_any();
+    } catch (const Error& e) {  // the file's values passed parse_config: a --param is wrong
+      throw Error(e.status(), std::string("a --param value: ") + e.what());
+    }
+  }
   std::ostringstream out;
   out << "simulation '" << config.simulation << "' ("
       << (config.dialect == Dialect::Damaris ? "Damaris 1.x file" : "Ecluse file") << ", "
