@@ -159,22 +159,13 @@ void Runtime::build_dedicated_core_client() {
   client_ = std::make_unique<Client>(config_, *parameters_, *transport_, source, *accounting_);
 }
 
-// Each dedicated node's <buffer size> is split equally among its server ranks.
-std::uint64_t Runtime::receive_memory(int server) const {
-  const DedicatedNodePlan& plan = topology_->node_plan();
-  const int node = plan.node_of[static_cast<std::size_t>(server)];
-  return config_.architecture.buffer_size /
-         static_cast<std::uint64_t>(plan.node_size[static_cast<std::size_t>(node)]);
-}
-
 void Runtime::build_dedicated_nodes(MPI_Comm comm) {
   run_collectively(comm, [&] {
     const DedicatedNodePlan& plan = topology_->node_plan();
     const auto me = static_cast<std::size_t>(topology_->world_rank());
     if (topology_->is_client()) {
-      const int server = plan.server_of[me];
-      const auto clients = plan.client_count[static_cast<std::size_t>(server)];
-      const std::uint64_t window = receive_memory(server) / static_cast<std::uint64_t>(clients);
+      const std::uint64_t window =
+          client_window(plan, config_.architecture.buffer_size, plan.server_of[me]);
       int source = 0;
       MPI_Comm_rank(topology_->clients(), &source);
       auto transport =
@@ -189,9 +180,10 @@ void Runtime::build_dedicated_nodes(MPI_Comm comm) {
       }
     } else {
       writer_ = make_writer(topology_->servers());
-      node_server_ = std::make_unique<DedicatedNodeServer>(config_, *topology_,
-                                                           receive_memory(topology_->world_rank()),
-                                                           *writer_, *events_, *log_, *accounting_);
+      const std::uint64_t memory =
+          receive_memory(plan, config_.architecture.buffer_size, topology_->world_rank());
+      node_server_ = std::make_unique<DedicatedNodeServer>(config_, *topology_, memory, *writer_,
+                                                           *events_, *log_, *accounting_);
       if (config_.architecture.buffer_prefault) {
         node_server_->prefault(block_bytes_per_iteration(config_, *parameters_));
       }

@@ -57,7 +57,6 @@ class Runtime {
   void build_dedicated_cores(MPI_Comm comm);
   void build_dedicated_core_client();
   void build_dedicated_nodes(MPI_Comm comm);
-  [[nodiscard]] std::uint64_t receive_memory(int server) const;
   std::unique_ptr<Writer> make_writer(MPI_Comm writers, bool stores = true, bool hooks = true);
   std::unique_ptr<Writer> make_core_writer();
   void write_report();

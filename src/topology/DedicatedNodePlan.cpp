@@ -86,4 +86,14 @@ DedicatedNodePlan plan_dedicated_nodes(const std::vector<int>& node_of, int dedi
   return plan;
 }
 
+std::uint64_t receive_memory(const DedicatedNodePlan& plan, std::uint64_t buffer_size, int server) {
+  const int node = plan.node_of[static_cast<std::size_t>(server)];
+  return buffer_size / static_cast<std::uint64_t>(plan.node_size[static_cast<std::size_t>(node)]);
+}
+
+std::uint64_t client_window(const DedicatedNodePlan& plan, std::uint64_t buffer_size, int server) {
+  return receive_memory(plan, buffer_size, server) /
+         static_cast<std::uint64_t>(plan.client_count[static_cast<std::size_t>(server)]);
+}
+
 }  // namespace ecluse

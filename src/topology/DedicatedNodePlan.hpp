@@ -2,6 +2,7 @@
 // client rank (by node first, then by rank).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "config/ConfigEnums.hpp"
@@ -25,5 +26,12 @@ struct DedicatedNodePlan {
  * when a dedicated node or one of its ranks would have no client. */
 DedicatedNodePlan plan_dedicated_nodes(const std::vector<int>& node_of, int dedicated,
                                        ServerPlacement placement);
+
+/** The receive memory of server rank `server`: its node's `buffer_size` split equally among
+ * the node's ranks. */
+std::uint64_t receive_memory(const DedicatedNodePlan& plan, std::uint64_t buffer_size, int server);
+
+/** What each client of server rank `server` may hold of its receive memory (its window). */
+std::uint64_t client_window(const DedicatedNodePlan& plan, std::uint64_t buffer_size, int server);
 
 }  // namespace ecluse

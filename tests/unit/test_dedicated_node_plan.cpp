@@ -94,6 +94,16 @@ TEST(DedicatedNodePlan, TooFewNodes) {
             "lower, or use fewer dedicated nodes.");
 }
 
+TEST(DedicatedNodePlan, ReceiveMemoryIsTheNodesBufferSplitOverItsRanksThenTheirClients) {
+  // 4 nodes of 2 ranks, the last dedicated: its ranks 6 and 7 serve 3 clients each.
+  const DedicatedNodePlan plan =
+      plan_dedicated_nodes(uniform(4, 2), 1, ecluse::ServerPlacement::Last);
+  ASSERT_EQ(plan.client_count[6], 3);
+  EXPECT_EQ(ecluse::receive_memory(plan, 64ull << 20, 6), 32ull << 20);
+  EXPECT_EQ(ecluse::receive_memory(plan, 64ull << 20, 7), 32ull << 20);
+  EXPECT_EQ(ecluse::client_window(plan, 64ull << 20, 6), 11184810u);  // 32 MiB / 3, rounded down
+}
+
 TEST(DedicatedNodePlan, ServerRankWithoutClient) {
   EXPECT_EQ(message_of({0, 1, 1, 1}, 1),
             "dedicated node 1 has 3 ranks but serves only 1 simulation rank(s); every server "

@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <map>
-#include <numeric>
 #include <sstream>
 
 #include "config/Diagnostics.hpp"
@@ -108,14 +107,12 @@ int nodes_ranks_per_node(const Config& config, const CheckOptions& options, std:
     from = "--ranks-per-node";
     return options.ranks_per_node;
   }
-  const char* env = std::getenv("ECLUSE_RANKS_PER_NODE");
-  if (env && *env) {
-    from = "ECLUSE_RANKS_PER_NODE";
-    return effective_ranks_per_node(config.architecture);  // refuses a bad value as the run does
-  }
-  if (config.architecture.ranks_per_node > 0) {
-    from = "<virtual-nodes ranks-per-node>";
-    return config.architecture.ranks_per_node;
+  // The run's own choice (ECLUSE_RANKS_PER_NODE, then <virtual-nodes>), a bad value refused alike.
+  const int configured = effective_ranks_per_node(config.architecture);
+  if (configured > 0) {
+    const char* env = std::getenv("ECLUSE_RANKS_PER_NODE");
+    from = env && *env ? "ECLUSE_RANKS_PER_NODE" : "<virtual-nodes ranks-per-node>";
+    return configured;
   }
   from = "one node: give --ranks-per-node for a cluster's nodes";
   return options.ranks;
@@ -173,12 +170,9 @@ void place_dedicated_nodes(const Config& config, const std::vector<int>& node_of
   std::uint64_t smallest = UINT64_MAX;
   int most = 0;
   for (std::size_t r = 0; r < node_of.size(); ++r) {
-    const int clients = plan.client_count[r];
-    if (clients == 0) continue;
-    const auto node_size =
-        static_cast<std::uint64_t>(plan.node_size[static_cast<std::size_t>(plan.node_of[r])]);
-    smallest = std::min(smallest, a.buffer_size / node_size / static_cast<std::uint64_t>(clients));
-    most = std::max(most, clients);
+    if (plan.client_count[r] == 0) continue;  // a client
+    smallest = std::min(smallest, client_window(plan, a.buffer_size, static_cast<int>(r)));
+    most = std::max(most, plan.client_count[r]);
   }
   out << "  each server rank serves at most " << most << " client(s); each client may hold "
       << bytes_text(smallest) << " of its server's receive memory (<buffer size> per node)\n";
@@ -229,14 +223,11 @@ std::string describe(const Config& config, const CheckOptions& options,
                      std::vector<std::string>& problems) {
   Diagnostics diagnostics;
   const Parameters parameters(config, diagnostics);
-  if (options.parameters.empty()) {
+  try {
     diagnostics.raise_if_any();
-  } else {
-    try {
-      diagnostics.raise_if_any();
-    } catch (const Error& e) {  // the file's values passed parse_config: a --param is wrong
-      throw Error(e.status(), std::string("a --param value: ") + e.what());
-    }
+  } catch (const Error& e) {  // the file's values passed parse_config: a --param is wrong
+    if (options.parameters.empty()) throw;
+    throw Error(e.status(), std::string("a --param value: ") + e.what());
   }
   std::ostringstream out;
   out << "simulation '" << config.simulation << "' ("

@@ -1,7 +1,6 @@
 // ecluse-check: checks a configuration file without MPI and without the simulation
 // (docs/check.md). Exit status: 0 valid, 1 refused (the messages initialize would give),
 // 2 bad usage.
-#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -18,7 +17,8 @@ constexpr const char* kUsage =
     "Checks an Ecluse or Damaris 1.x configuration as ecluse_initialize would, without MPI:\n"
     "its errors and warnings (file:line:column), the bytes each client hands over per\n"
     "iteration, the stores; with --ranks, where the servers go on N ranks (M per node; default\n"
-    "the file's <virtual-nodes>, else one node) and whether an iteration fits the buffer.\n"
+    "ECLUSE_RANKS_PER_NODE, then the file's <virtual-nodes>, else one node) and whether an\n"
+    "iteration fits the buffer.\n"
     "--param sets a parameter as the simulation would before writing (damaris_parameter_set).\n"
     "Exit status: 0 valid, 1 refused, 2 bad usage.\n";
 
