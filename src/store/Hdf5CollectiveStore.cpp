@@ -2,6 +2,7 @@
 #include "store/Hdf5CollectiveStore.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -39,6 +40,12 @@ struct CollectiveVariable {
   // variable whose blocks cannot share one dataset; see settle).
   std::vector<std::uint64_t> pieces;
   bool per_block = false;  // merged: written as one dataset per block (Damaris, see settle)
+  // select-file=: the index variable placing its blocks ("" when placed by position); whether a
+  // writer's index of it changed since the union was last checked (merged: any writer's), and
+  // the newest index this writer used (not sent: see check_indices).
+  std::string index;
+  bool fresh = false;
+  std::uint64_t serial = 0;
   // The first error of this variable (its other blocks, and the other variables, go on).
   std::int64_t status = ECLUSE_OK;
   std::string error;
@@ -89,6 +96,8 @@ std::string pack(const WriterSummary& summary) {
     out.put(static_cast<std::int64_t>(v.covered));
     out.put(v.chunk);
     out.put(v.pieces);
+    out.put(v.index);
+    out.put(static_cast<std::int64_t>(v.fresh));
     out.put(v.status);
     out.put(v.error);
   }
@@ -111,6 +120,8 @@ WriterSummary unpack(std::string_view bytes) {
     v.covered = static_cast<std::uint64_t>(in.integer());
     v.chunk = in.extent();
     v.pieces = in.extent();
+    v.index = in.text();
+    v.fresh = in.integer() != 0;
     v.status = in.integer();
     v.error = in.text();
     summary.variables.push_back(std::move(v));
@@ -233,10 +244,11 @@ const Hdf5CollectiveStore::Selection* selection_of(
   const Hdf5CollectiveStore::Selection& selection = found->second;
   const std::vector<std::int64_t>& sorted = selection.sorted;
   const std::uint64_t cells = element_count(block.interior());
-  if (sorted.size() != cells) {
+  if (selection.elements != cells) {
     throw Error(ECLUSE_DATASPACE_ERROR,
                 block_prefix(block, store) + " has " + std::to_string(cells) +
-                    " elements but its index '" + index + "' has " + std::to_string(sorted.size()) +
+                    " elements but its index '" + index + "' has " +
+                    std::to_string(selection.elements) +
                     " for that block. Fix: write one index per element (the same layout size)");
   }
   // Sorted: the smallest and the largest index are the only ones that can lie outside.
@@ -265,6 +277,8 @@ void add_block(CollectiveVariable& v, const BlockData& block,
   check_same_dataset(v, mine, store);
   const auto interior = block.interior();
   if (selection != nullptr) {  // placed element by element: reaches past its largest index
+    v.index = block.variable->select_file;
+    v.serial = std::max(v.serial, selection->serial);
     if (!selection->sorted.empty()) {
       v.reach[0] = std::max(v.reach[0], static_cast<std::uint64_t>(selection->sorted.back()) + 1);
     }
@@ -355,6 +369,8 @@ void merge_variable(std::map<std::string, CollectiveVariable>& plan, const Colle
   known.total += v.total;
   known.unpositioned += v.unpositioned;
   known.covered = saturating_add(known.covered, v.covered);
+  if (known.index.empty()) known.index = v.index;
+  known.fresh = known.fresh || v.fresh;
   known.pieces.insert(known.pieces.end(), v.pieces.begin(), v.pieces.end());
 }
 
@@ -612,7 +628,7 @@ void select_sorted(hid_t file_space, const Hdf5CollectiveStore::Selection& selec
                    const std::string& path) {
   const std::size_t n = selection.sorted.size();
   const std::size_t runs = selection.runs.size();
-  if (selection.repeats || runs > kMaxRuns || runs * 4 > n) {
+  if (runs > kMaxRuns || runs * 4 > n) {
     const std::vector<hsize_t> points(selection.sorted.begin(), selection.sorted.end());
     hdf5_check(H5Sselect_elements(file_space, H5S_SELECT_SET, n, points.data()),
                "select the elements of a block by its index", path);
@@ -687,8 +703,12 @@ bool Hdf5CollectiveStore::is_root() const {
 void Hdf5CollectiveStore::write_iteration(int iteration, const std::vector<BlockData>& blocks) {
   quiet_hdf5_errors();
   split_.clear();
-  const auto packed =
-      gather_strings(env_.comm, pack(summarize(blocks, selections_, options_.store_name)));
+  WriterSummary mine = summarize(blocks, selections_, options_.store_name);
+  for (CollectiveVariable& v : mine.variables) {
+    const auto checked = index_checked_.find(v.name);
+    v.fresh = v.serial > (checked == index_checked_.end() ? 0 : checked->second);
+  }
+  const auto packed = gather_strings(env_.comm, pack(mine));
   // Overlapping blocks of a Damaris file are written independently (MPI-IO's collective
   // buffering does not take overlapping requests); compressed datasets need collective writes.
   const bool damaris = env_.config != nullptr && env_.config->dialect == Dialect::Damaris;
@@ -700,6 +720,12 @@ void Hdf5CollectiveStore::write_iteration(int iteration, const std::vector<Block
   if (plan.empty()) return;
   for (const CollectiveVariable& v : plan) {
     if (v.per_block) split_.insert(v.name);
+  }
+  check_indices(iteration, plan, blocks);
+  for (const CollectiveVariable& v : mine.variables) {
+    const bool planned = std::any_of(plan.begin(), plan.end(),
+                                     [&](const CollectiveVariable& p) { return p.name == v.name; });
+    if (v.serial > 0 && planned) index_checked_[v.name] = v.serial;
   }
   warn_uncovered(iteration, plan);
   const std::string path = output_file_path(options_, env_.simulation, iteration, 0, 0);
@@ -865,6 +891,32 @@ std::int64_t integer_at(const BlockData& block, std::uint64_t i) {
   }
 }
 
+/** The selection of a block whose element k goes to `indices[k]`: sorted, one element per index
+ * (of elements naming the same cell, the last is written, as a later write would overwrite it;
+ * MPI-IO refuses a file view that names a cell twice), and the runs of consecutive cells. */
+Hdf5CollectiveStore::Selection select_by_index(const std::vector<std::int64_t>& indices) {
+  Hdf5CollectiveStore::Selection selection;
+  selection.elements = indices.size();
+  std::vector<std::uint64_t> order(indices.size());
+  std::iota(order.begin(), order.end(), std::uint64_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint64_t a, std::uint64_t b) { return indices[a] < indices[b]; });
+  for (std::size_t j = 0; j < order.size(); ++j) {
+    const std::int64_t cell = indices[order[j]];
+    if (j + 1 < order.size() && indices[order[j + 1]] == cell) continue;  // a later one wins
+    selection.sorted.push_back(cell);
+    selection.order.push_back(order[j]);
+    const auto at = static_cast<std::uint64_t>(cell);
+    auto& runs = selection.runs;
+    if (!runs.empty() && runs.back().first + runs.back().second == at) {
+      ++runs.back().second;
+    } else {
+      runs.emplace_back(at, 1);
+    }
+  }
+  return selection;
+}
+
 }  // namespace
 
 // Copied at each iteration they come in (an index written once, time-varying="false", stays);
@@ -876,25 +928,84 @@ void Hdf5CollectiveStore::take_indices(const std::vector<BlockData>& index_block
     const std::uint64_t count = element_count(block.interior());
     std::vector<std::int64_t> indices(count);
     for (std::uint64_t k = 0; k < count; ++k) indices[k] = integer_at(block, first + k);
-    Selection selection;
-    selection.order.resize(count);
-    std::iota(selection.order.begin(), selection.order.end(), std::uint64_t{0});
-    std::stable_sort(selection.order.begin(), selection.order.end(),
-                     [&](std::uint64_t a, std::uint64_t b) { return indices[a] < indices[b]; });
-    selection.sorted.resize(count);
-    for (std::uint64_t j = 0; j < count; ++j) selection.sorted[j] = indices[selection.order[j]];
-    for (std::uint64_t j = 0; j < count; ++j) {
-      const auto at = static_cast<std::uint64_t>(selection.sorted[j]);
-      selection.repeats =
-          selection.repeats || (j > 0 && selection.sorted[j] == selection.sorted[j - 1]);
-      if (!selection.runs.empty() &&
-          selection.runs.back().first + selection.runs.back().second == at) {
-        ++selection.runs.back().second;
-      } else {
-        selection.runs.emplace_back(at, 1);
-      }
+    Selection selection = select_by_index(indices);
+    Selection& kept = selections_[{block.variable->name, block.source, block.block}];
+    if (kept.serial != 0 && kept.elements == selection.elements &&
+        kept.sorted == selection.sorted && kept.order == selection.order) {
+      continue;  // the same index again (written at every iteration): already checked
     }
-    selections_[{block.variable->name, block.source, block.block}] = std::move(selection);
+    selection.serial = ++index_serial_;
+    kept = std::move(selection);
+  }
+}
+
+namespace {
+
+// Above this many cells the union of the indices (a bitmap of one bit per cell, reduced over the
+// writers) is not formed: the counts of warn_uncovered stand alone.
+constexpr std::uint64_t kMaxCheckedIndexCells = std::uint64_t{1} << 28;  // a 32 MiB bitmap
+
+/** The cells a writer's blocks of `v` name through select-file=, one bit each. */
+std::vector<std::uint64_t> index_bitmap(const CollectiveVariable& v,
+                                        const std::vector<BlockData>& blocks,
+                                        const Hdf5CollectiveStore::Selections& selections,
+                                        std::uint64_t cells) {
+  std::vector<std::uint64_t> bits((cells + 63) / 64, 0);
+  for (const BlockData& block : blocks) {
+    if (block.variable == nullptr || block.variable->name != v.name) continue;
+    const auto found = selections.find({v.index, block.source, block.block});
+    if (found == selections.end()) continue;  // refused with its variable in summarize
+    for (const std::int64_t at : found->second.sorted) {
+      const auto cell = static_cast<std::uint64_t>(at);  // inside: checked in selection_of
+      bits[cell / 64] |= std::uint64_t{1} << (cell % 64);
+    }
+  }
+  return bits;
+}
+
+std::string index_problems(std::uint64_t twice, std::uint64_t none) {
+  std::string text;
+  if (twice > 0) {
+    text += std::to_string(twice) +
+            " cells are named more than once (a cell named twice keeps one of its values)";
+  }
+  if (twice > 0 && none > 0) text += "; ";
+  if (none > 0) text += std::to_string(none) + " cells are named by none (read back as 0)";
+  return text;
+}
+
+}  // namespace
+
+// select-file= takes the indices as a permutation, as Damaris does; a cell named by two clients
+// or by none would be silently wrong output. The union of every writer's indices tells both,
+// counted exactly: formed when a variable is first written and again when an index changes.
+void Hdf5CollectiveStore::check_indices(int iteration, const std::vector<CollectiveVariable>& plan,
+                                        const std::vector<BlockData>& blocks) {
+  for (const CollectiveVariable& v : plan) {
+    if (v.index.empty() || !v.fresh || v.per_block || v.extent().size() != 1) continue;
+    const std::uint64_t cells = v.extent()[0];
+    if (cells > kMaxCheckedIndexCells) continue;
+    std::vector<std::uint64_t> bits = index_bitmap(v, blocks, selections_, cells);
+    MPI_Request request = MPI_REQUEST_NULL;
+    MPI_Iallreduce(MPI_IN_PLACE, bits.data(), static_cast<int>(bits.size()), MPI_UINT64_T, MPI_BOR,
+                   env_.comm, &request);
+    complete(request, env_.comm, "MPI_Iallreduce");
+    std::uint64_t named = 0;
+    for (const std::uint64_t word : bits) named += static_cast<std::uint64_t>(std::popcount(word));
+    // Counted exactly here: the estimates from the block sizes are not said as well.
+    warned_.insert(v.name);
+    warned_.insert(v.name + "\n(overlap)");
+    const std::uint64_t twice = v.covered > named ? v.covered - named : 0;
+    const std::uint64_t none = cells - named;
+    if ((twice == 0 && none == 0) || !is_root() || env_.log == nullptr) continue;
+    if (!warned_.insert(v.name + "\n(index)").second) continue;
+    env_.log->warning(variable_error_prefix(options_.store_name, v.name) + ": at iteration " +
+                      std::to_string(iteration) + " its blocks are placed by the indices in '" +
+                      v.index + "' (select-file=), which name " + std::to_string(named) +
+                      " distinct cells of the " + std::to_string(cells) + " of " +
+                      format_extent(v.extent()) + ": " + index_problems(twice, none) +
+                      ". Fix: give every cell of the dataset exactly one index over all the "
+                      "clients (said once per variable)");
   }
 }
 

@@ -35,7 +35,8 @@ class Hdf5CollectiveStore final : public StoreBackend {
     std::vector<std::int64_t> sorted;
     std::vector<std::uint64_t> order;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> runs;  // sorted's (start, count) runs
-    bool repeats = false;  // an index given twice: points, not runs (a union would merge them)
+    std::uint64_t elements = 0;  // the block's elements (more than sorted's if cells repeat)
+    std::uint64_t serial = 0;    // take_indices' count when this index came in (0: none yet)
   };
   /** (index variable, client, block) -> the selection of that block. */
   using Selections = std::map<std::tuple<std::string, int, int>, Selection>;
@@ -51,13 +52,18 @@ class Hdf5CollectiveStore final : public StoreBackend {
   [[nodiscard]] bool placed_by_index(const std::string& variable) const;
   Hdf5Handle create_file(const std::string& path) const;
   void warn_uncovered(int iteration, const std::vector<CollectiveVariable>& plan);
+  void check_indices(int iteration, const std::vector<CollectiveVariable>& plan,
+                     const std::vector<BlockData>& blocks);
   [[nodiscard]] bool is_root() const;
 
   Hdf5Options options_;
   StoreEnv env_;
-  std::set<std::string> warned_;  // variables already warned about cells left unwritten
-  Selections selections_;         // kept across iterations: an index is often written once
-  std::set<std::string> split_;   // the last iteration's variables written one dataset per block
+  std::set<std::string> warned_;    // variables already warned about cells left unwritten
+  Selections selections_;           // kept across iterations: an index is often written once
+  std::uint64_t index_serial_ = 0;  // indices taken with new values so far
+  // Per variable placed by select-file=, the newest index (serial) whose union was checked.
+  std::map<std::string, std::uint64_t> index_checked_;
+  std::set<std::string> split_;  // the last iteration's variables written one dataset per block
 };
 
 }  // namespace ecluse

@@ -4,7 +4,9 @@
 // no particular order and writes GLOBAL_CELL_INDEX once, then PRESSURE every iteration, placed
 // in Collective files by select-file="GLOBAL_CELL_INDEX". tests/python/test_damaris.py reads
 // the files back.
-//   unstructured <template.xml> <cores> <nodes> <FileMode> <output dir> [noindex]
+//   unstructured <template.xml> <cores> <nodes> <FileMode> <output dir> [noindex|sameoffset]
+// noindex: GLOBAL_CELL_INDEX is never written; sameoffset: every rank numbers its cells from
+// offset 0 (a forgotten prefix sum), so the ranks name some cells twice and others never.
 #include <Damaris.h>
 #include <mpi.h>
 
@@ -88,7 +90,8 @@ int stride_for(int total) {
   return stride;
 }
 
-void run_client(bool write_index) {
+void run_client(const std::string& variant) {
+  const bool write_index = variant != "noindex";
   MPI_Comm comm = MPI_COMM_NULL;
   expect_ok(damaris_client_comm_get(&comm), "damaris_client_comm_get");
   int rank = 0, size = 1;
@@ -99,7 +102,8 @@ void run_client(bool write_index) {
   const int total = 3 * size + size * (size - 1) / 2;
   const int stride = stride_for(total);
   std::vector<int> global_index(local);
-  for (int k = 0; k < local; ++k) global_index[k] = ((offset + k) * stride) % total;
+  const int first = variant == "sameoffset" ? 0 : offset;
+  for (int k = 0; k < local; ++k) global_index[k] = ((first + k) * stride) % total;
 
   // As ROSS does: a size_t for an int parameter (Damaris copies what fits; libdamaris converts).
   const std::size_t local_size = static_cast<std::size_t>(local);
@@ -145,7 +149,8 @@ void run_client(bool write_index) {
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   if (argc < 6) {
-    std::fprintf(stderr, "usage: %s template cores nodes FileMode dir [noindex]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s template cores nodes FileMode dir [noindex|sameoffset]\n",
+                 argv[0]);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   const std::string magic = damaris::Environment::GetMagicNumber(MPI_COMM_WORLD);
@@ -156,7 +161,7 @@ int main(int argc, char** argv) {
   int is_client = 0;
   const int start = damaris_start(&is_client);
   expect(start == DAMARIS_OK || start == DAMARIS_NO_SERVER, "damaris_start");
-  if (is_client) run_client(argc < 7 || std::strcmp(argv[6], "noindex") != 0);
+  if (is_client) run_client(argc < 7 ? "" : argv[6]);
   expect_ok(damaris_finalize(), "damaris_finalize");
   MPI_Finalize();
   return failures == 0 ? 0 : 1;

@@ -357,6 +357,33 @@ def test_select_file_is_not_used_by_file_per_core_as_in_damaris(tmp_path):
             np.testing.assert_array_equal(f[f"PRESSURE/P{rank}"][()], 1000.0 + mine + 0.5)
 
 
+@pytest.mark.parametrize("mode", ["sync", "DC", "DN"])
+def test_select_file_indices_naming_cells_twice_are_warned_about_once(tmp_path, mode):
+    # Every rank numbers its cells from 0 (a forgotten prefix sum): 3 + 4 + 5 = 12 indices for
+    # 12 cells, but only 5 distinct ones (the largest rank's). Block sizes alone cannot tell;
+    # the union of the indices does, on every approach's writers.
+    result = run_unstructured(tmp_path, mode, "Collective", "sameoffset")
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    total, _ = unstructured_cells()
+    stride = 7
+    while np.gcd(stride, total) != 1:
+        stride += 2
+    named = np.unique((np.arange(5) * stride) % total)
+    warning = (f"store 'MyStore': variable 'PRESSURE': at iteration 0 its blocks are placed by the "
+               f"indices in 'GLOBAL_CELL_INDEX' (select-file=), which name {named.size} distinct "
+               f"cells of the {total} of ({total}): {total - named.size} cells are named more "
+               f"than once (a cell named twice keeps one of its values); {total - named.size} "
+               f"cells are named by none (read back as 0). Fix: give every cell of the dataset "
+               f"exactly one index over all the clients (said once per variable)")
+    assert output.count(warning) == 1, output
+    for it in range(3):
+        with h5py.File(tmp_path / f"reservoir_It{it}.h5", "r") as f:
+            expected = np.zeros(total)
+            expected[named] = 1000.0 * it + named + 0.5  # whichever rank wins, the same value
+            np.testing.assert_array_equal(f["PRESSURE"][()], expected)
+
+
 def test_select_file_without_its_index_is_an_error_the_program_sees(tmp_path):
     result = run_unstructured(tmp_path, "sync", "Collective", "noindex")
     output = result.stdout + result.stderr

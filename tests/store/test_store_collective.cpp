@@ -2,6 +2,7 @@
 // index, so rank 0 can check the whole assembled dataset bit for bit.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 
 #include "StoreTestHelpers.hpp"
@@ -505,6 +506,87 @@ TEST(StoreCollective, CellsLeftUnwrittenAreWarnedAboutOnce) {
                 std::to_string(3 * world_size()) + " of the " + cells + " cells of (" + cells +
                 "); 1 cells are left unwritten (read back as 0). Fix: make the blocks' "
                 "positions and sizes tile the global dimensions (said once per variable)\n");
+}
+
+/** The warning for select-file= indices that are no permutation of the dataset's cells. */
+std::string index_warning(int iteration, std::uint64_t named, std::uint64_t cells,
+                          const std::string& problems) {
+  return "[ecluse 0] warning: store 'h5': variable 'P': at iteration " + std::to_string(iteration) +
+         " its blocks are placed by the indices in 'I' " + "(select-file=), which name " +
+         std::to_string(named) + " distinct cells of the " + std::to_string(cells) + " of (" +
+         std::to_string(cells) + "): " + problems +
+         ". Fix: give every cell of the dataset exactly one index over all the clients (said "
+         "once per variable)\n";
+}
+
+TEST(StoreCollective, SelectFileIndicesNamingACellTwiceAndOneByNoneAreWarnedAboutOnce) {
+  // Writer r names cells 2r and 2r + 1, except writer 0, which names cell 0 twice: cell 1 is
+  // named by none. Counts alone (2n cells named for 2n) would not show it.
+  const std::string dir = fresh_dir("coll_select_repeats");
+  LoggedEnv logged(dir);
+  auto store = make_store_collectively(hdf5_store(dir + "/out", "Collective"), logged.env);
+  const int r = world_rank();
+  const auto cells = std::uint64_t(2 * world_size());
+  Variable index = variable("I");
+  Variable field = variable("P");
+  field.select_file = "I";
+  const std::vector<std::int64_t> named = {2 * r, r == 0 ? 0 : 2 * r + 1};
+  const std::vector<double> values = {10.0 + 2 * r, 11.0 + 2 * r};
+  const Shape shape{{2}, {}, {}, {2 * r}, {cells}};
+  store->take_indices({block_of(index, named, shape, r)});
+  for (int it = 0; it < 2; ++it) store->write_iteration(it, {block_of(field, values, shape, r)});
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (r != 0) return;
+  EXPECT_EQ(read_text(dir + "/log.0.log"),
+            index_warning(0, cells - 1, cells,
+                          "1 cells are named more than once (a cell named twice keeps one of its "
+                          "values); 1 cells are named by none (read back as 0)"));
+  const auto bytes = read_dataset(dir + "/out/sim_It1.h5", "P").bytes;
+  std::vector<double> back(cells);
+  std::memcpy(back.data(), bytes.data(), bytes.size());
+  EXPECT_TRUE(back[0] == 10.0 || back[0] == 11.0) << back[0];
+  EXPECT_EQ(back[1], 0.0);
+  for (std::uint64_t cell = 2; cell < cells; ++cell) EXPECT_EQ(back[cell], 10.0 + double(cell));
+}
+
+TEST(StoreCollective, SelectFileIndicesAreCheckedAgainWhenTheyChange) {
+  // Iteration 0: writer r names cells n - 1 - r (a permutation: no warning, and no estimate
+  // from the block sizes either). Iteration 1: the same index again, then one that names cell
+  // 0 on every writer, so the n - 1 others by none.
+  const std::string dir = fresh_dir("coll_select_changed");
+  LoggedEnv logged(dir);
+  auto store = make_store_collectively(hdf5_store(dir + "/out", "Collective"), logged.env);
+  const int r = world_rank();
+  const auto n = std::uint64_t(world_size());
+  Variable index = variable("I");
+  Variable field = variable("P");
+  field.select_file = "I";
+  const Shape shape{{1}, {}, {}, {r}, {n}};
+  const std::vector<double> value = {1.5 + r};
+  const std::vector<std::int32_t> permuted = {std::int32_t(n) - 1 - r};
+  for (int it = 0; it < 2; ++it) {
+    store->take_indices({block_of(index, permuted, shape, r)});
+    store->write_iteration(it, {block_of(field, value, shape, r)});
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (r == 0) {
+    EXPECT_EQ(read_text(dir + "/log.0.log"), "");
+  }
+  const std::vector<std::int32_t> first = {0};
+  store->take_indices({block_of(index, first, shape, r)});
+  store->write_iteration(2, {block_of(field, value, shape, r)});
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (r != 0) return;
+  std::vector<double> expected;
+  for (std::uint64_t cell = 0; cell < n; ++cell) expected.push_back(1.5 + double(n - 1 - cell));
+  EXPECT_EQ(read_dataset(dir + "/out/sim_It1.h5", "P").bytes, as_bytes(expected));
+  if (n == 1) return;  // one writer: cell 0 is the whole dataset, named once
+  EXPECT_EQ(read_text(dir + "/log.0.log"),
+            index_warning(2, 1, n,
+                          std::to_string(n - 1) +
+                              " cells are named more than once (a cell named twice keeps one of "
+                              "its values); " +
+                              std::to_string(n - 1) + " cells are named by none (read back as 0)"));
 }
 
 }  // namespace
