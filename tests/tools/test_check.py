@@ -1,5 +1,6 @@
 """ecluse-check (docs/check.md): a configuration checked without MPI, as initialize reads it.
 Run by ctest (tools.check) with ECLUSE_BUILD naming the build directory."""
+import json
 import os
 import pathlib
 import subprocess
@@ -162,3 +163,66 @@ def test_a_missing_file_is_refused(tmp_path):
     assert result.returncode == 1
     assert (f"error: cannot read configuration file '{tmp_path / 'none.xml'}': No such file or "
             "directory") in result.stdout
+
+
+def run_json(*args, **kwargs):
+    result = run("--json", *args, **kwargs)
+    assert result.stderr == ""
+    return result.returncode, json.loads(result.stdout)
+
+
+def test_json_gives_the_same_figures_as_the_text(tmp_path):
+    path = write(tmp_path, with_architecture('<dedicated cores="1" nodes="0"/>'))
+    status, out = run_json("--ranks", 10, "--ranks-per-node", 4, "--param", "ROWS=10", path)
+    assert status == 0
+    assert (out["file"], out["valid"], out["warnings"], out["errors"]) == (str(path), True, [], [])
+    c = out["configuration"]
+    assert (c["simulation"], c["dialect"], c["language"]) == ("heat", "ecluse", "c")
+    assert c["approach"] == {"kind": "dc", "dedicated_cores": 1, "dedicated_nodes": 0,
+                             "buffer_bytes": 67108864}
+    assert c["parameters"] == {"NX": "64", "NY": "48", "ROWS": "10", "G": "1"}
+    assert c["variables"][0] == {"name": "temperature", "type": "double", "shape": [12, 50],
+                                 "bytes_per_block": 4800, "stores": ["files", "shared"],
+                                 "every_store": False, "time_varying": True}
+    assert c["variables"][2]["time_varying"] is False
+    assert c["blocks_per_client_iteration"] == 3
+    assert c["bytes_per_client_iteration"] == 4800 + 16 + 192
+    assert [s["name"] for s in c["stores"]] == ["files", "shared"]
+    assert c["stores"][1]["options"] == {"FileMode": "Collective", "FilesPath": "out/collective"}
+    assert c["placement"] == {
+        "ranks": 10, "ranks_per_node": 4, "ranks_per_node_from": "--ranks-per-node", "nodes": 3,
+        "node_sizes": [
+            {"nodes": 1, "ranks_per_node": 2, "server_local_ranks": [1], "clients_per_node": 1,
+             "approx_bytes_per_client": 67108864},
+            {"nodes": 2, "ranks_per_node": 4, "server_local_ranks": [3], "clients_per_node": 3,
+             "approx_bytes_per_client": 22369621}]}
+
+
+def test_json_of_dedicated_nodes_and_of_a_buffer_too_small(tmp_path):
+    path = write(tmp_path, with_architecture(
+        '<dedicated cores="0" nodes="1"/><virtual-nodes ranks-per-node="2"/>').replace(
+        'size="64MiB"', 'size="32KiB"'))
+    status, out = run_json("--ranks", 8, path)
+    assert status == 1 and out["valid"] is False
+    assert out["configuration"]["placement"] == {
+        "ranks": 8, "ranks_per_node": 2, "ranks_per_node_from": "<virtual-nodes ranks-per-node>",
+        "nodes": 4, "dedicated_nodes": [3], "most_clients_per_server": 3,
+        "bytes_per_client": 5461}
+    assert out["errors"] == [
+        "one iteration of a client needs 26608 bytes (26.0 KiB) but a client may hold 5461 bytes "
+        "(5.33 KiB) of its server's memory: raise <buffer size>, or add dedicated nodes"]
+
+
+def test_json_of_a_refused_file_and_of_a_damaris_file(tmp_path):
+    path = write(tmp_path, EXAMPLE.replace('dimensions="NY"', 'dimensions="NY/0"'))
+    status, out = run_json(path)
+    assert status == 1
+    assert out == {"file": str(path), "valid": False, "warnings": [], "configuration": None,
+                   "errors": [f"{path}:17:5: layout 'row': dimension 1 \"NY/0\": division by "
+                              "zero (NY=48); change the parameter values or the expression."]}
+    config = ROOT / "tests" / "configs" / "damaris" / "code_saturne.xml"
+    expected = [line for line in config.with_suffix(".warnings").read_text().splitlines() if line]
+    status, out = run_json(config.name, cwd=config.parent)
+    assert status == 0
+    assert out["warnings"] == expected
+    assert out["configuration"]["dialect"] == "damaris"

@@ -65,12 +65,41 @@ std::string stores_of(const Variable& v) {
   return v.stores.empty() ? "no store" : join(v.stores, ", ");
 }
 
+Json approach_json(const Architecture& a) {
+  return Json::object()
+      .set("kind", std::string(name_of(a.approach())))
+      .set("dedicated_cores", a.dedicated_cores)
+      .set("dedicated_nodes", a.dedicated_nodes)
+      .set("buffer_bytes", a.buffer_size);
+}
+
+Json strings_json(const std::vector<std::string>& items) {
+  Json list = Json::array();
+  for (const std::string& item : items) list.push_back(item);
+  return list;
+}
+
+Json variable_json(const Variable& v, const Layout& layout, const LayoutShape& shape,
+                   std::uint64_t bytes) {
+  Json dims = Json::array();
+  for (const std::uint64_t d : shape.dims) dims.push_back(d);
+  return Json::object()
+      .set("name", v.name)
+      .set("type", std::string(data_type_name(layout.type)))
+      .set("shape", std::move(dims))
+      .set("bytes_per_block", bytes)
+      .set("stores", strings_json(v.stores))
+      .set("every_store", v.every_store)
+      .set("time_varying", v.time_varying);
+}
+
 // One line per enabled variable, then the total: the bytes one client hands over per iteration.
 std::uint64_t describe_variables(const Config& config, const Parameters& parameters,
-                                 std::ostringstream& out) {
+                                 std::ostringstream& out, Json& json) {
   const auto domains = static_cast<std::uint64_t>(config.architecture.domains);
   out << "variables, per client and iteration (" << domains << " block(s) of each, <domains>):\n";
   std::uint64_t total = 0, blocks = 0;
+  Json variables = Json::array();
   for (const Variable& v : config.variables) {
     if (!v.enabled) continue;
     const Layout& layout = *config.find_layout(v.layout);
@@ -79,14 +108,29 @@ std::uint64_t describe_variables(const Config& config, const Parameters& paramet
     out << "  " << v.name << ": " << data_type_name(layout.type) << ' ' << shape_text(shape) << ", "
         << bytes_text(bytes) << " a block; " << stores_of(v)
         << (v.time_varying ? "" : "; not time-varying") << '\n';
+    variables.push_back(variable_json(v, layout, shape, bytes));
     total += bytes * domains;
     blocks += domains;
   }
   out << "  total: " << blocks << " block(s), " << bytes_text(total) << '\n';
+  json.set("domains", domains).set("variables", std::move(variables));
+  json.set("blocks_per_client_iteration", blocks).set("bytes_per_client_iteration", total);
   return total;
 }
 
-void describe_stores(const Config& config, std::ostringstream& out) {
+void describe_stores(const Config& config, std::ostringstream& out, Json& json) {
+  Json stores = Json::array();
+  for (const Store& s : config.stores) {
+    Json options = Json::object();
+    for (const auto& [key, value] : s.options) options.set(key, value);
+    stores.push_back(Json::object()
+                         .set("name", s.name)
+                         .set("type", s.type)
+                         .set("enabled", s.enabled)
+                         .set("frequency", s.frequency)
+                         .set("options", std::move(options)));
+  }
+  json.set("stores", std::move(stores));
   if (config.stores.empty()) {
     out << "stores: none (nothing is written to files)\n";
     return;
@@ -127,13 +171,14 @@ std::string ranks_text(const std::vector<int>& ranks) {
 // Dedicated cores: each node size once (the last node may be smaller), with its servers, its
 // clients and whether one iteration of its clients fits the node's buffer.
 void place_dedicated_cores(const Config& config, const std::vector<int>& sizes,
-                           std::uint64_t per_client, std::ostringstream& out,
+                           std::uint64_t per_client, std::ostringstream& out, Json& json,
                            std::vector<std::string>& problems) {
   const Architecture& a = config.architecture;
   std::map<int, std::vector<int>> nodes_of_size;
   for (std::size_t n = 0; n < sizes.size(); ++n) {
     nodes_of_size[sizes[n]].push_back(static_cast<int>(n));
   }
+  Json kinds = Json::array();
   for (const auto& [size, nodes] : nodes_of_size) {
     const NodePlan plan = plan_dedicated_cores(nodes.front(), size, a.dedicated_cores, a.placement,
                                                a.core_placement, a.roles);
@@ -144,6 +189,14 @@ void place_dedicated_cores(const Config& config, const std::vector<int>& sizes,
         << " ranks: dedicated cores at local rank(s) " << ranks_text(servers) << ", "
         << plan.clients << " client(s); each client may hold about " << bytes_text(share)
         << " of the " << bytes_text(a.buffer_size) << " buffer\n";
+    Json locals = Json::array();
+    for (const int r : servers) locals.push_back(r);
+    kinds.push_back(Json::object()
+                        .set("nodes", static_cast<std::uint64_t>(nodes.size()))
+                        .set("ranks_per_node", size)
+                        .set("server_local_ranks", std::move(locals))
+                        .set("clients_per_node", plan.clients)
+                        .set("approx_bytes_per_client", share));
     if (per_client > share) {
       problems.push_back("one iteration of a client needs " + bytes_text(per_client) +
                          " but a client of a node of " + std::to_string(size) +
@@ -153,18 +206,22 @@ void place_dedicated_cores(const Config& config, const std::vector<int>& sizes,
                          " (more, so that the next iteration can be written while one is stored)");
     }
   }
+  json.set("node_sizes", std::move(kinds));
 }
 
 // Dedicated nodes: which nodes serve, how many clients per server rank, and whether one
 // iteration of a client fits its window of the server's receive memory.
 void place_dedicated_nodes(const Config& config, const std::vector<int>& node_of,
-                           std::uint64_t per_client, std::ostringstream& out,
+                           std::uint64_t per_client, std::ostringstream& out, Json& json,
                            std::vector<std::string>& problems) {
   const Architecture& a = config.architecture;
   const DedicatedNodePlan plan = plan_dedicated_nodes(node_of, a.dedicated_nodes, a.placement);
   std::vector<std::string> dedicated;
+  Json nodes = Json::array();
   for (std::size_t n = 0; n < plan.dedicated.size(); ++n) {
-    if (plan.dedicated[n]) dedicated.push_back(std::to_string(n));
+    if (!plan.dedicated[n]) continue;
+    dedicated.push_back(std::to_string(n));
+    nodes.push_back(static_cast<std::uint64_t>(n));
   }
   out << "  dedicated node(s): " << join(dedicated, ",") << '\n';
   std::uint64_t smallest = UINT64_MAX;
@@ -176,6 +233,9 @@ void place_dedicated_nodes(const Config& config, const std::vector<int>& node_of
   }
   out << "  each server rank serves at most " << most << " client(s); each client may hold "
       << bytes_text(smallest) << " of its server's receive memory (<buffer size> per node)\n";
+  json.set("dedicated_nodes", std::move(nodes))
+      .set("most_clients_per_server", most)
+      .set("bytes_per_client", smallest);
   if (per_client > smallest) {
     problems.push_back("one iteration of a client needs " + bytes_text(per_client) +
                        " but a client may hold " + bytes_text(smallest) +
@@ -184,7 +244,7 @@ void place_dedicated_nodes(const Config& config, const std::vector<int>& node_of
 }
 
 void describe_placement(const Config& config, const CheckOptions& options, std::uint64_t per_client,
-                        std::ostringstream& out, std::vector<std::string>& problems) {
+                        std::ostringstream& out, Json& json, std::vector<std::string>& problems) {
   std::string from;
   const int per_node = nodes_ranks_per_node(config, options, from);
   std::vector<int> node_of(static_cast<std::size_t>(options.ranks));
@@ -193,11 +253,15 @@ void describe_placement(const Config& config, const CheckOptions& options, std::
   for (const int n : node_of) ++sizes[static_cast<std::size_t>(n)];
   out << "placement on " << options.ranks << " rank(s), " << per_node << " per node (" << from
       << "): " << sizes.size() << " node(s)\n";
+  json.set("ranks", options.ranks)
+      .set("ranks_per_node", per_node)
+      .set("ranks_per_node_from", from)
+      .set("nodes", static_cast<std::uint64_t>(sizes.size()));
   switch (config.architecture.approach()) {
     case Approach::DC:
-      return place_dedicated_cores(config, sizes, per_client, out, problems);
+      return place_dedicated_cores(config, sizes, per_client, out, json, problems);
     case Approach::DN:
-      return place_dedicated_nodes(config, node_of, per_client, out, problems);
+      return place_dedicated_nodes(config, node_of, per_client, out, json, problems);
     case Approach::TP:
       out << "  every rank is a client and writes\n";
   }
@@ -219,8 +283,7 @@ Config with_parameters(Config config, const CheckOptions& options) {
   return config;
 }
 
-std::string describe(const Config& config, const CheckOptions& options,
-                     std::vector<std::string>& problems) {
+Description describe(const Config& config, const CheckOptions& options) {
   Diagnostics diagnostics;
   const Parameters parameters(config, diagnostics);
   try {
@@ -229,28 +292,40 @@ std::string describe(const Config& config, const CheckOptions& options,
     if (options.parameters.empty()) throw;
     throw Error(e.status(), std::string("a --param value: ") + e.what());
   }
+  Description d;
   std::ostringstream out;
-  out << "simulation '" << config.simulation << "' ("
-      << (config.dialect == Dialect::Damaris ? "Damaris 1.x file" : "Ecluse file") << ", "
-      << name_of(config.language) << ")\n";
+  const char* dialect = config.dialect == Dialect::Damaris ? "Damaris 1.x file" : "Ecluse file";
+  out << "simulation '" << config.simulation << "' (" << dialect << ", " << name_of(config.language)
+      << ")\n";
   out << "approach: " << approach_text(config.architecture) << '\n';
+  d.json.set("simulation", config.simulation)
+      .set("dialect", config.dialect == Dialect::Damaris ? "damaris" : "ecluse")
+      .set("language", std::string(name_of(config.language)))
+      .set("approach", approach_json(config.architecture));
+  Json values = Json::object();
   if (!config.parameters.empty()) {
-    std::vector<std::string> values;
-    for (const Parameter& p : config.parameters) values.push_back(p.name + "=" + p.value);
-    out << "parameters: " << join(values, " ") << '\n';
-  }
-  const std::uint64_t per_client = describe_variables(config, parameters, out);
-  describe_stores(config, out);
-  if (options.ranks > 0) {
-    try {
-      describe_placement(config, options, per_client, out, problems);
-    } catch (const Error& e) {  // a placement initialize would refuse: its message
-      problems.emplace_back(e.what());
+    std::vector<std::string> assigned;
+    for (const Parameter& p : config.parameters) {
+      assigned.push_back(p.name + "=" + p.value);
+      values.set(p.name, p.value);
     }
+    out << "parameters: " << join(assigned, " ") << '\n';
   }
-  std::string text = out.str();
-  if (!text.empty() && text.back() == '\n') text.pop_back();
-  return text;
+  d.json.set("parameters", std::move(values));
+  const std::uint64_t per_client = describe_variables(config, parameters, out, d.json);
+  describe_stores(config, out, d.json);
+  if (options.ranks > 0) {
+    Json placement = Json::object();
+    try {
+      describe_placement(config, options, per_client, out, placement, d.problems);
+    } catch (const Error& e) {  // a placement initialize would refuse: its message
+      d.problems.emplace_back(e.what());
+    }
+    d.json.set("placement", std::move(placement));
+  }
+  d.text = out.str();
+  if (!d.text.empty() && d.text.back() == '\n') d.text.pop_back();
+  return d;
 }
 
 }  // namespace ecluse::check

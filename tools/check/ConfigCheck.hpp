@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "config/Config.hpp"
+#include "report/Json.hpp"
 
 namespace ecluse::check {
 
@@ -22,11 +23,17 @@ struct CheckOptions {
  * Error(ECLUSE_CONFIG_ERROR) naming a parameter that is not declared. */
 Config with_parameters(Config config, const CheckOptions& options);
 
-/** What the configuration does, as lines for a terminal (no trailing newline); throws
- * Error(ECLUSE_INVALID_DIMENSIONS) when a layout cannot be evaluated. `problems` gets one line
+/** What the configuration does: `text`, lines for a terminal (no trailing newline), and the
+ * same figures as `json` (an object; docs/check.md lists its members). `problems` has one line
  * per problem the run would refuse: a placement that cannot be made on the given ranks
  * (initialize's message), an iteration larger than what a client may hold. */
-std::string describe(const Config& config, const CheckOptions& options,
-                     std::vector<std::string>& problems);
+struct Description {
+  std::string text;
+  Json json = Json::object();
+  std::vector<std::string> problems;
+};
+
+/** Throws Error(ECLUSE_INVALID_DIMENSIONS) when a layout cannot be evaluated. */
+Description describe(const Config& config, const CheckOptions& options);
 
 }  // namespace ecluse::check

@@ -9,21 +9,30 @@
 #include "ConfigCheck.hpp"
 #include "config/ConfigLoader.hpp"
 #include "ecluse/Error.hpp"
+#include "report/Json.hpp"
 
 namespace {
 
 constexpr const char* kUsage =
-    "usage: ecluse-check [--ranks N] [--ranks-per-node M] [--param NAME=VALUE]... FILE.xml\n"
+    "usage: ecluse-check [--ranks N] [--ranks-per-node M] [--param NAME=VALUE]... [--json] "
+    "FILE.xml\n"
     "Checks an Ecluse or Damaris 1.x configuration as ecluse_initialize would, without MPI:\n"
     "its errors and warnings (file:line:column), the bytes each client hands over per\n"
     "iteration, the stores; with --ranks, where the servers go on N ranks (M per node; default\n"
     "ECLUSE_RANKS_PER_NODE, then the file's <virtual-nodes>, else one node) and whether an\n"
     "iteration fits the buffer.\n"
     "--param sets a parameter as the simulation would before writing (damaris_parameter_set).\n"
+    "--json prints one JSON object (the same figures, for scripts) instead of the text.\n"
     "Exit status: 0 valid, 1 refused, 2 bad usage.\n";
 
 struct Usage {
   std::string message;
+};
+
+struct Arguments {
+  std::string file;
+  bool json = false;
+  ecluse::check::CheckOptions options;
 };
 
 int positive(const std::string& option, const char* text) {
@@ -48,8 +57,9 @@ std::pair<std::string, std::string> assignment(const std::string& text) {
   return {text.substr(0, equals), text.substr(equals + 1)};
 }
 
-std::string parse_arguments(int argc, char** argv, ecluse::check::CheckOptions& options) {
-  std::string file;
+Arguments parse_arguments(int argc, char** argv) {
+  Arguments parsed;
+  ecluse::check::CheckOptions& options = parsed.options;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--ranks") {
@@ -58,50 +68,73 @@ std::string parse_arguments(int argc, char** argv, ecluse::check::CheckOptions& 
       options.ranks_per_node = positive(arg, value_of(argc, argv, i));
     } else if (arg == "--param") {
       options.parameters.push_back(assignment(value_of(argc, argv, i)));
+    } else if (arg == "--json") {
+      parsed.json = true;
     } else if (arg == "-h" || arg == "--help") {
       std::cout << kUsage;
       std::exit(0);
-    } else if (arg.starts_with("-") || !file.empty()) {
+    } else if (arg.starts_with("-") || !parsed.file.empty()) {
       throw Usage{"unexpected argument '" + arg + "'"};
     } else {
-      file = arg;
+      parsed.file = arg;
     }
   }
-  if (file.empty()) throw Usage{"no configuration file given"};
+  if (parsed.file.empty()) throw Usage{"no configuration file given"};
   if (options.ranks_per_node > 0 && options.ranks == 0) {
     throw Usage{"--ranks-per-node needs --ranks"};
   }
-  return file;
+  return parsed;
 }
 
-int check(const std::string& file, const ecluse::check::CheckOptions& options) {
+/** The --json output: the file, valid or refused, the warnings and errors, then what the
+ * configuration does (absent when the file is refused before it could be described). */
+ecluse::Json verdict(const std::string& file, const std::vector<std::string>& warnings,
+                     const std::vector<std::string>& errors, ecluse::Json description) {
+  ecluse::Json out = ecluse::Json::object();
+  out.set("file", file).set("valid", errors.empty());
+  ecluse::Json w = ecluse::Json::array(), e = ecluse::Json::array();
+  for (const std::string& text : warnings) w.push_back(text);
+  for (const std::string& text : errors) e.push_back(text);
+  out.set("warnings", std::move(w)).set("errors", std::move(e));
+  out.set("configuration", std::move(description));
+  return out;
+}
+
+int check(const Arguments& arguments) {
+  const std::string& file = arguments.file;
   const ecluse::Config config = ecluse::check::with_parameters(
-      ecluse::parse_config(file, ecluse::read_config_file(file)), options);
+      ecluse::parse_config(file, ecluse::read_config_file(file)), arguments.options);
+  ecluse::check::Description d = ecluse::check::describe(config, arguments.options);
+  if (arguments.json) {
+    std::cout << verdict(file, config.warnings, d.problems, std::move(d.json)).dump() << '\n';
+    return d.problems.empty() ? 0 : 1;
+  }
   for (const std::string& w : config.warnings) std::cout << "warning: " << w << '\n';
-  std::vector<std::string> problems;
-  const std::string text = ecluse::check::describe(config, options, problems);
-  std::cout << text << '\n';
-  for (const std::string& p : problems) std::cout << "error: " << p << '\n';
-  std::cout << file << ": " << (problems.empty() ? "valid" : "refused") << ", "
+  std::cout << d.text << '\n';
+  for (const std::string& p : d.problems) std::cout << "error: " << p << '\n';
+  std::cout << file << ": " << (d.problems.empty() ? "valid" : "refused") << ", "
             << config.warnings.size() << " warning(s)\n";
-  return problems.empty() ? 0 : 1;
+  return d.problems.empty() ? 0 : 1;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  ecluse::check::CheckOptions options;
-  std::string file;
+  Arguments arguments;
   try {
-    file = parse_arguments(argc, argv, options);
+    arguments = parse_arguments(argc, argv);
   } catch (const Usage& u) {
     std::cerr << "ecluse-check: " << u.message << "\n" << kUsage;
     return 2;
   }
   try {
-    return check(file, options);
+    return check(arguments);
   } catch (const ecluse::Error& e) {
-    std::cout << "error: " << e.what() << '\n' << file << ": refused\n";
+    if (arguments.json) {
+      std::cout << verdict(arguments.file, {}, {e.what()}, ecluse::Json()).dump() << '\n';
+    } else {
+      std::cout << "error: " << e.what() << '\n' << arguments.file << ": refused\n";
+    }
     return 1;
   }
 }
