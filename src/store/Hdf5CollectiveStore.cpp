@@ -795,7 +795,7 @@ void Hdf5CollectiveStore::write_variable(hid_t file, const CollectiveVariable& v
                                          const std::string& path) const {
   DatasetEncoding encoding = encoding_of(variable, options_.compression);
   // Element by element (select-file=): written as it is; compressed chunks need hyperslabs.
-  if (placed_by_index(variable.name)) encoding.applied = Hdf5Compression::None;
+  if (!variable.index.empty()) encoding.applied = Hdf5Compression::None;
   const Hdf5Compression configured = encoding.applied;
   if (configured == Hdf5Compression::Scaled16 || configured == Hdf5Compression::Zfp) {
     const FiniteRange values = collective_range(mine, env_.comm);
@@ -857,11 +857,6 @@ void Hdf5CollectiveStore::write_pieces(hid_t file, const CollectiveVariable& var
       write_collective_block(dataset.get(), piece, encoding, block, path);
     });
   }
-}
-
-bool Hdf5CollectiveStore::placed_by_index(const std::string& variable) const {
-  const Variable* v = env_.config != nullptr ? env_.config->find_variable(variable) : nullptr;
-  return v != nullptr && !v->select_file.empty();
 }
 
 namespace {
@@ -945,6 +940,13 @@ namespace {
 // writers) is not formed: the counts of warn_uncovered stand alone.
 constexpr std::uint64_t kMaxCheckedIndexCells = std::uint64_t{1} << 28;  // a 32 MiB bitmap
 
+/** A variable placed by select-file= whose cells check_indices counts exactly (the union of
+ * its indices), so warn_uncovered's estimates from the block sizes are not said for it. */
+bool counted_exactly(const CollectiveVariable& v) {
+  return !v.index.empty() && !v.per_block && v.extent().size() == 1 &&
+         v.extent()[0] <= kMaxCheckedIndexCells;
+}
+
 /** The cells a writer's blocks of `v` name through select-file=, one bit each. */
 std::vector<std::uint64_t> index_bitmap(const CollectiveVariable& v,
                                         const std::vector<BlockData>& blocks,
@@ -982,9 +984,8 @@ std::string index_problems(std::uint64_t twice, std::uint64_t none) {
 void Hdf5CollectiveStore::check_indices(int iteration, const std::vector<CollectiveVariable>& plan,
                                         const std::vector<BlockData>& blocks) {
   for (const CollectiveVariable& v : plan) {
-    if (v.index.empty() || !v.fresh || v.per_block || v.extent().size() != 1) continue;
+    if (!v.fresh || !counted_exactly(v)) continue;
     const std::uint64_t cells = v.extent()[0];
-    if (cells > kMaxCheckedIndexCells) continue;
     std::vector<std::uint64_t> bits = index_bitmap(v, blocks, selections_, cells);
     MPI_Request request = MPI_REQUEST_NULL;
     MPI_Iallreduce(MPI_IN_PLACE, bits.data(), static_cast<int>(bits.size()), MPI_UINT64_T, MPI_BOR,
@@ -992,9 +993,6 @@ void Hdf5CollectiveStore::check_indices(int iteration, const std::vector<Collect
     complete(request, env_.comm, "MPI_Iallreduce");
     std::uint64_t named = 0;
     for (const std::uint64_t word : bits) named += static_cast<std::uint64_t>(std::popcount(word));
-    // Counted exactly here: the estimates from the block sizes are not said as well.
-    warned_.insert(v.name);
-    warned_.insert(v.name + "\n(overlap)");
     const std::uint64_t twice = v.covered > named ? v.covered - named : 0;
     const std::uint64_t none = cells - named;
     if ((twice == 0 && none == 0) || !is_root() || env_.log == nullptr) continue;
@@ -1028,7 +1026,7 @@ void Hdf5CollectiveStore::warn_uncovered(int iteration,
           "(damaris_set_position) to get one dataset (said once per variable)");
       continue;
     }
-    if (options_.compression.method != Hdf5Compression::None && placed_by_index(v.name) &&
+    if (options_.compression.method != Hdf5Compression::None && !v.index.empty() &&
         warned_.insert(v.name + "\n(select-file)").second) {
       env_.log->warning(variable_error_prefix(options_.store_name, v.name) +
                         ": placed element by element (select-file=), it is written "
@@ -1041,6 +1039,7 @@ void Hdf5CollectiveStore::warn_uncovered(int iteration,
                         " blocks have no position and hold the same bytes (every client wrote "
                         "the whole array): written once (said once per variable)");
     }
+    if (counted_exactly(v)) continue;  // check_indices said it, with exact counts
     if (v.overlapping && warned_.insert(v.name + "\n(overlap)").second) {
       env_.log->warning(
           variable_error_prefix(options_.store_name, v.name) + ": at iteration " +

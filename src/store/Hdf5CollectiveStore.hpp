@@ -49,7 +49,6 @@ class Hdf5CollectiveStore final : public StoreBackend {
                       const std::vector<const BlockData*>& mine, const std::string& path) const;
   void write_pieces(hid_t file, const CollectiveVariable& variable,
                     const std::vector<const BlockData*>& mine, const std::string& path) const;
-  [[nodiscard]] bool placed_by_index(const std::string& variable) const;
   Hdf5Handle create_file(const std::string& path) const;
   void warn_uncovered(int iteration, const std::vector<CollectiveVariable>& plan);
   void check_indices(int iteration, const std::vector<CollectiveVariable>& plan,

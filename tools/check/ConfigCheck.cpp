@@ -119,10 +119,19 @@ std::uint64_t describe_variables(const Config& config, const Parameters& paramet
 }
 
 void describe_stores(const Config& config, std::ostringstream& out, Json& json) {
+  out << (config.stores.empty() ? "stores: none (nothing is written to files)\n" : "stores:\n");
   Json stores = Json::array();
   for (const Store& s : config.stores) {
+    std::vector<std::string> assigned;
     Json options = Json::object();
-    for (const auto& [key, value] : s.options) options.set(key, value);
+    for (const auto& [key, value] : s.options) {
+      assigned.push_back(key + "=" + value);
+      options.set(key, value);
+    }
+    out << "  " << s.name << ": " << s.type << (s.enabled ? "" : " (disabled: writes nothing)");
+    if (s.frequency > 1) out << ", every " << s.frequency << " iterations";
+    if (!assigned.empty()) out << ", " << join(assigned, ", ");
+    out << '\n';
     stores.push_back(Json::object()
                          .set("name", s.name)
                          .set("type", s.type)
@@ -131,19 +140,6 @@ void describe_stores(const Config& config, std::ostringstream& out, Json& json) 
                          .set("options", std::move(options)));
   }
   json.set("stores", std::move(stores));
-  if (config.stores.empty()) {
-    out << "stores: none (nothing is written to files)\n";
-    return;
-  }
-  out << "stores:\n";
-  for (const Store& s : config.stores) {
-    std::vector<std::string> options;
-    for (const auto& [key, value] : s.options) options.push_back(key + "=" + value);
-    out << "  " << s.name << ": " << s.type << (s.enabled ? "" : " (disabled: writes nothing)");
-    if (s.frequency > 1) out << ", every " << s.frequency << " iterations";
-    if (!options.empty()) out << ", " << join(options, ", ");
-    out << '\n';
-  }
 }
 
 int nodes_ranks_per_node(const Config& config, const CheckOptions& options, std::string& from) {
