@@ -36,8 +36,8 @@ std::vector<ElementRule> build_rules() {
       {"simulation",
        {"name", "language", "xmlns"},
        {"name"},
-       {"architecture", "data", "storage", "actions", "scripts", "visit", "paraview", "python",
-        "log", "energy", "report"}},
+       {"architecture", "data", "storage", "actions", "scripts", "plugins", "visit", "paraview",
+        "python", "log", "energy", "report"}},
       {"energy", {"source", "period", "calibration"}, {}, {"model", "frequency"}, {"frequency"}},
       {"model", {"idle-watts", "max-watts", "id"}, {"idle-watts", "max-watts"}, {}},
       {"frequency", {"role", "when", "target"}, {"role", "target"}, {}},
@@ -103,6 +103,7 @@ std::vector<ElementRule> build_rules() {
        {"script"},
        {"script"}},
       {"python", {}, {}, {"path", "home"}},
+      {"plugins", {}, {}, {}, {}, {}, true},  // Damaris's server plugins (PDI's generated files)
       {"path", {}, {}, {}},
       {"options", {}, {}, {}},
       {"home", {}, {}, {}},
@@ -211,6 +212,7 @@ void check_single(const pugi::xml_node& child, const ElementRule& parent,
 
 void check_element(const pugi::xml_node& node, const ElementRule& rule, const XmlSource& source,
                    Diagnostics& diagnostics) {
+  if (rule.opaque) return;
   check_attributes(node, rule, source, diagnostics);
   std::vector<pugi::xml_node> seen;
   for (const auto& child : node.children()) {

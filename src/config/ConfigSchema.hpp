@@ -27,6 +27,9 @@ struct ElementRule {
   // Accepted only in a Damaris 1.x file (the reader warns that it is ignored, as Damaris does);
   // unknown attributes in an Ecluse file.
   std::vector<std::string> damaris_ignored = {};
+  // Its content (children and attributes) is not checked: a section of a newer Damaris that
+  // Ecluse does not run (<plugins>); the reader warns about what it holds.
+  bool opaque = false;
 };
 
 /** The children of an unstructured <mesh> that name the variables of its arrays. */

@@ -80,6 +80,36 @@ void check_placement_use(const pugi::xml_node& node, const CorePlacement& p, con
   }
 }
 
+/** `<plugin name="a">, <pdi>` for the first few element children of `node`, and how many more. */
+std::string describe_children(const pugi::xml_node& node, std::size_t& count) {
+  constexpr std::size_t kNamed = 4;
+  std::string text;
+  count = 0;
+  for (const auto& child : node.children()) {
+    if (child.type() != pugi::node_element) continue;
+    if (++count > kNamed) continue;
+    const std::string name = child.attribute("name").value();
+    text += (text.empty() ? "<" : ", <") + std::string(child.name()) +
+            (name.empty() ? "" : " name=\"" + name + "\"") + ">";
+  }
+  if (count > kNamed) text += " and " + std::to_string(count - kNamed) + " more";
+  return text;
+}
+
+/** A newer Damaris's <plugins> (PDI's plugin writes one into every file it generates): nothing
+ * to say when empty; what it holds does not run. */
+void warn_plugins(const pugi::xml_node& root, const AttributeReader& attrs) {
+  const auto plugins = root.child("plugins");
+  std::size_t count = 0;
+  const std::string named = describe_children(plugins, count);
+  if (count == 0) return;
+  warn(attrs, plugins, "plugins",
+       "<plugins>: Ecluse runs no Damaris server plugins; its " + std::to_string(count) +
+           " plugin(s) (" + named +
+           ") will not run (variables that name a store are still written). Remove them, or "
+           "port each to an <event> action (docs/plugins.md) or a <pyscript>.");
+}
+
 void warn_visualization(const pugi::xml_node& root, const AttributeReader& attrs) {
   if (const auto visit = root.child("visit")) {
     warn(attrs, visit, "visit",
@@ -156,6 +186,7 @@ CorePlacement read_core_placement(const pugi::xml_node& node, const Architecture
 }
 
 void warn_without_backend(const pugi::xml_node& root, const AttributeReader& attrs) {
+  warn_plugins(root, attrs);
   warn_visualization(root, attrs);
   if (const auto actions = root.child("actions")) warn_actions(actions, attrs);
 }

@@ -187,6 +187,23 @@ TEST(DamarisModel, EverySingleElementIsRefusedTwiceWithBothLines) {
             "c.xml:12:1: <log> given twice (first at line 11); keep one.");
 }
 
+TEST(DamarisModel, PluginsSectionIsSilentWhenEmptyAndNamesWhatWillNotRun) {
+  // PDI's Damaris plugin writes <plugins> into every file, blank when its YAML names none.
+  const Config blank =
+      ecluse::parse_config("b.xml", file(kDamarisNs, "", "<plugins>\n  \n</plugins>"));
+  EXPECT_TRUE(blank.warnings.empty());
+  std::string many = "<plugins>";
+  for (int i = 0; i < 6; ++i)
+    many += "<plugin name=\"p" + std::to_string(i) + "\"><x y=\"1\"/></plugin>";
+  many += "<pdi/></plugins>";
+  EXPECT_EQ(ecluse::parse_config("m.xml", file(kDamarisNs, "", many)).warnings,
+            Names{"m.xml:1:137: <plugins>: Ecluse runs no Damaris server plugins; its 7 "
+                  "plugin(s) (<plugin name=\"p0\">, <plugin name=\"p1\">, <plugin name=\"p2\">, "
+                  "<plugin name=\"p3\"> and 3 more) will not run (variables that name a store "
+                  "are still written). Remove them, or port each to an <event> action "
+                  "(docs/plugins.md) or a <pyscript>."});
+}
+
 std::vector<std::string> placement_warnings(const std::string& dedicated,
                                             const std::string& placement) {
   return ecluse::parse_config("p.xml", "<simulation name=\"s\">\n<architecture>\n" + dedicated +
