@@ -69,7 +69,9 @@ std::vector<ElementRule> build_rules() {
         "time-varying", "store", "script", "select", "select-file", "select-mem", "select-subset",
         "vectorlength"},
        {"name", "layout"},
-       {}},
+       {},
+       {},
+       {"time_varying"}},  // Damaris's DamarisVar XML helper (PDI's plugin) writes it; ignored
       {"mesh",
        {"name", "type", "topology", "time-varying"},
        {"name", "type"},

@@ -232,6 +232,15 @@ void warn_variable(const pugi::xml_node& node, const AttributeReader& attrs) {
                 "as the simulation gives it. Remove " +
                 name + ".");
   }
+  // Damaris's DamarisVar helper writes time_varying="true" on every variable it generates
+  // (PDI's Damaris plugin): Damaris ignores the attribute, so only another value is said.
+  const pugi::xml_attribute varying = node.attribute("time_varying");
+  if (!varying || std::string(varying.value()) == "true" || node.attribute("time-varying")) return;
+  warn_at(attrs, node, "time_varying", "variable-time_varying",
+          "time_varying=\"" + std::string(varying.value()) +
+              "\" on <variable> is ignored, as Damaris 1.x ignores it (its attribute is "
+              "time-varying=): the variable is written at every iteration it is given. Write "
+              "time-varying= to mean it.");
 }
 
 void warn_layout(const pugi::xml_node& node, const AttributeReader& attrs) {

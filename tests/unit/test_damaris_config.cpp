@@ -204,6 +204,34 @@ TEST(DamarisModel, PluginsSectionIsSilentWhenEmptyAndNamesWhatWillNotRun) {
                   "(docs/plugins.md) or a <pyscript>."});
 }
 
+TEST(DamarisModel, TimeVaryingWithAnUnderscoreIsIgnoredAsDamarisIgnoresIt) {
+  // Damaris's DamarisVar helper (PDI's plugin) writes time_varying="true" on every variable.
+  const std::string layout = "<layout name=\"l\" type=\"int\" dimensions=\"2\"/>";
+  const auto variable = [&](const std::string& attributes) {
+    return layout + "<variable name=\"v\" layout=\"l\" " + attributes + "/>";
+  };
+  const Config same =
+      ecluse::parse_config("t.xml", file(kDamarisNs, variable("time_varying=\"true\"")));
+  EXPECT_TRUE(same.warnings.empty());
+  EXPECT_TRUE(same.find_variable("v")->time_varying);
+  const Config other =
+      ecluse::parse_config("f.xml", file(kDamarisNs, variable("time_varying=\"false\"")));
+  EXPECT_TRUE(other.find_variable("v")->time_varying);
+  EXPECT_EQ(other.warnings,
+            Names{"f.xml:1:204: time_varying=\"false\" on <variable> is ignored, as Damaris 1.x "
+                  "ignores it (its attribute is time-varying=): the variable is written at every "
+                  "iteration it is given. Write time-varying= to mean it."});
+  const Config both = ecluse::parse_config(
+      "b.xml", file(kDamarisNs, variable("time-varying=\"false\" time_varying=\"false\"")));
+  EXPECT_TRUE(both.warnings.empty());
+  EXPECT_FALSE(both.find_variable("v")->time_varying);
+  EXPECT_EQ(error_of(file("", variable("time_varying=\"false\""))),
+            "c.xml:1:151: unknown attribute 'time_varying' on <variable>; did you mean "
+            "'time-varying'? Allowed attributes: name, layout, unit, enabled, mesh, type, "
+            "centering, visualizable, time-varying, store, script, select, select-file, "
+            "select-mem, select-subset, vectorlength, comment.");
+}
+
 std::vector<std::string> placement_warnings(const std::string& dedicated,
                                             const std::string& placement) {
   return ecluse::parse_config("p.xml", "<simulation name=\"s\">\n<architecture>\n" + dedicated +
