@@ -13,8 +13,12 @@ std::vector<std::size_t> block_bytes_per_iteration(const Config& config,
   for (const Variable& v : config.variables) {
     if (!v.enabled) continue;
     const Layout& layout = *config.find_layout(v.layout);
-    const std::uint64_t block = evaluate_layout(layout, parameters).elements *
-                                static_cast<std::uint64_t>(data_type_size(layout.type));
+    std::uint64_t block = 0;  // a layout whose size is set later: nothing to pre-fault for it
+    try {
+      block = evaluate_layout(layout, parameters).elements *
+              static_cast<std::uint64_t>(data_type_size(layout.type));
+    } catch (const UnsetDimension&) {
+    }
     bytes.insert(bytes.end(), static_cast<std::size_t>(config.architecture.domains),
                  static_cast<std::size_t>(block));
   }
@@ -39,7 +43,9 @@ void Client::check_capacity() const {
   for (const Variable& v : config_.variables) {
     if (!v.enabled) continue;
     const Layout& layout = *config_.find_layout(v.layout);
-    const std::size_t bytes = shapes_.at(&layout).elements * data_type_size(layout.type);
+    const auto shape = shapes_.find(&layout);
+    if (shape == shapes_.end()) continue;  // size set later by parameter_set: checked then
+    const std::size_t bytes = shape->second.elements * data_type_size(layout.type);
     transport_.check_capacity(v, bytes);
     iteration.insert(iteration.end(), static_cast<std::size_t>(config_.architecture.domains),
                      bytes);
@@ -60,21 +66,37 @@ void Client::check_block(const Variable& v, int block) const {
                                         std::to_string(domains - 1) + ".");
 }
 
-const LayoutShape& Client::shape(const Variable& v) {
-  return shapes_.at(config_.find_layout(v.layout));
+const LayoutShape& Client::shape(const Variable& v) const {
+  const Layout* layout = config_.find_layout(v.layout);
+  if (const auto it = shapes_.find(layout); it != shapes_.end()) return it->second;
+  throw Error(
+      ECLUSE_INVALID_DIMENSIONS,
+      "variable '" + v.name + "': " + unset_.at(layout) +
+          "; give its parameters positive values with ecluse_parameter_set before writing it.");
 }
 
+// A layout of a Damaris file may be 0 in a dimension until parameter_set gives its size (the
+// configuration warned): it has no shape until then, and a write of its variables is refused.
 void Client::refresh_shapes() {
   std::map<const Layout*, LayoutShape> fresh;
-  for (const Layout& layout : config_.layouts)
-    fresh[&layout] = evaluate_layout(layout, parameters_);
+  std::map<const Layout*, std::string> unset;
+  for (const Layout& layout : config_.layouts) {
+    try {
+      fresh[&layout] = evaluate_layout(layout, parameters_);
+    } catch (const UnsetDimension& e) {
+      if (config_.dialect != Dialect::Damaris) throw;
+      unset[&layout] = e.zero();
+    }
+  }
   shapes_ = std::move(fresh);
+  unset_ = std::move(unset);
   blocks_.clear();
 }
 
 std::pair<DataType, std::vector<std::int64_t>> Client::block_shape(std::string_view name) const {
-  const Layout* layout = config_.find_layout(variable(name).layout);
-  const std::vector<std::uint64_t>& dims = shapes_.at(layout).dims;
+  const Variable& v = variable(name);
+  const Layout* layout = config_.find_layout(v.layout);
+  const std::vector<std::uint64_t>& dims = shape(v).dims;
   return {layout->type, std::vector<std::int64_t>(dims.begin(), dims.end())};
 }
 
@@ -97,15 +119,17 @@ std::vector<std::int64_t> Client::position(const Variable& v, int block) const {
 // Descriptions are kept per (variable, block) so that a steady-state write allocates nothing;
 // they are rebuilt when a position or a parameter changes.
 BlockData& Client::describe(const Variable& v, int block, const void* data) {
-  auto [it, fresh] = blocks_.try_emplace({&v, block});
-  BlockData& b = it->second;
-  if (fresh) {
+  auto it = blocks_.find({&v, block});
+  if (it == blocks_.end()) {
     const Layout& layout = *config_.find_layout(v.layout);
-    const LayoutShape& s = shape(v);
-    b = BlockData{&v,     layout.type, 0,          source_,  block,
-                  s.dims, s.ghost_lo,  s.ghost_hi, s.global, position(v, block),
-                  nullptr};
+    const LayoutShape& s = shape(v);  // throws while a Damaris layout's size is unset
+    it = blocks_
+             .try_emplace({&v, block},
+                          BlockData{&v, layout.type, 0, source_, block, s.dims, s.ghost_lo,
+                                    s.ghost_hi, s.global, position(v, block), nullptr})
+             .first;
   }
+  BlockData& b = it->second;
   b.iteration = iteration_;
   b.data = data;
   return b;

@@ -53,7 +53,7 @@ class Client {
  private:
   [[nodiscard]] const Variable& variable(std::string_view name) const;
   void check_block(const Variable& variable, int block) const;
-  const LayoutShape& shape(const Variable& variable);
+  const LayoutShape& shape(const Variable& variable) const;
   [[nodiscard]] std::vector<std::int64_t> position(const Variable& variable, int block) const;
   void refresh_shapes();
   void check_capacity() const;
@@ -71,6 +71,7 @@ class Client {
   int source_;
   int iteration_ = 0;
   std::map<const Layout*, LayoutShape> shapes_;
+  std::map<const Layout*, std::string> unset_;  // Damaris layouts 0 until parameter_set
   std::map<std::pair<const Variable*, int>, std::vector<std::int64_t>> positions_;
   std::map<std::pair<const Variable*, int>, BlockData> blocks_;
   std::set<const Variable*> written_once_;  // non-time-varying variables already handed over

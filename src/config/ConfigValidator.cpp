@@ -123,6 +123,27 @@ void check_variable_mesh(Variable& v, const Config& config, Diagnostics& d) {
   v.mesh.clear();
 }
 
+// Damaris defines a one-element layout for each of its numeric types ("int", "double"...), and
+// its users' files name them as the layouts of scalars (ROSS's RISA: layout="double"). One is
+// added, at top level, for each that a variable names and the file does not define.
+void add_type_layouts(Config& config) {
+  if (config.dialect != Dialect::Damaris) return;
+  static const std::vector<std::string> kTypes = {"short", "int",    "integer", "long",     "float",
+                                                  "real",  "double", "char",    "character"};
+  for (const Variable& v : config.variables) {
+    if (std::find(kTypes.begin(), kTypes.end(), v.layout) == kTypes.end() ||
+        !resolve(config.layouts, v.group, v.layout).empty()) {
+      continue;
+    }
+    Layout layout;
+    layout.name = v.layout;
+    layout.type = *data_type_from_name(v.layout);
+    layout.dimensions.push_back(Expression::parse("1"));
+    layout.where = v.where;
+    config.layouts.push_back(std::move(layout));
+  }
+}
+
 void check_variable(Variable& v, const Config& config, Diagnostics& d) {
   const std::string who = "variable '" + v.name + "' uses";
   resolve_reference(v.layout, config.layouts, v.group, who + " layout", d, v.where,
@@ -255,6 +276,18 @@ void check_layouts(const Config& config, Diagnostics& d) {
     if (layout.broken || !check_layout_parameters(layout, config, parameters, d)) continue;
     try {
       (void)evaluate_layout(layout, parameters);
+    } catch (const UnsetDimension& e) {
+      if (config.dialect != Dialect::Damaris) {
+        d.error(layout.where, e.what());
+        continue;
+      }
+      // Damaris evaluates a layout at each write: its files declare sizes as parameters valued
+      // 0 and give them with damaris_parameter_set (ROSS's RISA). The client checks each write.
+      d.warning(layout.where, "layout-unset",
+                e.zero() +
+                    " at initialize; as in Damaris, the layout is evaluated again at each write: "
+                    "give its parameters positive values with damaris_parameter_set before "
+                    "writing its variables (a write while it is 0 is refused).");
     } catch (const Error& e) {
       d.error(layout.where, e.what());
     }
@@ -345,6 +378,7 @@ void validate_config(Config& config, Diagnostics& d) {
   check_unique(config.events, "event", d);
   check_unique(config.scripts, "pyscript", d);
   { const Parameters values(config, d); }
+  add_type_layouts(config);
   for (auto& v : config.variables) check_variable(v, config, d);
   for (auto& v : config.variables) {
     if (!v.select_file.empty()) check_variable_selection(v, config, d);

@@ -38,8 +38,11 @@ std::uint64_t positive(const Layout& layout, const std::string& part, const Expr
                        const ParameterLookup& lookup) {
   const std::int64_t value = evaluate(layout, part, e, lookup);
   if (value <= 0) {
-    fail(layout, part + " \"" + e.text() + "\" is " + std::to_string(value) +
-                     values_used(e, lookup) + "; dimensions must be positive.");
+    const std::string what =
+        part + " \"" + e.text() + "\" is " + std::to_string(value) + values_used(e, lookup);
+    if (value == 0 && !e.names().empty())
+      throw UnsetDimension("layout '" + layout.name + "': " + what);
+    fail(layout, what + "; dimensions must be positive.");
   }
   return static_cast<std::uint64_t>(value);
 }

@@ -9,6 +9,7 @@
 
 #include "config/Config.hpp"
 #include "config/Diagnostics.hpp"
+#include "ecluse/Error.hpp"
 
 namespace ecluse {
 
@@ -51,8 +52,23 @@ struct LayoutShape {
   std::uint64_t elements = 0;
 };
 
+/** A dimension (or global size) whose expression names parameters evaluates to 0: in a Damaris
+ * file the parameters are often given their values with parameter_set after initialize, and
+ * Damaris evaluates the layout only at the write. */
+class UnsetDimension : public Error {
+ public:
+  /** `zero`: "layout 'l': dimension 1 \"n\" is 0 (n=0)". */
+  explicit UnsetDimension(const std::string& zero)
+      : Error(ECLUSE_INVALID_DIMENSIONS, zero + "; dimensions must be positive."), zero_(zero) {}
+  [[nodiscard]] const std::string& zero() const noexcept { return zero_; }
+
+ private:
+  std::string zero_;
+};
+
 /** Evaluates a layout with current parameter values; throws Error(ECLUSE_INVALID_DIMENSIONS)
- * whose message names the layout, the dimension, the expression and the values used. */
+ * whose message names the layout, the dimension, the expression and the values used
+ * (UnsetDimension when a parameter-dependent dimension is 0). */
 LayoutShape evaluate_layout(const Layout& layout, const Parameters& parameters);
 
 /** "group/" part of a full name ("" at top level). */

@@ -183,7 +183,8 @@ def test_json_gives_the_same_figures_as_the_text(tmp_path):
     assert c["parameters"] == {"NX": "64", "NY": "48", "ROWS": "10", "G": "1"}
     assert c["variables"][0] == {"name": "temperature", "type": "double", "shape": [12, 50],
                                  "bytes_per_block": 4800, "stores": ["files", "shared"],
-                                 "every_store": False, "time_varying": True}
+                                 "every_store": False, "time_varying": True,
+                                 "size_set_at_run_time": False}
     assert c["variables"][2]["time_varying"] is False
     assert c["blocks_per_client_iteration"] == 3
     assert c["bytes_per_client_iteration"] == 4800 + 16 + 192
@@ -226,3 +227,20 @@ def test_json_of_a_refused_file_and_of_a_damaris_file(tmp_path):
     assert status == 0
     assert out["warnings"] == expected
     assert out["configuration"]["dialect"] == "damaris"
+
+
+def test_sizes_set_at_run_time_in_a_damaris_file_are_not_counted(tmp_path):
+    """ROSS's RISA pattern: sizes valued 0 until damaris_parameter_set, type layouts."""
+    config = ROOT / "tests" / "configs" / "damaris" / "ross_risa.xml"
+    result = run(config.name, cwd=config.parent)
+    assert result.returncode == 0, result.stdout
+    lines = result.stdout.splitlines()
+    assert ("  ross/pes/gvt_inst/nevent_processed: int size set at run time (parameter_set), not "
+            "counted; no store") in lines
+    assert "  ross/virtual_time: double 1, 8 bytes a block; no store" in lines
+    assert "  total: 700 block(s), 4000 bytes (3.91 KiB)" in lines
+    status, out = run_json(config.name, cwd=config.parent)
+    assert status == 0
+    unset = {v["name"]: v for v in out["configuration"]["variables"] if v["size_set_at_run_time"]}
+    assert sorted(unset) == ["ross/lps/nevent_processed", "ross/pes/gvt_inst/nevent_processed"]
+    assert unset["ross/lps/nevent_processed"]["bytes_per_block"] == 0

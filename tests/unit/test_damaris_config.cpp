@@ -232,6 +232,49 @@ TEST(DamarisModel, TimeVaryingWithAnUnderscoreIsIgnoredAsDamarisIgnoresIt) {
             "select-mem, select-subset, vectorlength, comment.");
 }
 
+TEST(DamarisModel, TypeNamesAreOneElementLayoutsAsInDamaris) {
+  const std::string data =
+      "<group name=\"g\"><variable name=\"t\" layout=\"double\"/>"
+      "<variable name=\"n\" layout=\"int\"/><variable name=\"c\" layout=\"short\"/></group>"
+      "<layout name=\"real\" type=\"int\" dimensions=\"3\"/><variable name=\"r\" layout=\"real\"/>";
+  const Config c = ecluse::parse_config("t.xml", file(kDamarisNs, data));
+  const auto layout_of = [&](const std::string& variable) {
+    return c.find_layout(c.find_variable(variable)->layout);
+  };
+  EXPECT_EQ(layout_of("g/t")->name, "double");
+  EXPECT_EQ(layout_of("g/t")->type, ecluse::DataType::Float64);
+  EXPECT_EQ(layout_of("g/n")->type, ecluse::DataType::Int32);
+  EXPECT_EQ(layout_of("g/c")->type, ecluse::DataType::Int16);
+  ASSERT_EQ(layout_of("g/t")->dimensions.size(), 1u);
+  EXPECT_EQ(layout_of("g/t")->dimensions[0].text(), "1");
+  EXPECT_EQ(layout_of("r")->type, ecluse::DataType::Int32);  // the file's own layout wins
+  EXPECT_EQ(layout_of("r")->dimensions[0].text(), "3");
+  EXPECT_EQ(error_of(file("", "<variable name=\"t\" layout=\"double\"/>")),
+            "c.xml:1:77: variable 't' uses layout 'double' which is not defined. Fix the name or "
+            "define it with <layout name=\"double\" type=\"...\" dimensions=\"...\"/>.");
+}
+
+TEST(DamarisModel, SizesValuedZeroAtInitializeAreWarnedInDamarisFilesOnly) {
+  const std::string data =
+      "<parameter name=\"n\" type=\"int\" value=\"0\"/>"
+      "<layout name=\"l\" type=\"int\" dimensions=\"n,2\" global=\"n*4,2\"/>";
+  EXPECT_EQ(ecluse::parse_config("z.xml", file(kDamarisNs, data)).warnings,
+            Names{"z.xml:1:172: layout 'l': dimension 1 \"n\" is 0 (n=0) at initialize; as in "
+                  "Damaris, the layout is evaluated again at each write: give its parameters "
+                  "positive values with damaris_parameter_set before writing its variables (a "
+                  "write while it is 0 is refused)."});
+  EXPECT_EQ(error_of(file("", data)),
+            "c.xml:1:119: layout 'l': dimension 1 \"n\" is 0 (n=0); dimensions must be positive.");
+  // A constant 0, or a negative size, is a mistake in either dialect.
+  EXPECT_EQ(error_of(file(kDamarisNs, "<layout name=\"l\" type=\"int\" dimensions=\"0\"/>")),
+            "c.xml:1:130: layout 'l': dimension 1 \"0\" is 0; dimensions must be positive.");
+  EXPECT_EQ(error_of(file(kDamarisNs,
+                          "<parameter name=\"n\" type=\"int\" value=\"0\"/>"
+                          "<layout name=\"l\" type=\"int\" dimensions=\"n-1\"/>")),
+            "c.xml:1:172: layout 'l': dimension 1 \"n-1\" is -1 (n=0); dimensions must be "
+            "positive.");
+}
+
 std::vector<std::string> placement_warnings(const std::string& dedicated,
                                             const std::string& placement) {
   return ecluse::parse_config("p.xml", "<simulation name=\"s\">\n<architecture>\n" + dedicated +

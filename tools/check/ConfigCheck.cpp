@@ -103,12 +103,19 @@ std::uint64_t describe_variables(const Config& config, const Parameters& paramet
   for (const Variable& v : config.variables) {
     if (!v.enabled) continue;
     const Layout& layout = *config.find_layout(v.layout);
-    const LayoutShape shape = evaluate_layout(layout, parameters);
+    LayoutShape shape;
+    bool unset = false;  // a Damaris layout 0 until parameter_set (warned): counted as 0 bytes
+    try {
+      shape = evaluate_layout(layout, parameters);
+    } catch (const UnsetDimension&) {
+      unset = true;
+    }
     const std::uint64_t bytes = shape.elements * data_type_size(layout.type);
-    out << "  " << v.name << ": " << data_type_name(layout.type) << ' ' << shape_text(shape) << ", "
-        << bytes_text(bytes) << " a block; " << stores_of(v)
-        << (v.time_varying ? "" : "; not time-varying") << '\n';
-    variables.push_back(variable_json(v, layout, shape, bytes));
+    out << "  " << v.name << ": " << data_type_name(layout.type) << ' '
+        << (unset ? "size set at run time (parameter_set), not counted"
+                  : shape_text(shape) + ", " + bytes_text(bytes) + " a block")
+        << "; " << stores_of(v) << (v.time_varying ? "" : "; not time-varying") << '\n';
+    variables.push_back(variable_json(v, layout, shape, bytes).set("size_set_at_run_time", unset));
     total += bytes * domains;
     blocks += domains;
   }

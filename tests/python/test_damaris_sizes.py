@@ -1,0 +1,108 @@
+"""Sizes given at run time and Damaris's type layouts (ROSS's RISA pattern), through the
+Damaris drop-in under synchronous mode, dedicated cores and dedicated nodes: a layout whose
+parameter is 0 at initialize is warned about once, a write before damaris_parameter_set gives
+it a size is refused with its message, the writes after it are stored bit for bit; scalars
+declared with layout="double" / layout="int" (Damaris's one-element layouts) are stored."""
+import os
+import pathlib
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from mpirun import BUILD, child_env, mpiexec  # noqa: E402
+
+BIN = pathlib.Path(os.environ.get("ECLUSE_DAMARIS_BIN", BUILD / "tests" / "damaris")).resolve()
+CLIENTS, ITERATIONS = 3, 2
+# mode: (<dedicated> line, ranks, ECLUSE_RANKS_PER_NODE)
+MODES = {
+    "sync": ('<dedicated cores="0" nodes="0"/>', 3, None),
+    "DC": ('<dedicated cores="1" nodes="0"/>', 4, "4"),
+    "DN": ('<dedicated cores="0" nodes="1"/>', 4, "1"),
+}
+XML = """<?xml version="1.0"?>
+<simulation name="sizes" language="c" xmlns="http://damaris.gforge.inria.fr/damaris/model">
+  <architecture>
+    <domains count="1"/>
+    {dedicated}
+    <buffer name="buffer" size="1048576"/>
+    <queue name="queue" size="100"/>
+  </architecture>
+  <data>
+    <parameter name="num_lp" type="int" value="0"/>
+    <layout name="lp_layout" type="double" dimensions="num_lp"/>
+    <group name="lp">
+      <variable name="values" layout="lp_layout" store="h5"/>
+      <variable name="now" layout="double" store="h5"/>
+      <variable name="count" layout="int" store="h5"/>
+    </group>
+  </data>
+  <storage>
+    <store name="h5" type="HDF5">
+      <option key="FileMode">FilePerCore</option>
+      <option key="FilesPath">out/</option>
+    </store>
+  </storage>
+</simulation>
+"""
+WARNING = ("sizes.xml:11:5: layout 'lp_layout': dimension 1 \"num_lp\" is 0 (num_lp=0) at "
+           "initialize; as in Damaris, the layout is evaluated again at each write: give its "
+           "parameters positive values with damaris_parameter_set before writing its variables "
+           "(a write while it is 0 is refused).")
+REFUSED = ("variable 'lp/values': layout 'lp_layout': dimension 1 \"num_lp\" is 0 (num_lp=0); "
+           "give its parameters positive values with ecluse_parameter_set before writing it.")
+
+
+def expected(iteration):
+    datasets = {}
+    for client in range(CLIENTS):
+        n = 3 + client
+        datasets[f"lp/values/P{client}"] = iteration * 1000.0 + client * 100.0 + np.arange(n)
+        datasets[f"lp/now/P{client}"] = np.array([iteration + client / 10.0])
+        datasets[f"lp/count/P{client}"] = np.array([n], dtype=np.int32)
+    return datasets
+
+
+def stored(out, iteration):
+    datasets = {}
+    for path in sorted(out.glob(f"sizes_It{iteration}_Pr*.h5")):
+        with h5py.File(path, "r") as f:
+            def visit(name, obj):
+                if isinstance(obj, h5py.Dataset):
+                    assert name not in datasets, f"{name} stored twice"
+                    datasets[name] = obj[()]
+            f.visititems(visit)
+    return datasets
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_sizes_set_at_run_time_and_type_layouts_are_stored(tmp_path, mode):
+    program = BIN / "damaris_sizes"
+    if not program.exists():
+        pytest.skip(f"{program} is not built (built in the tree only: it links libecluse too)")
+    dedicated, ranks, per_node = MODES[mode]
+    (tmp_path / "sizes.xml").write_text(XML.format(dedicated=dedicated))
+    env = dict(child_env(), ECLUSE_TIMEOUT="30")
+    env.pop("ECLUSE_RANKS_PER_NODE", None)
+    if per_node:
+        env["ECLUSE_RANKS_PER_NODE"] = per_node
+    result = subprocess.run([mpiexec(), "-n", str(ranks), str(program), "sizes.xml"],
+                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = dict(line.split("|", 1) for line in result.stdout.splitlines() if "|" in line)
+    assert lines["write-unset"] == "ECLUSE_INVALID_DIMENSIONS|" + REFUSED
+    assert lines["set"] == "ECLUSE_OK|"
+    assert result.stdout.splitlines().count("sizes: ok") == CLIENTS
+    assert result.stderr.count(WARNING) == 1, result.stderr
+    said = [line for line in result.stderr.splitlines() if line.startswith("[damaris] error: ")]
+    assert said == ["[damaris] error: " + REFUSED.replace("ecluse_", "damaris_")] * CLIENTS
+    for iteration in range(ITERATIONS):
+        datasets = stored(tmp_path / "out", iteration)
+        want = expected(iteration)
+        assert sorted(datasets) == sorted(want), iteration
+        for name, value in want.items():
+            assert datasets[name].dtype == value.dtype, name
+            assert datasets[name].tobytes() == value.tobytes(), (iteration, name)
