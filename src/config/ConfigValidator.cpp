@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 #include "config/FrequencyPolicy.hpp"
 #include "config/Parameters.hpp"
@@ -123,21 +124,19 @@ void check_variable_mesh(Variable& v, const Config& config, Diagnostics& d) {
   v.mesh.clear();
 }
 
-// Damaris defines a one-element layout for each of its numeric types ("int", "double"...), and
+// Damaris defines a one-element layout for each of its type names ("int", "double"...), and
 // its users' files name them as the layouts of scalars (ROSS's RISA: layout="double"). One is
-// added, at top level, for each that a variable names and the file does not define.
+// added, at top level, for each numeric one that a variable names and the file does not define.
 void add_type_layouts(Config& config) {
   if (config.dialect != Dialect::Damaris) return;
-  static const std::vector<std::string> kTypes = {"short", "int",    "integer", "long",     "float",
-                                                  "real",  "double", "char",    "character"};
   for (const Variable& v : config.variables) {
-    if (std::find(kTypes.begin(), kTypes.end(), v.layout) == kTypes.end() ||
-        !resolve(config.layouts, v.group, v.layout).empty()) {
+    const std::optional<DataType> type = data_type_from_name(v.layout);
+    if (!type || *type == DataType::String || !resolve(config.layouts, v.group, v.layout).empty()) {
       continue;
     }
     Layout layout;
     layout.name = v.layout;
-    layout.type = *data_type_from_name(v.layout);
+    layout.type = *type;
     layout.dimensions.push_back(Expression::parse("1"));
     layout.where = v.where;
     config.layouts.push_back(std::move(layout));

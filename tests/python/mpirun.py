@@ -11,6 +11,20 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("ECLUSE_BUILD", ROOT / "build"))
 
 
+def iteration_datasets(out, simulation, iteration):
+    """Every dataset of one iteration's per-core files (<simulation>_It<i>_Pr*.h5) by path, and
+    how many files there were; a path in two files fails."""
+    stored, files = {}, sorted(pathlib.Path(out).glob(f"{simulation}_It{iteration}_Pr*.h5"))
+    for path in files:
+        with h5py.File(path, "r") as f:
+            def visit(name, obj):
+                if isinstance(obj, h5py.Dataset):
+                    assert name not in stored, f"{name} stored twice"
+                    stored[name] = obj[()]
+            f.visititems(visit)
+    return stored, len(files)
+
+
 def mpiexec():
     """The launcher scripts/env.sh chose (ECLUSE_MPIEXEC), else Open MPI's."""
     return os.environ.get("ECLUSE_MPIEXEC") or shutil.which("mpiexec.openmpi") or "mpiexec"

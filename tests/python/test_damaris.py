@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from mpirun import BUILD, ROOT, child_env, h5_contents, mpiexec  # noqa: E402
+from mpirun import BUILD, ROOT, child_env, h5_contents, iteration_datasets, mpiexec  # noqa: E402
 
 BIN = pathlib.Path(os.environ.get("ECLUSE_DAMARIS_BIN", BUILD / "tests" / "damaris")).resolve()
 XML = ROOT / "tests" / "damaris" / "mesh.xml"
@@ -78,22 +78,9 @@ def expected_datasets(iteration):
     return expected
 
 
-def stored_datasets(out, iteration):
-    """Every dataset of the iteration's per-core files, by path; a path in two files fails."""
-    stored, files = {}, sorted(out.glob(f"mesh_It{iteration}_Pr*.h5"))
-    for path in files:
-        with h5py.File(path, "r") as f:
-            def visit(name, obj):
-                if isinstance(obj, h5py.Dataset):
-                    assert name not in stored, f"{name} stored twice"
-                    stored[name] = obj[()]
-            f.visititems(visit)
-    return stored, len(files)
-
-
 def check_files(out, writers):
     for iteration in range(ITERATIONS):
-        stored, files = stored_datasets(out, iteration)
+        stored, files = iteration_datasets(out, "mesh", iteration)
         assert files == writers
         expected = expected_datasets(iteration)
         assert sorted(stored) == sorted(expected), iteration

@@ -8,12 +8,11 @@ import pathlib
 import subprocess
 import sys
 
-import h5py
 import numpy as np
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from mpirun import BUILD, child_env, mpiexec  # noqa: E402
+from mpirun import BUILD, child_env, iteration_datasets, mpiexec  # noqa: E402
 
 BIN = pathlib.Path(os.environ.get("ECLUSE_DAMARIS_BIN", BUILD / "tests" / "damaris")).resolve()
 CLIENTS, ITERATIONS = 3, 2
@@ -66,18 +65,6 @@ def expected(iteration):
     return datasets
 
 
-def stored(out, iteration):
-    datasets = {}
-    for path in sorted(out.glob(f"sizes_It{iteration}_Pr*.h5")):
-        with h5py.File(path, "r") as f:
-            def visit(name, obj):
-                if isinstance(obj, h5py.Dataset):
-                    assert name not in datasets, f"{name} stored twice"
-                    datasets[name] = obj[()]
-            f.visititems(visit)
-    return datasets
-
-
 @pytest.mark.parametrize("mode", MODES)
 def test_sizes_set_at_run_time_and_type_layouts_are_stored(tmp_path, mode):
     program = BIN / "damaris_sizes"
@@ -100,7 +87,7 @@ def test_sizes_set_at_run_time_and_type_layouts_are_stored(tmp_path, mode):
     said = [line for line in result.stderr.splitlines() if line.startswith("[damaris] error: ")]
     assert said == ["[damaris] error: " + REFUSED.replace("ecluse_", "damaris_")] * CLIENTS
     for iteration in range(ITERATIONS):
-        datasets = stored(tmp_path / "out", iteration)
+        datasets, _ = iteration_datasets(tmp_path / "out", "sizes", iteration)
         want = expected(iteration)
         assert sorted(datasets) == sorted(want), iteration
         for name, value in want.items():
