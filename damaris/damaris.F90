@@ -7,7 +7,7 @@ module damaris
   ! NO_SERVER convention), the *_iteration variants, signal (a missing function is logged, as
   ! Damaris does), set_position (C order, as Damaris takes it) and the parameters (any integer
   ! size) go through damaris_*.
-  use ecluse_c_api, only: c_client_comm_get, c_finalize, c_write_block, &
+  use ecluse_c_api, only: c_client_comm_get, c_finalize, c_write_block, c_write_section, &
                           c_alloc_block, c_commit_block, c_clear_block, c_bind, &
                           c_end_iteration, c_get_iteration
   use ecluse_messages, only: c_text, f_text
@@ -119,20 +119,25 @@ contains
   end subroutine damaris_stop_f
 
   !> data: an array or scalar of the layout's type; an array section that is not contiguous is
-  !> copied in by the compiler (contiguous), as Damaris's external procedures get it.
+  !> written as the contiguous copy Damaris's external procedures get from the compiler. (Not
+  !> by declaring data `contiguous`: gfortran 12 then copies every assumed-shape array.)
   subroutine damaris_write_f(varname, data, ierr)
     character(len=*), intent(in) :: varname
-    type(*), dimension(..), intent(in), target, contiguous :: data
+    type(*), dimension(..), intent(in), target :: data
     integer, intent(out) :: ierr
-    ierr = c_write_block(c_text(varname), 0_c_int32_t, c_loc(data))
+    call damaris_write_block_f(varname, 0, data, ierr)
   end subroutine damaris_write_f
 
   subroutine damaris_write_block_f(varname, block, data, ierr)
     character(len=*), intent(in) :: varname
     integer, intent(in) :: block
-    type(*), dimension(..), intent(in), target, contiguous :: data
+    type(*), dimension(..), intent(in), target :: data
     integer, intent(out) :: ierr
-    ierr = c_write_block(c_text(varname), int(block, c_int32_t), c_loc(data))
+    if (is_contiguous(data)) then
+      ierr = c_write_block(c_text(varname), int(block, c_int32_t), c_loc(data))
+    else
+      ierr = c_write_section(c_text(varname), int(block, c_int32_t), data)
+    end if
   end subroutine damaris_write_block_f
 
   !> Room for block 0 in Ecluse's buffer (c_null_ptr on an error): map it with c_f_pointer.

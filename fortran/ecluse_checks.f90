@@ -7,7 +7,7 @@ module ecluse_checks
   use ecluse_messages, only: from_c, int_text, local_fail, shape_text, type_name
   implicit none
   private
-  public :: layout_shape, check_array, check_pointer, refuse_strided
+  public :: layout_shape, check_array, check_pointer
 
 contains
 
@@ -116,12 +116,4 @@ contains
                       trim(merge('an', 'a ', index('aeiou', expected(1:1)) > 0)) // ' ' // &
                       expected // ' array.')
   end function refuse_type
-
-  integer function refuse_strided(what, variable, block) result(ierr)
-    character(len=*), intent(in) :: what, variable
-    integer, intent(in) :: block
-    ierr = local_fail(ECLUSE_ARGUMENT_ERROR, subject(what, variable, block) // &
-                      ': the array passed is not contiguous (an array section with a stride or' &
-                      // ' a partial range?); pass a contiguous array, e.g. a copy of the section.')
-  end function refuse_strided
 end module ecluse_checks

@@ -1,10 +1,12 @@
 ! ecluse_write and ecluse_write_block for arrays of every layout type and any rank, checked
-! against the layout (type, element count, contiguity) before the C call; one specific per type.
+! against the layout (type, element count, shape) before the C call; one specific per type. A
+! contiguous array is handed over where it is; an array section that is not contiguous
+! (u(1:nx, 1:ny) of a ghosted array) is copied into a contiguous temporary first, in C.
 module ecluse_data_write
   use, intrinsic :: iso_c_binding, only: c_char, c_double, c_float, c_int16_t, c_int32_t, &
                                          c_int64_t, c_int8_t, c_loc, c_ptr
-  use ecluse_c_api, only: c_write_block
-  use ecluse_checks, only: check_array, refuse_strided
+  use ecluse_c_api, only: c_write_block, c_write_section
+  use ecluse_checks, only: check_array
   use ecluse_constants
   use ecluse_messages, only: c_text, from_c
   implicit none
@@ -25,17 +27,21 @@ module ecluse_data_write
 
 contains
 
-  !> The write itself, once the array is known contiguous.
-  subroutine write_checked(variable, block, type, data, given, ierr)
+  !> The write itself, once the specific knows the layout type the array holds.
+  subroutine write_checked(variable, block, type, data, ierr)
     character(len=*), intent(in) :: variable
     integer, intent(in) :: block, type
-    type(c_ptr), intent(in) :: data
-    integer(c_int64_t), intent(in) :: given(:)
+    type(*), dimension(..), intent(in), target :: data
     integer, intent(out) :: ierr
     character(kind=c_char, len=:), allocatable :: name
     name = c_text(variable)
-    ierr = check_array('write', name, variable, block, type, given)
-    if (ierr == ECLUSE_OK) ierr = from_c(c_write_block(name, int(block, c_int32_t), data))
+    ierr = check_array('write', name, variable, block, type, shape(data, c_int64_t))
+    if (ierr /= ECLUSE_OK) return
+    if (is_contiguous(data)) then
+      ierr = from_c(c_write_block(name, int(block, c_int32_t), c_loc(data)))
+    else
+      ierr = from_c(c_write_section(name, int(block, c_int32_t), data))
+    end if
   end subroutine write_checked
 
   subroutine write_pointer(variable, data, ierr)
@@ -65,12 +71,7 @@ contains
     integer, intent(in) :: block
     integer(c_int8_t), dimension(..), intent(in), target :: data
     integer, intent(out) :: ierr
-    if (.not. is_contiguous(data)) then
-      ierr = refuse_strided('write', variable, block)
-      return
-    end if
-    call write_checked(variable, block, ECLUSE_TYPE_INT8, c_loc(data), shape(data, c_int64_t), &
-                       ierr)
+    call write_checked(variable, block, ECLUSE_TYPE_INT8, data, ierr)
   end subroutine write_block_int8
 
   subroutine write_int16(variable, data, ierr)
@@ -85,12 +86,7 @@ contains
     integer, intent(in) :: block
     integer(c_int16_t), dimension(..), intent(in), target :: data
     integer, intent(out) :: ierr
-    if (.not. is_contiguous(data)) then
-      ierr = refuse_strided('write', variable, block)
-      return
-    end if
-    call write_checked(variable, block, ECLUSE_TYPE_INT16, c_loc(data), shape(data, c_int64_t), &
-                       ierr)
+    call write_checked(variable, block, ECLUSE_TYPE_INT16, data, ierr)
   end subroutine write_block_int16
 
   subroutine write_int32(variable, data, ierr)
@@ -105,12 +101,7 @@ contains
     integer, intent(in) :: block
     integer(c_int32_t), dimension(..), intent(in), target :: data
     integer, intent(out) :: ierr
-    if (.not. is_contiguous(data)) then
-      ierr = refuse_strided('write', variable, block)
-      return
-    end if
-    call write_checked(variable, block, ECLUSE_TYPE_INT32, c_loc(data), shape(data, c_int64_t), &
-                       ierr)
+    call write_checked(variable, block, ECLUSE_TYPE_INT32, data, ierr)
   end subroutine write_block_int32
 
   subroutine write_int64(variable, data, ierr)
@@ -125,12 +116,7 @@ contains
     integer, intent(in) :: block
     integer(c_int64_t), dimension(..), intent(in), target :: data
     integer, intent(out) :: ierr
-    if (.not. is_contiguous(data)) then
-      ierr = refuse_strided('write', variable, block)
-      return
-    end if
-    call write_checked(variable, block, ECLUSE_TYPE_INT64, c_loc(data), shape(data, c_int64_t), &
-                       ierr)
+    call write_checked(variable, block, ECLUSE_TYPE_INT64, data, ierr)
   end subroutine write_block_int64
 
   subroutine write_real32(variable, data, ierr)
@@ -145,12 +131,7 @@ contains
     integer, intent(in) :: block
     real(c_float), dimension(..), intent(in), target :: data
     integer, intent(out) :: ierr
-    if (.not. is_contiguous(data)) then
-      ierr = refuse_strided('write', variable, block)
-      return
-    end if
-    call write_checked(variable, block, ECLUSE_TYPE_FLOAT32, c_loc(data), shape(data, c_int64_t), &
-                       ierr)
+    call write_checked(variable, block, ECLUSE_TYPE_FLOAT32, data, ierr)
   end subroutine write_block_real32
 
   subroutine write_real64(variable, data, ierr)
@@ -165,11 +146,6 @@ contains
     integer, intent(in) :: block
     real(c_double), dimension(..), intent(in), target :: data
     integer, intent(out) :: ierr
-    if (.not. is_contiguous(data)) then
-      ierr = refuse_strided('write', variable, block)
-      return
-    end if
-    call write_checked(variable, block, ECLUSE_TYPE_FLOAT64, c_loc(data), shape(data, c_int64_t), &
-                       ierr)
+    call write_checked(variable, block, ECLUSE_TYPE_FLOAT64, data, ierr)
   end subroutine write_block_real64
 end module ecluse_data_write

@@ -50,21 +50,23 @@ def check_history(out, step, theta, qv, cloud):
             np.testing.assert_array_equal(data, expected.transpose(2, 1, 0), err_msg=f"{name} at {step}")
 
 
-def check_rain(out, step, rain, clients):
-    """Every client's block of rain, from the per-writer files, covers the surface once."""
+def check_surface(out, step, variable, expected, clients):
+    """Every client's block of a 2-D variable (rain, ground), from the per-writer files, covers
+    the surface once."""
     seen = np.zeros((NY, NX), dtype=int)
     sources = []
     for path in (out / "surface").glob(f"stencil_It{step}_Pr*.h5"):
         with h5py.File(path, "r") as f:
-            for name, block in f["rain"].items():
+            for name, block in f[variable].items():
                 y0, x0 = (int(v) for v in block.attrs["global_offset"])
                 ny, nx = block.shape
-                assert block.dtype == np.float32
-                np.testing.assert_array_equal(block[...], rain.T[y0:y0 + ny, x0:x0 + nx])
+                assert block.dtype == expected.dtype, f"{variable}: {block.dtype}"
+                np.testing.assert_array_equal(block[...], expected.T[y0:y0 + ny, x0:x0 + nx],
+                                              err_msg=f"{variable} at {step}")
                 seen[y0:y0 + ny, x0:x0 + nx] += 1
                 sources.append(int(name[1:]))
     assert sorted(sources) == list(range(clients)), f"step {step}: blocks of {sorted(sources)}"
-    assert (seen == 1).all(), f"step {step}: rain blocks overlap or leave holes"
+    assert (seen == 1).all(), f"step {step}: {variable} blocks overlap or leave holes"
 
 
 def check(out, clients, steps=12, every=4):
@@ -73,7 +75,8 @@ def check(out, clients, steps=12, every=4):
     outputs = 0
     for step, theta, qv, cloud, rain in states(steps, every):
         check_history(out, step, theta, qv, cloud)
-        check_rain(out, step, rain, clients)
+        check_surface(out, step, "rain", rain, clients)
+        check_surface(out, step, "ground", theta[:, :, 0], clients)
         outputs += 1
     assert len(list((out / "history").glob("*.h5"))) == outputs
     return outputs
@@ -84,7 +87,7 @@ def main():
     clients = int(sys.argv[2])
     steps, every = (int(v) for v in sys.argv[3:5]) if len(sys.argv) > 4 else (12, 4)
     outputs = check(out, clients, steps, every)
-    print(f"read back with h5py: {outputs} outputs of theta, qv, cloud and rain, every value exact")
+    print(f"read back with h5py: {outputs} outputs of theta, qv, cloud, rain and ground, every value exact")
 
 
 if __name__ == "__main__":

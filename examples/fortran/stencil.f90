@@ -190,6 +190,8 @@ contains
     end do
     call ecluse_set_position('rain', [grid%x0, grid%y0], ierr)
     call check(ierr, 'ecluse_set_position rain')
+    call ecluse_set_position('ground', [grid%x0, grid%y0], ierr)
+    call check(ierr, 'ecluse_set_position ground')
   end subroutine describe_blocks
 
   subroutine write_fields(grid, theta, qv, rain)
@@ -205,6 +207,9 @@ contains
     cloud = merge(1, 0, qv(1:grid%nx, 1:grid%ny, :) >= cloud_threshold)
     call ecluse_write('cloud', cloud, ierr)
     call check(ierr, 'ecluse_write cloud')
+    ! A section that is not contiguous: the compiler copies it in, the copy is handed over.
+    call ecluse_write('ground', theta(1:grid%nx, 1:grid%ny, 1), ierr)
+    call check(ierr, 'ecluse_write ground')
     call write_in_place(rain)
   end subroutine write_fields
 

@@ -149,7 +149,11 @@ class Session:
         return self._client_comm if self.start() else MPI.COMM_NULL
 
     def write(self, name, array, block=0):
-        """Hands a copy of `array` (C-contiguous, of the layout's dtype and C-order shape) over."""
+        """Hands a copy of `array` (a NumPy array of the layout's dtype and C-order shape) over.
+        An array that is not C-contiguous (a slice such as u[1:-1, 1:-1], a Fortran-ordered
+        array) is first copied into a C-contiguous one: one more copy than a contiguous array."""
+        if isinstance(array, np.ndarray) and not array.flags.c_contiguous:
+            array = np.ascontiguousarray(array)
         _native.write(name, array, block)
 
     def alloc(self, name, block=0):

@@ -37,10 +37,15 @@ std::string dtype_name(nb::dlpack::dtype d) {
   }
 }
 
+/** `text` after its indefinite article: "an int32 ...", "a float64 ...". */
+std::string with_article(const std::string& text) {
+  return (text.rfind("int", 0) == 0 ? "an " : "a ") + text;
+}
+
 /** "a float32 array of shape (2, 3)", with an optional adjective before the dtype. */
 std::string array_text(const ReadOnlyArray& a, const std::string& adjective = "") {
-  return "a " + adjective + dtype_name(a.dtype()) + " array of shape " +
-         tuple_text(a.ndim(), a.shape_ptr());
+  return with_article(adjective + dtype_name(a.dtype()) + " array of shape " +
+                      tuple_text(a.ndim(), a.shape_ptr()));
 }
 
 /** What was passed instead of an array nanobind can take (e.g. big-endian, or not an array). */
@@ -130,7 +135,7 @@ void BlockShape::mismatch(const char* variable, int block, int status, const std
   char layout[256] = "?";
   ecluse_variable_layout(variable, layout, sizeof layout);  // "?" if the name is longer
   raise_error(status, "write of variable '" + std::string(variable) + "'" + which +
-                          ": its layout '" + layout + "' takes a C-contiguous " + str() + ", got " +
+                          ": its layout '" + layout + "' takes " + with_article(str()) + ", got " +
                           given + "; nothing was written." + hint);
 }
 

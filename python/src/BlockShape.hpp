@@ -22,7 +22,8 @@ class BlockShape {
   /** The array Ecluse's buffer at `data` holds, as a NumPy array that views it (no copy). */
   [[nodiscard]] nanobind::object view(void* data) const;
   /** The data of `array` if it is a C-contiguous array of this dtype and shape; otherwise raises
-   * ecluse.Error naming the variable, the expected and the given dtype and shape. */
+   * ecluse.Error naming the variable, the expected and the given dtype and shape (Session.write
+   * makes a non-contiguous array contiguous before). */
   [[nodiscard]] const void* checked(const char* variable, int block, nanobind::handle array) const;
 
  private:
