@@ -108,7 +108,7 @@ int ecluse_fortran_write_section(const char* variable, int32_t block, const CFI_
              variable, bytes);
     return ecluse_set_error(ECLUSE_ALLOCATION_ERROR, message);
   }
-  pack_section(data, copy);
+  if (bytes) pack_section(data, copy);  // an empty section has no element to read
   const int status = ecluse_write_block(variable, block, copy);
   free(copy);
   return status;
