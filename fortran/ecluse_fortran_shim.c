@@ -47,29 +47,33 @@ static int section_bytes(const CFI_cdesc_t* data, size_t* bytes) {
   return 1;
 }
 
-/** `run` elements of `elem` bytes, `step` bytes apart, to `out` (contiguous); the element
- * sizes of the layout types copied as one load each. */
+/** `run` elements of `elem` bytes, `step` bytes apart, to `out` (contiguous). */
+static inline void copy_run(char* out, const char* from, CFI_index_t run, CFI_index_t step,
+                            size_t elem) {
+  for (CFI_index_t k = 0; k < run; ++k) memcpy(out + (size_t)k * elem, from + k * step, elem);
+}
+
+/** copy_run with the element sizes of the layout types as constants: each element is then one
+ * load and one store instead of a memcpy call. */
 static void copy_strided(char* out, const char* from, CFI_index_t run, CFI_index_t step,
                          size_t elem) {
-#define ECLUSE_COPY_AS(type)                                      \
-  for (CFI_index_t k = 0; k < run; ++k) {                         \
-    type value;                                                   \
-    memcpy(&value, from + k * step, sizeof value);                \
-    memcpy(out + (size_t)k * sizeof value, &value, sizeof value); \
-  }
   switch (elem) {
     case 8:
-      ECLUSE_COPY_AS(uint64_t) break;
+      copy_run(out, from, run, step, 8);
+      break;
     case 4:
-      ECLUSE_COPY_AS(uint32_t) break;
+      copy_run(out, from, run, step, 4);
+      break;
     case 2:
-      ECLUSE_COPY_AS(uint16_t) break;
+      copy_run(out, from, run, step, 2);
+      break;
     case 1:
-      ECLUSE_COPY_AS(uint8_t) break;
+      copy_run(out, from, run, step, 1);
+      break;
     default:
-      for (CFI_index_t k = 0; k < run; ++k) memcpy(out + (size_t)k * elem, from + k * step, elem);
+      copy_run(out, from, run, step, elem);
+      break;
   }
-#undef ECLUSE_COPY_AS
 }
 
 /** Copies the section into `out` (contiguous, Fortran order): the first dimension one run at a

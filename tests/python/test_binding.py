@@ -93,7 +93,7 @@ errors = dict(
     dtype=error_of(s.write, "field", field.astype(np.float32)),
     shape=error_of(s.write, "field", np.zeros((4, 6))),
     ndim=error_of(s.write, "field", np.zeros(24)),
-    strided=error_of(s.write, "field", np.zeros((6, 8))[:, ::2].astype(np.float32)),
+    strided=error_of(s.write, "field", np.zeros((6, 8), dtype=np.float32)[:, ::2]),
     not_array=error_of(s.write, "field", [[0.0] * 4] * 6),
     none=error_of(s.write, "field", None),
     big_endian=error_of(s.write, "field", field.astype(">f8")),
