@@ -46,7 +46,7 @@ module ecluse_c_api
     end function c_write_block
 
     !> ecluse_write_block of an array section that is not contiguous, passed by its descriptor:
-    !> copied into a contiguous temporary in C (ecluse_fortran_shim.c).
+    !> packed by ecluse_write_block_strided (ecluse_fortran_shim.c).
     integer(c_int) function c_write_section(variable, block, data) &
         bind(C, name="ecluse_fortran_write_section")
       import :: c_char, c_int, c_int32_t

@@ -125,7 +125,7 @@ contains
     call check(ierr, 'ecluse_end_iteration')
   end function timed_module
 
-  !> A section that is not contiguous (every other element of wide): the compiler copies it in.
+  !> A section that is not contiguous (every other element of wide): packed by Ecluse's one copy.
   real(8) function timed_section(wide) result(t)
     real(8), intent(in) :: wide(:)
     integer :: ierr
@@ -230,7 +230,7 @@ contains
            'bind(C) interface, interleaved with the module''s ecluse_write; median of each", ' // &
            '"module_call": "ecluse_write(''v'', data, ierr), data real(8) of rank 1: trim and ' // &
            'NUL, ecluse_variable_shape (type and element count), C call", "section_call": ' // &
-           '"ecluse_write(''v'', wide(1:2N:2), ierr): the compiler copies the section in ' // &
+           '"ecluse_write(''v'', wide(1:2N:2), ierr): Ecluse''s one copy packs the section ' // &
            '(no goal; section_ratio is against the C call on contiguous data)", ' // &
            '"goal": {"ratio_max": ' // num(goal) // ', "applies_from_bytes": ' // &
            itoa(int(mib, 8)) // '}, "worst_ratio_from_1MiB": ' // num(worst) // ', "pass": ' // &

@@ -42,6 +42,12 @@ class Session {
   /** Counters of this rank's transport or server, e.g. "dn.credit_waits" (empty in TP). */
   [[nodiscard]] std::map<std::string, double> statistics() const;
   void write(std::string_view variable, const void* data, int block = 0);
+  /** write of an array whose elements are not contiguous: element (i_0, ..., i_{r-1}) of an
+   * array of `extents` (C order) is at data + sum_d i_d * byte_strides[d]; its elements, taken in
+   * C order, are the block's (their count must be the layout's). Copied once, as by write. */
+  void write_strided(std::string_view variable, const void* data,
+                     std::span<const std::int64_t> extents,
+                     std::span<const std::int64_t> byte_strides, int block = 0);
   /** Zero copy: room for the block to fill in place, then commit or clear. */
   [[nodiscard]] void* alloc(std::string_view variable, int block = 0);
   void commit(std::string_view variable, int block = 0);

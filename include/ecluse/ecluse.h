@@ -101,6 +101,21 @@ int ecluse_write(const char* variable, const void* data);
 /** ecluse_write for one block (domain) of a variable: 0 <= block < its domains; same errors
  * and ECLUSE_INVALID_BLOCK for a block out of range. */
 int ecluse_write_block(const char* variable, int32_t block, const void* data);
+/** ecluse_write of an array whose elements are not contiguous in memory: the interior of an
+ * array with ghost cells, a strided slice, an array in the other language's order. Element
+ * (i_0, ..., i_{rank-1}) of an array of `extents` (C order: the last index varies fastest) is at
+ * (const char*)data + i_0 * byte_strides[0] + ... + i_{rank-1} * byte_strides[rank-1]; strides
+ * are in bytes and may be negative. The array's elements, taken in that C order, are the
+ * block's: their count must be the layout's (any shape of that size). They are copied once,
+ * straight into Ecluse's buffer, as ecluse_write copies a contiguous array. Errors: those of
+ * ecluse_write; ECLUSE_ARGUMENT_ERROR (rank outside 1..ECLUSE_MAX_DIMENSIONS, a negative
+ * extent, extents or byte_strides NULL); ECLUSE_INVALID_DIMENSIONS (the element count is not
+ * the layout's). */
+int ecluse_write_strided(const char* variable, const void* data, int32_t rank,
+                         const int64_t* extents, const int64_t* byte_strides);
+/** ecluse_write_strided for one block (domain) of a variable, as ecluse_write_block. */
+int ecluse_write_block_strided(const char* variable, int32_t block, const void* data, int32_t rank,
+                               const int64_t* extents, const int64_t* byte_strides);
 /** Zero copy: *data points to room for the block inside Ecluse's buffer (the node's shared
  * memory with dedicated cores); fill it, then commit (hand it over) or clear (give it up) in
  * the same iteration: a block still allocated when its iteration ends is dropped, not stored

@@ -151,9 +151,7 @@ class Session:
     def write(self, name, array, block=0):
         """Hands a copy of `array` (a NumPy array of the layout's dtype and C-order shape) over.
         An array that is not C-contiguous (a slice such as u[1:-1, 1:-1], a Fortran-ordered
-        array) is first copied into a C-contiguous one: one more copy than a contiguous array."""
-        if isinstance(array, np.ndarray) and not array.flags.c_contiguous:
-            array = np.ascontiguousarray(array)
+        array) is packed by that same one copy, straight into Ecluse's buffer."""
         _native.write(name, array, block)
 
     def alloc(self, name, block=0):

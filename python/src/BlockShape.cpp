@@ -106,7 +106,7 @@ nb::object BlockShape::view(void* data) const {
       .cast(nb::rv_policy::reference);  // no owner: the default policy would copy
 }
 
-const void* BlockShape::checked(const char* variable, int block, nb::handle array) const {
+CheckedArray BlockShape::checked(const char* variable, int block, nb::handle array) const {
   ReadOnlyArray a;
   if (!nb::try_cast(array, a, false)) {
     mismatch(variable, block, ECLUSE_ARGUMENT_ERROR, foreign_text(array),
@@ -122,11 +122,11 @@ const void* BlockShape::checked(const char* variable, int block, nb::handle arra
                            : "";
     mismatch(variable, block, ECLUSE_INVALID_DIMENSIONS, array_text(a), hint);
   }
-  if (!c_contiguous(a)) {
-    mismatch(variable, block, ECLUSE_ARGUMENT_ERROR, array_text(a, "non-C-contiguous "),
-             " Pass numpy.ascontiguousarray(array).");
-  }
-  return a.data();
+  CheckedArray checked{a.data(), c_contiguous(a)};
+  if (checked.contiguous) return checked;
+  const auto itemsize = static_cast<std::int64_t>(a.dtype().bits / 8);
+  for (std::size_t i = 0; i < n; ++i) checked.byte_strides[i] = a.stride(i) * itemsize;
+  return checked;
 }
 
 void BlockShape::mismatch(const char* variable, int block, int status, const std::string& given,

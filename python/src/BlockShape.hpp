@@ -12,19 +12,28 @@
 
 namespace ecluse_python {
 
+/** An array that passed BlockShape::checked: where its elements are and, when they are not
+ * C-contiguous (a slice, a Fortran-ordered array), the byte stride of each dimension. */
+struct CheckedArray {
+  const void* data = nullptr;
+  bool contiguous = true;
+  std::int64_t byte_strides[ECLUSE_MAX_DIMENSIONS] = {};
+};
+
 class BlockShape {
  public:
   /** The shape of `variable` with the current parameters (ecluse_variable_shape). */
   static BlockShape of(const char* variable);
 
   [[nodiscard]] int ndims() const { return ndims_; }
+  [[nodiscard]] const std::int64_t* dims() const { return dims_; }
   [[nodiscard]] nanobind::dlpack::dtype dtype() const;
   /** The array Ecluse's buffer at `data` holds, as a NumPy array that views it (no copy). */
   [[nodiscard]] nanobind::object view(void* data) const;
-  /** The data of `array` if it is a C-contiguous array of this dtype and shape; otherwise raises
-   * ecluse.Error naming the variable, the expected and the given dtype and shape (Session.write
-   * makes a non-contiguous array contiguous before). */
-  [[nodiscard]] const void* checked(const char* variable, int block, nanobind::handle array) const;
+  /** Where the elements of `array` are if it is an array of this dtype and shape, contiguous or
+   * not; otherwise raises ecluse.Error naming the variable, the expected and the given dtype and
+   * shape. */
+  [[nodiscard]] CheckedArray checked(const char* variable, int block, nanobind::handle array) const;
 
  private:
   [[nodiscard]] std::string str() const;

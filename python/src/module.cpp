@@ -51,9 +51,18 @@ int client_comm() {
   return static_cast<int>(MPI_Comm_c2f(comm));
 }
 
+// A slice or a Fortran-ordered array is packed by Ecluse's one copy (ecluse_write_block_strided).
 void write(const char* variable, nb::handle array, int32_t block) {
-  const void* data = BlockShape::of(variable).checked(variable, block, array);
-  released([&] { return ecluse_write_block(variable, block, data); });
+  const BlockShape shape = BlockShape::of(variable);
+  const CheckedArray a = shape.checked(variable, block, array);
+  if (a.contiguous) {
+    released([&] { return ecluse_write_block(variable, block, a.data); });
+    return;
+  }
+  released([&] {
+    return ecluse_write_block_strided(variable, block, a.data, shape.ndims(), shape.dims(),
+                                      a.byte_strides);
+  });
 }
 
 nb::object alloc(const char* variable, int32_t block) {

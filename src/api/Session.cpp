@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "block/StridedSource.hpp"
 #include "config/ConfigLoader.hpp"
 #include "core/Collective.hpp"
 #include "runtime/Runtime.hpp"
@@ -78,6 +79,13 @@ std::map<std::string, double> Session::statistics() const {
 
 void Session::write(std::string_view variable, const void* data, int block) {
   runtime().client().write(variable, block, data);
+}
+
+void Session::write_strided(std::string_view variable, const void* data,
+                            std::span<const std::int64_t> extents,
+                            std::span<const std::int64_t> byte_strides, int block) {
+  const StridedSource source(data, extents, byte_strides, variable);
+  runtime().client().write_strided(variable, block, source);
 }
 
 void* Session::alloc(std::string_view variable, int block) {

@@ -236,6 +236,23 @@ int ecluse_write_block(const char* variable, int32_t block, const void* data) {
   });
 }
 
+int ecluse_write_strided(const char* variable, const void* data, int32_t rank,
+                         const int64_t* extents, const int64_t* byte_strides) {
+  return ecluse_write_block_strided(variable, 0, data, rank, extents, byte_strides);
+}
+
+int ecluse_write_block_strided(const char* variable, int32_t block, const void* data, int32_t rank,
+                               const int64_t* extents, const int64_t* byte_strides) {
+  return guard([&] {
+    require(variable, "the variable name");
+    require(extents, "extents");
+    require(byte_strides, "byte_strides");
+    const auto n = static_cast<std::size_t>(std::max<int32_t>(rank, 0));
+    current().write_strided(variable, data, std::span(extents, n), std::span(byte_strides, n),
+                            block);
+  });
+}
+
 int ecluse_alloc(const char* variable, void** data) {
   return ecluse_alloc_block(variable, 0, data);
 }

@@ -177,19 +177,48 @@ void Client::mark_handed_over(const Variable& v, int block) {
 
 void Client::write(std::string_view name, int block, const void* data) {
   PhaseScope scope(accounting_, Phase::Write);
-  const Variable& v = variable(name);
+  hand_over(variable(name), block, data, nullptr);
+}
+
+void Client::write_strided(std::string_view name, int block, const StridedSource& source) {
+  PhaseScope scope(accounting_, Phase::Write);
+  hand_over(variable(name), block, source.data(), &source);
+}
+
+void Client::hand_over(const Variable& v, int block, const void* data,
+                       const StridedSource* strided) {
   check_block(v, block);
-  if (!data) {
+  if (!data && !(strided && strided->elements() == 0)) {  // an empty array reads nothing
     throw Error(ECLUSE_ARGUMENT_ERROR, "write of variable '" + v.name + "': data is NULL.");
   }
   check_not_written(v, block);
   check_not_allocated(v, block);
   if (!v.enabled || written_once_.count(&v)) return mark_handed_over(v, block);
   const BlockData& b = describe(v, block, data);
-  const bool handed_over = transport_.put(b, bytes_of(b));  // false: dropped (policy skip)
+  if (strided) check_elements(v, block, b, *strided);
+  // false: dropped (policy skip)
+  const bool handed_over = transport_.put(b, bytes_of(b), strided);
   mark_handed_over(v, block);
   if (handed_over) accounting_.add_bytes(bytes_of(b));
   if (!v.time_varying) written_now_.insert(&v);
+}
+
+void Client::check_elements(const Variable& v, int block, const BlockData& b,
+                            const StridedSource& source) const {
+  std::uint64_t elements = 1;
+  std::string shape;
+  for (std::uint64_t n : b.dims) {
+    elements *= n;
+    shape += (shape.empty() ? "" : ", ") + std::to_string(n);
+  }
+  if (elements == source.elements()) return;
+  throw Error(ECLUSE_INVALID_DIMENSIONS,
+              "write of block " + std::to_string(block) + " of variable '" + v.name +
+                  "': its layout '" + v.layout + "' has shape (" + shape + ") in C order, " +
+                  std::to_string(elements) + " elements (ghosts included), but the array " +
+                  "passed has shape " + source.shape_text() + ", " +
+                  std::to_string(source.elements()) +
+                  " elements; pass an array of the layout's size. Nothing was written.");
 }
 
 void* Client::alloc(std::string_view name, int block) {

@@ -25,6 +25,9 @@ class Client {
          Accounting& accounting);
 
   void write(std::string_view variable, int block, const void* data);
+  /** write of an array whose elements are not contiguous: `source` holds the block's elements
+   * (their count must be the layout's) in C order; they are packed by the transport's copy. */
+  void write_strided(std::string_view variable, int block, const StridedSource& source);
   /** Zero copy: room for the block in the transport's buffer, to fill then commit. */
   void* alloc(std::string_view variable, int block);
   void commit(std::string_view variable, int block);
@@ -63,6 +66,10 @@ class Client {
   void check_not_written(const Variable& variable, int block) const;
   void check_not_allocated(const Variable& variable, int block) const;
   void mark_handed_over(const Variable& variable, int block);
+  void hand_over(const Variable& variable, int block, const void* data,
+                 const StridedSource* strided);
+  void check_elements(const Variable& variable, int block, const BlockData& described,
+                      const StridedSource& source) const;
 
   const Config& config_;
   Parameters& parameters_;

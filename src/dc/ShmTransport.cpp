@@ -146,11 +146,11 @@ void ShmTransport::push(const BlockMessage& event, int server, bool wake) {
   }
 }
 
-bool ShmTransport::put(const BlockData& block, std::size_t bytes) {
+bool ShmTransport::put(const BlockData& block, std::size_t bytes, const StridedSource* strided) {
   check_dimensions(block, "dedicated cores");
   const shm::Handle handle = acquire(block, bytes, true);
   if (handle == shm::kNoHandle) return false;
-  copy_block(buffer_.address(handle), block.data, bytes, bytes >= streaming_from_);
+  copy_source(buffer_.address(handle), block, strided, bytes, bytes >= streaming_from_);
   notify(block, handle, bytes);
   return true;
 }

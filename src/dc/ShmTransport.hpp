@@ -23,7 +23,7 @@ class ShmTransport : public Transport {
    * `source`: rank in the clients' communicator. */
   ShmTransport(NodeBuffer& buffer, const Config& config, int server, int client, int source,
                Log& log, Accounting& accounting);
-  bool put(const BlockData& block, std::size_t bytes) override;
+  bool put(const BlockData& block, std::size_t bytes, const StridedSource* strided) override;
   void* alloc(const BlockData& block, std::size_t bytes) override;
   void commit(const Variable& variable, int block) override;
   void clear(const Variable& variable, int block) override;

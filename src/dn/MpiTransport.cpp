@@ -190,14 +190,14 @@ void MpiTransport::send(const BlockMessage& header, BufferPool::Buffer buffer) {
   ++sent_blocks_;
 }
 
-bool MpiTransport::put(const BlockData& block, std::size_t bytes) {
+bool MpiTransport::put(const BlockData& block, std::size_t bytes, const StridedSource* strided) {
   check_dimensions(block, "dedicated nodes");
   if (!wait_for_credit(block, bytes, true)) {
     log_skipped(log_, block, ++skipped_, "no credit from the dedicated node");
     return false;
   }
   BufferPool::Buffer buffer = pool_.acquire(bytes);
-  copy_block(buffer.data.get(), block.data, bytes, bytes >= streaming_from_);
+  copy_source(buffer.data.get(), block, strided, bytes, bytes >= streaming_from_);
   send(header_of(block, bytes), std::move(buffer));
   return true;
 }

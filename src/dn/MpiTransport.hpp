@@ -25,7 +25,7 @@ class MpiTransport : public Transport {
   MpiTransport(const Config& config, const Topology& topology, std::uint64_t window, int source,
                Log& log, Accounting& accounting);
   ~MpiTransport() override;
-  bool put(const BlockData& block, std::size_t bytes) override;
+  bool put(const BlockData& block, std::size_t bytes, const StridedSource* strided) override;
   void* alloc(const BlockData& block, std::size_t bytes) override;
   void commit(const Variable& variable, int block) override;
   void clear(const Variable& variable, int block) override;

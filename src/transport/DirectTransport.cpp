@@ -1,8 +1,6 @@
 // Staging of a time-partitioning iteration.
 #include "transport/DirectTransport.hpp"
 
-#include <cstring>
-
 #include "transport/TransportSupport.hpp"
 
 namespace ecluse {
@@ -21,9 +19,9 @@ void* DirectTransport::alloc(const BlockData& block, std::size_t bytes) {
   return s.bytes.data();
 }
 
-bool DirectTransport::put(const BlockData& block, std::size_t bytes) {
+bool DirectTransport::put(const BlockData& block, std::size_t bytes, const StridedSource* strided) {
   void* room = alloc(block, bytes);
-  std::memcpy(room, block.data, bytes);
+  copy_source(room, block, strided, bytes, false);
   commit(*block.variable, block.block);
   return true;
 }

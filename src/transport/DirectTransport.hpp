@@ -13,7 +13,7 @@ namespace ecluse {
 class DirectTransport : public Transport {
  public:
   explicit DirectTransport(Writer& writer) : writer_(writer) {}
-  bool put(const BlockData& block, std::size_t bytes) override;
+  bool put(const BlockData& block, std::size_t bytes, const StridedSource* strided) override;
   void* alloc(const BlockData& block, std::size_t bytes) override;
   void commit(const Variable& variable, int block) override;
   void clear(const Variable& variable, int block) override;

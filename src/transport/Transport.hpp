@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "block/BlockData.hpp"
+#include "block/StridedSource.hpp"
 #include "transport/Statistic.hpp"
 
 namespace ecluse {
@@ -14,9 +15,11 @@ namespace ecluse {
 class Transport {
  public:
   virtual ~Transport() = default;
-  /** Hands one block over; `block.data` may be reused by the caller once this returns. False
-   * when policy="skip" dropped it (no room): it will not be stored. */
-  virtual bool put(const BlockData& block, std::size_t bytes) = 0;
+  /** Hands one block over; `block.data` may be reused by the caller once this returns. With
+   * `strided`, the block's elements are where it says (block.data is its first element) and
+   * the transport's one copy packs them. False when policy="skip" dropped it (no room): it
+   * will not be stored. */
+  virtual bool put(const BlockData& block, std::size_t bytes, const StridedSource* strided) = 0;
   /** Zero copy: room for a block described by `block` (data ignored), to fill in place. */
   virtual void* alloc(const BlockData& block, std::size_t bytes) = 0;
   /** The block allocated for (variable, block id) is filled: hand it over. */

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "core/Collective.hpp"
+#include "core/DataType.hpp"
 #include "ecluse/Error.hpp"
 
 namespace ecluse {
@@ -90,6 +91,12 @@ void copy_block(void* to, const void* from, std::size_t bytes, bool streaming) {
   (void)streaming;  // no streaming stores written for this architecture: memcpy
 #endif
   copy_cached(out, in, bytes);
+}
+
+void copy_source(void* to, const BlockData& block, const StridedSource* strided, std::size_t bytes,
+                 bool streaming) {
+  if (strided) return strided->pack(to, data_type_size(block.type), copy_block, streaming);
+  copy_block(to, block.data, bytes, streaming);
 }
 
 void throw_too_big(const BlockData& block, std::size_t need, std::size_t share, std::size_t held,

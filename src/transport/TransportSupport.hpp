@@ -7,6 +7,7 @@
 #include <string>
 
 #include "block/BlockData.hpp"
+#include "block/StridedSource.hpp"
 #include "config/Config.hpp"
 #include "core/Log.hpp"
 
@@ -30,6 +31,10 @@ bool silence_is_bounded();
  * without being read first or kept in the caller's caches, and is visible to other processes
  * when the call returns (sfence). */
 void copy_block(void* to, const void* from, std::size_t bytes, bool streaming = false);
+/** The one copy of a put: `strided` packed when given (by copy_block, through a 64 KiB
+ * buffer where its elements are not contiguous), else copy_block of `block.data`. */
+void copy_source(void* to, const BlockData& block, const StridedSource* strided, std::size_t bytes,
+                 bool streaming);
 /** The smallest block that `<buffer copy>` copies with streaming stores: 1 MiB for auto (from
  * there they beat a cached copy into lines a server has read or a compute phase evicted; they
  * lose only when the lines are still in the client's own cache), 0 for streaming, SIZE_MAX

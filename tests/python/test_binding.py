@@ -657,22 +657,33 @@ def test_slices_are_written_as_their_values(tmp_path, architecture):
             s.write("other", np.asfortranarray(ghosted[:6, :4]))
             s.write("counts", np.arange(6, dtype=np.int32)[::2] + rank)
             s.end_iteration()
+            # Negative strides: reversed views.
+            s.write("field", ghosted[::-1, ::-1][1:-1, 3:7])
+            s.write("other", ghosted[:6, :4][::-1])
+            s.write("counts", (np.arange(6, dtype=np.int32) + rank)[::-2])
+            s.end_iteration()
             report(c_contiguous=ghosted[1:-1, 3:7].flags.c_contiguous)
     """
     results = run_script(tmp_path, 3 if architecture == DC else 1, body, architecture)
     assert [r["c_contiguous"] for r in results] == [False] * len(results)
     stored = {}
-    for path in (tmp_path / "out").glob("bind_It0_*.h5"):
-        with h5py.File(path, "r") as f:
-            f.visititems(lambda name, d: stored.update({name: d[...]})
-                         if isinstance(d, h5py.Dataset) else None)
-    assert len(stored) == 3 * len(results)
+    for iteration in (0, 1):
+        for path in (tmp_path / "out").glob(f"bind_It{iteration}_*.h5"):
+            with h5py.File(path, "r") as f:
+                f.visititems(lambda name, d: stored.update({(iteration, name): d[...]})
+                             if isinstance(d, h5py.Dataset) else None)
+    assert len(stored) == 2 * 3 * len(results)
     for rank in range(len(results)):
         ghosted = np.arange(80, dtype=np.float64).reshape(8, 10) + 1000 * rank
-        np.testing.assert_array_equal(stored[f"field/P{rank}"], ghosted[1:-1, 3:7])
-        np.testing.assert_array_equal(stored[f"other/P{rank}"], ghosted[:6, :4])
-        np.testing.assert_array_equal(stored[f"counts/P{rank}"],
+        np.testing.assert_array_equal(stored[0, f"field/P{rank}"], ghosted[1:-1, 3:7])
+        np.testing.assert_array_equal(stored[0, f"other/P{rank}"], ghosted[:6, :4])
+        np.testing.assert_array_equal(stored[0, f"counts/P{rank}"],
                                       np.array([0, 2, 4], dtype=np.int32) + rank)
+        np.testing.assert_array_equal(stored[1, f"field/P{rank}"],
+                                      ghosted[::-1, ::-1][1:-1, 3:7])
+        np.testing.assert_array_equal(stored[1, f"other/P{rank}"], ghosted[:6, :4][::-1])
+        np.testing.assert_array_equal(stored[1, f"counts/P{rank}"],
+                                      np.array([5, 3, 1], dtype=np.int32) + rank)
 
 
 def test_import_ecluse_needs_no_native_module(tmp_path):
