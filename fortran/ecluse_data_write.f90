@@ -1,7 +1,7 @@
 ! ecluse_write and ecluse_write_block for arrays of every layout type and any rank, checked
 ! against the layout (type, element count, shape) before the C call; one specific per type. A
 ! contiguous array is handed over where it is; an array section that is not contiguous
-! (u(1:nx, 1:ny) of a ghosted array) is copied into a contiguous temporary first, in C.
+! (u(1:nx, 1:ny) of a ghosted array) is packed by ecluse_write_block_strided (the C shim).
 module ecluse_data_write
   use, intrinsic :: iso_c_binding, only: c_char, c_double, c_float, c_int16_t, c_int32_t, &
                                          c_int64_t, c_int8_t, c_loc, c_ptr
