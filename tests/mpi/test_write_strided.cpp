@@ -111,7 +111,8 @@ void reversed_case(Sources& s, int base) {
 
 void transposed_case(Sources& s, int base) {
   s.matrix.resize(12);
-  for (int i = 0; i < 12; ++i) s.matrix[i] = static_cast<float>(base) + 0.5f * static_cast<float>(i);
+  for (int i = 0; i < 12; ++i)
+    s.matrix[i] = static_cast<float>(base) + 0.5f * static_cast<float>(i);
   std::vector<float> e;  // the transpose, 3 x 4
   for (int j = 0; j < 3; ++j)
     for (int i = 0; i < 4; ++i) e.push_back(s.matrix[i * 3 + j]);
