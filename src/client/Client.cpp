@@ -206,12 +206,10 @@ void Client::hand_over(const Variable& v, int block, const void* data,
 void Client::check_elements(const Variable& v, int block, const BlockData& b,
                             const StridedSource& source) const {
   std::uint64_t elements = 1;
-  std::string shape;
-  for (std::uint64_t n : b.dims) {
-    elements *= n;
-    shape += (shape.empty() ? "" : ", ") + std::to_string(n);
-  }
+  for (std::uint64_t n : b.dims) elements *= n;
   if (elements == source.elements()) return;
+  std::string shape;  // only now: the steady-state write allocates nothing
+  for (std::uint64_t n : b.dims) shape += (shape.empty() ? "" : ", ") + std::to_string(n);
   throw Error(ECLUSE_INVALID_DIMENSIONS,
               "write of block " + std::to_string(block) + " of variable '" + v.name +
                   "': its layout '" + v.layout + "' has shape (" + shape + ") in C order, " +
