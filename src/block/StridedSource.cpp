@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <cstring>
 
+#include "block/BlockData.hpp"
 #include "ecluse/Error.hpp"
 
 namespace ecluse {
 namespace {
 
-std::string text_of(std::span<const std::int64_t> extents) {
+template <typename Int>
+std::string text_of(std::span<const Int> extents) {
   std::string text = "(";
   for (std::size_t d = 0; d < extents.size(); ++d) {
     text += (d ? ", " : "") + std::to_string(extents[d]);
@@ -132,10 +134,6 @@ class Sink {
   alignas(64) char buffer_[kBounce];
 };
 
-void plain_copy(void* to, const void* from, std::size_t bytes, bool /*streaming*/) {
-  std::memcpy(to, from, bytes);
-}
-
 }  // namespace
 
 StridedSource::StridedSource(const void* data, std::span<const std::int64_t> extents,
@@ -175,9 +173,23 @@ std::string StridedSource::shape_text() const {
   return text_of(std::span<const std::int64_t>(given_.data(), given_rank_));
 }
 
+void StridedSource::check_fits(const BlockData& block) const {
+  std::uint64_t elements = 1;
+  for (std::uint64_t n : block.dims) elements *= n;
+  if (elements == elements_) return;
+  const Variable& v = *block.variable;
+  throw Error(ECLUSE_INVALID_DIMENSIONS,
+              "write of block " + std::to_string(block.block) + " of variable '" + v.name +
+                  "': its layout '" + v.layout + "' has shape " +
+                  text_of(std::span<const std::uint64_t>(block.dims)) + " in C order, " +
+                  std::to_string(elements) + " elements (ghosts included), but the array " +
+                  "passed has shape " + shape_text() + ", " + std::to_string(elements_) +
+                  " elements; pass an array of the layout's size. Nothing was written.");
+}
+
 void StridedSource::pack(void* to, std::size_t element_size, Copy copy, bool streaming) const {
   if (elements_ == 0) return;  // an empty array: nothing to read
-  Sink sink(static_cast<char*>(to), copy ? copy : plain_copy, streaming);
+  Sink sink(static_cast<char*>(to), copy, streaming);
   const int inner = rank_ - 1;
   const std::int64_t run = extents_[inner];
   const std::int64_t step = strides_[inner];

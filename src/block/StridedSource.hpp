@@ -13,6 +13,8 @@
 
 namespace ecluse {
 
+struct BlockData;
+
 class StridedSource {
  public:
   static constexpr int kMaxRank = 16;  // ECLUSE_MAX_DIMENSIONS
@@ -31,14 +33,17 @@ class StridedSource {
   [[nodiscard]] std::uint64_t elements() const { return elements_; }
   /** The extents as given, for messages: "(4, 6)". */
   [[nodiscard]] std::string shape_text() const;
-  /** How packed bytes reach the destination: copy_block's signature (memcpy by default). */
+  /** Throws ECLUSE_INVALID_DIMENSIONS, naming both shapes, unless the array has as many
+   * elements as `block` (its dimensions, ghosts included). */
+  void check_fits(const BlockData& block) const;
+  /** How packed bytes reach the destination: copy_block's signature. */
   using Copy = void (*)(void* to, const void* from, std::size_t bytes, bool streaming);
   /** Copies the elements, `element_size` bytes each, in C order to `to` (contiguous). Dimensions
    * of extent 1 are skipped and dimensions that follow each other in memory are merged first, so
    * that the innermost run is as long as the layout allows. Contiguous runs of 64 KiB and more
    * go straight to `to` by `copy`; other elements are gathered into a 64 KiB buffer and reach
    * `to` by `copy` in pieces (with `streaming`, copy_block's non-temporal stores). */
-  void pack(void* to, std::size_t element_size, Copy copy = nullptr, bool streaming = false) const;
+  void pack(void* to, std::size_t element_size, Copy copy, bool streaming) const;
 
  private:
   const char* data_;

@@ -195,28 +195,12 @@ void Client::hand_over(const Variable& v, int block, const void* data,
   check_not_allocated(v, block);
   if (!v.enabled || written_once_.count(&v)) return mark_handed_over(v, block);
   const BlockData& b = describe(v, block, data);
-  if (strided) check_elements(v, block, b, *strided);
-  // false: dropped (policy skip)
-  const bool handed_over = transport_.put(b, bytes_of(b), strided);
+  if (strided) strided->check_fits(b);
+  const std::size_t bytes = bytes_of(b);
+  const bool handed_over = transport_.put(b, bytes, strided);  // false: dropped (policy skip)
   mark_handed_over(v, block);
-  if (handed_over) accounting_.add_bytes(bytes_of(b));
+  if (handed_over) accounting_.add_bytes(bytes);
   if (!v.time_varying) written_now_.insert(&v);
-}
-
-void Client::check_elements(const Variable& v, int block, const BlockData& b,
-                            const StridedSource& source) const {
-  std::uint64_t elements = 1;
-  for (std::uint64_t n : b.dims) elements *= n;
-  if (elements == source.elements()) return;
-  std::string shape;  // only now: the steady-state write allocates nothing
-  for (std::uint64_t n : b.dims) shape += (shape.empty() ? "" : ", ") + std::to_string(n);
-  throw Error(ECLUSE_INVALID_DIMENSIONS,
-              "write of block " + std::to_string(block) + " of variable '" + v.name +
-                  "': its layout '" + v.layout + "' has shape (" + shape + ") in C order, " +
-                  std::to_string(elements) + " elements (ghosts included), but the array " +
-                  "passed has shape " + source.shape_text() + ", " +
-                  std::to_string(source.elements()) +
-                  " elements; pass an array of the layout's size. Nothing was written.");
 }
 
 void* Client::alloc(std::string_view name, int block) {

@@ -68,8 +68,6 @@ class Client {
   void mark_handed_over(const Variable& variable, int block);
   void hand_over(const Variable& variable, int block, const void* data,
                  const StridedSource* strided);
-  void check_elements(const Variable& variable, int block, const BlockData& described,
-                      const StridedSource& source) const;
 
   const Config& config_;
   Parameters& parameters_;

@@ -9,6 +9,7 @@
 
 #include "block/StridedSource.hpp"
 #include "ecluse/Error.hpp"
+#include "transport/TransportSupport.hpp"
 
 namespace ecluse {
 namespace {
@@ -41,7 +42,7 @@ struct View {
   std::int64_t origin;                // element index of (0, ..., 0) in the memory
 };
 
-void check(const View& v, std::size_t size) {
+void check(const View& v, std::size_t size, bool streaming) {
   std::vector<unsigned char> memory(4096 * size);
   for (std::size_t i = 0; i < memory.size(); ++i)
     memory[i] = static_cast<unsigned char>(i * 37 + i / 97);
@@ -52,9 +53,10 @@ void check(const View& v, std::size_t size) {
   const StridedSource source(base, v.extents, bytes, "v");
   ASSERT_EQ(source.elements() * size, expected.size());
   std::vector<unsigned char> out(expected.size() + 2 * kGuard, 0xA5);
-  source.pack(out.data() + kGuard, size);
+  source.pack(out.data() + kGuard, size, copy_block, streaming);
   EXPECT_TRUE(std::memcmp(out.data() + kGuard, expected.data(), expected.size()) == 0)
-      << "element size " << size << ", shape " << source.shape_text();
+      << "element size " << size << ", shape " << source.shape_text()
+      << (streaming ? ", streaming" : "");
   for (std::size_t i = 0; i < kGuard; ++i) {
     ASSERT_EQ(out[i], 0xA5) << "before";
     ASSERT_EQ(out[out.size() - 1 - i], 0xA5) << "after";
@@ -78,7 +80,37 @@ TEST(StridedSource, PacksEveryViewAsItsElementsInCOrder) {
       {{2, 3, 4}, {1, 2, 6}, 0},  // Fortran order read as C order
   };
   for (std::size_t size : {1, 2, 4, 8, 3, 16}) {
-    for (const View& v : views) check(v, size);
+    for (const View& v : views) {
+      for (bool streaming : {false, true}) check(v, size, streaming);
+    }
+  }
+}
+
+// Larger than the 64 KiB gather buffer: many flushes of gathered elements, and contiguous runs
+// long enough to be copied straight.
+TEST(StridedSource, LargeViewsCrossTheGatherBuffer) {
+  std::vector<double> memory(3 * 40000);
+  for (std::size_t i = 0; i < memory.size(); ++i) memory[i] = static_cast<double>(i) * 0.5;
+  struct Large {
+    std::vector<std::int64_t> extents, strides;  // strides in elements
+  };
+  const std::vector<Large> views = {
+      {{3, 30000}, {40000, 1}},  // runs of 240 000 bytes
+      {{3, 20000}, {40000, 2}},  // 160 000 bytes gathered per row
+      {{300, 190}, {400, 2}},    // short gathered rows, many per buffer
+  };
+  for (const Large& v : views) {
+    std::vector<std::int64_t> bytes;
+    for (std::int64_t stride : v.strides) bytes.push_back(stride * 8);
+    const auto* base = reinterpret_cast<const unsigned char*>(memory.data());
+    const auto expected = reference(base, v.extents, bytes, 8);
+    const StridedSource source(base, v.extents, bytes, "v");
+    for (bool streaming : {false, true}) {
+      std::vector<unsigned char> out(expected.size(), 0xA5);
+      source.pack(out.data(), 8, copy_block, streaming);
+      EXPECT_TRUE(out == expected)
+          << "shape " << source.shape_text() << ", streaming " << streaming;
+    }
   }
 }
 
@@ -87,7 +119,7 @@ TEST(StridedSource, AnEmptyArrayWritesNothing) {
                              std::vector<std::int64_t>{8, 8, 8}, "v");
   EXPECT_EQ(source.elements(), 0u);
   unsigned char out = 0xA5;
-  source.pack(&out, 8);
+  source.pack(&out, 8, copy_block, false);
   EXPECT_EQ(out, 0xA5);
 }
 
