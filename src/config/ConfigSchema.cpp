@@ -142,16 +142,48 @@ bool allowed_attribute(const pugi::xml_node& node, const ElementRule& rule,
   return contains(rule.damaris_ignored, name) && damaris_file(node);
 }
 
+std::vector<std::string> allowed_attributes(const ElementRule& rule) {
+  std::vector<std::string> allowed = rule.attributes;
+  allowed.emplace_back("comment");
+  return allowed;
+}
+
+/** Whether an attribute outside the schema refuses the file. In a Damaris 1.x file it is
+ * ignored with a warning, as Damaris's reader ignores it, unless it stands for a required
+ * attribute the element lacks (Damaris refuses that element too). */
+bool unknown_attribute_refused(const pugi::xml_node& node, const std::string& guess) {
+  return !damaris_file(node) || (!guess.empty() && !node.attribute(guess.c_str()));
+}
+
+void warn_ignored_attribute(const pugi::xml_node& node, const ElementRule& rule,
+                            const std::string& name, const XmlSource& source,
+                            Diagnostics& diagnostics) {
+  const std::string kind = "unknown-attribute:" + rule.name + ":" + name;
+  if (diagnostics.repeated_warning(kind)) return;  // its place is worked out once
+  const std::vector<std::string> allowed = allowed_attributes(rule);
+  diagnostics.warning(source.of(node, name.c_str()), kind,
+                      "unknown attribute '" + name + "' on <" + rule.name +
+                          "> is ignored, as Damaris 1.x ignores attributes outside its schema" +
+                          did_you_mean_or_period(name, allowed) + " Allowed attributes: " +
+                          join(allowed) + ". Correct its name or remove it.");
+}
+
 void check_attributes(const pugi::xml_node& node, const ElementRule& rule, const XmlSource& source,
                       Diagnostics& diagnostics) {
   std::set<std::string, std::less<>> seen;  // a set: a node may have very many attributes
   std::vector<std::string> suggested;       // a misspelt required attribute is reported once
+  const std::vector<std::string> allowed = allowed_attributes(rule);
   for (const auto& attribute : node.attributes()) {
     const std::string name = attribute.name();
+    const bool known = allowed_attribute(node, rule, name);
+    const std::string guess = known ? "" : closest(name, rule.required);
+    if (!known && !unknown_attribute_refused(node, guess)) {
+      warn_ignored_attribute(node, rule, name, source, diagnostics);
+      seen.insert(name);
+      continue;
+    }
     if (!diagnostics.listing()) {  // finding the place of each is linear: only count them
-      if (seen.count(name) != 0 || !allowed_attribute(node, rule, name)) {
-        diagnostics.count_unlisted();
-      }
+      if (seen.count(name) != 0 || !known) diagnostics.count_unlisted();
       seen.insert(name);
       continue;
     }
@@ -162,9 +194,7 @@ void check_attributes(const pugi::xml_node& node, const ElementRule& rule, const
       continue;
     }
     seen.insert(name);
-    if (allowed_attribute(node, rule, name)) continue;
-    std::vector<std::string> allowed = rule.attributes;
-    allowed.emplace_back("comment");
+    if (known) continue;
     suggested.push_back(closest(name, allowed));
     diagnostics.error(source.of(node, attribute.name()),
                       "unknown attribute '" + name + "' on <" + rule.name + ">" +

@@ -24,8 +24,9 @@ struct ElementRule {
   std::vector<std::string> required;
   std::vector<std::string> children;
   std::vector<std::string> repeatable = {};
-  // Accepted only in a Damaris 1.x file (the reader warns that it is ignored, as Damaris does);
-  // unknown attributes in an Ecluse file.
+  // Outside the schema, but each has a warning of its own in a Damaris 1.x file (DamarisCompat)
+  // instead of the generic "unknown attribute ... is ignored"; unknown attributes in an Ecluse
+  // file.
   std::vector<std::string> damaris_ignored = {};
   // Its content (children and attributes) is not checked: a section of a newer Damaris that
   // Ecluse does not run (<plugins>); the reader warns about what it holds.

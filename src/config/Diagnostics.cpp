@@ -47,18 +47,23 @@ std::string Diagnostics::text() const {
   return join(lines, "\n");
 }
 
-void Diagnostics::warning(const SourceLocation& where, const std::string& kind,
-                          const std::string& what) {
+bool Diagnostics::repeated_warning(const std::string& kind) {
   for (Warning& known : warnings_) {
     if (known.kind == kind) {
       ++known.more;
-      return;
+      return true;
     }
   }
   if (warnings_.size() >= limits::kListedErrors) {  // bounded, as errors are
     ++unlisted_warnings_;
-    return;
+    return true;
   }
+  return false;
+}
+
+void Diagnostics::warning(const SourceLocation& where, const std::string& kind,
+                          const std::string& what) {
+  if (repeated_warning(kind)) return;
   warnings_.push_back({where.line, where.column, kind, to_string(where) + ": " + what});
 }
 

@@ -27,6 +27,10 @@ class Diagnostics {
    * but something it says is not done (or not done as written); `what` says what to do. Warnings of
    * the same `kind` are one line: the first place, then "(and N more like it)". */
   void warning(const SourceLocation& where, const std::string& kind, const std::string& what);
+  /** Counts one more warning of `kind` when one is already recorded (or no more kinds are
+   * listed) and returns true; false for a new kind. Lets a caller work out the place and text of
+   * a warning only for the first of its kind. */
+  bool repeated_warning(const std::string& kind);
   /** Every warning, one line each, in the order of the file. */
   [[nodiscard]] std::vector<std::string> warnings() const;
 

@@ -244,3 +244,27 @@ def test_sizes_set_at_run_time_in_a_damaris_file_are_not_counted(tmp_path):
     unset = {v["name"]: v for v in out["configuration"]["variables"] if v["size_set_at_run_time"]}
     assert sorted(unset) == ["ross/lps/nevent_processed", "ross/pes/gvt_inst/nevent_processed"]
     assert unset["ross/lps/nevent_processed"]["bytes_per_block"] == 0
+
+
+def test_strict_refuses_a_file_that_initialize_accepts_with_warnings(tmp_path):
+    """A Damaris file's misspelt attribute is ignored with a warning, as Damaris ignores it;
+    --strict makes a job script stop on it."""
+    config = ROOT / "tests" / "configs" / "damaris" / "code_saturne.xml"
+    text = config.read_text().replace('<storage>', '<storage basename=".">', 1)
+    assert text != config.read_text()
+    path = write(tmp_path, text, "cs.xml")
+    relaxed = run(path)
+    assert relaxed.returncode == 0, relaxed.stdout
+    assert ("unknown attribute 'basename' on <storage> is ignored, as Damaris 1.x ignores "
+            "attributes outside its schema. Allowed attributes: comment. Correct its name or "
+            "remove it.") in relaxed.stdout
+    count = sum(line.startswith("warning: ") for line in relaxed.stdout.splitlines())
+    strict = run("--strict", path)
+    assert strict.returncode == 1
+    assert strict.stdout.splitlines()[-1] == f"{path}: refused under --strict, {count} warning(s)"
+    status, out = run_json("--strict", path)
+    assert (status, out["valid"], out["strict_passed"]) == (1, True, False)
+    assert len(out["warnings"]) == count
+    status, out = run_json("--strict", ROOT / "examples" / "simulation.xml")
+    assert (status, out["valid"], out["strict_passed"], out["warnings"]) == (0, True, True, [])
+    assert run("--strict", ROOT / "examples" / "simulation.xml").returncode == 0

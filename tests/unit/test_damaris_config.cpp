@@ -232,6 +232,57 @@ TEST(DamarisModel, TimeVaryingWithAnUnderscoreIsIgnoredAsDamarisIgnoresIt) {
             "select-mem, select-subset, vectorlength, comment.");
 }
 
+TEST(DamarisModel, UnknownAttributesAreIgnoredWithAWarningAsDamarisIgnoresThem) {
+  // Damaris's reader skips attributes outside its schema: the file runs there, so it runs here,
+  // and each misspelling is said once, with its place and the closest allowed name.
+  const std::string data =
+      "<layout name=\"l\" type=\"int\" dimensions=\"2\"/>"
+      "<variable name=\"a\" layout=\"l\" store=\"f\" units=\"K\" visualisable=\"false\"/>"
+      "<variable name=\"b\" layout=\"l\" store=\"f\" units=\"m\" time-varying=\"false\"/>";
+  const Config c =
+      ecluse::parse_config("w.xml", file(kDamarisNs, data,
+                                         "<storage basename=\".\"><store name=\"f\" type=\"null\"/>"
+                                         "</storage>"));
+  EXPECT_EQ(c.find_variable("a")->unit, "");  // ignored: unit= is not given
+  EXPECT_FALSE(c.find_variable("b")->time_varying);
+  EXPECT_EQ(
+      c.warnings,
+      (Names{"w.xml:1:214: unknown attribute 'units' on <variable> is ignored, as Damaris 1.x "
+             "ignores attributes outside its schema; did you mean 'unit'? Allowed attributes: "
+             "name, layout, unit, enabled, mesh, type, centering, visualizable, time-varying, "
+             "store, script, select, select-file, select-mem, select-subset, vectorlength, "
+             "comment. Correct its name or remove it. (and 1 more like it)",
+             "w.xml:1:224: unknown attribute 'visualisable' on <variable> is ignored, as Damaris "
+             "1.x ignores attributes outside its schema; did you mean 'visualizable'? Allowed "
+             "attributes: name, layout, unit, enabled, mesh, type, centering, visualizable, "
+             "time-varying, store, script, select, select-file, select-mem, select-subset, "
+             "vectorlength, comment. Correct its name or remove it.",
+             "w.xml:1:334: unknown attribute 'basename' on <storage> is ignored, as Damaris 1.x "
+             "ignores attributes outside its schema. Allowed attributes: comment. Correct its "
+             "name or remove it."}));
+  // Standing for a required attribute the element lacks, it refuses the file, in both dialects
+  // (Damaris refuses that element too), with the same message.
+  const std::string misspelt = "<layout name=\"l\" type=\"int\" dimension=\"2\"/>";
+  const std::string expected =
+      "c.xml:1:158: unknown attribute 'dimension' on <layout>; did you mean 'dimensions'? "
+      "Allowed attributes: name, type, dimensions, global, ghosts, language, visualizable, "
+      "comment.";
+  EXPECT_EQ(error_of(file(kDamarisNs, misspelt)), expected);
+  EXPECT_EQ(error_of(file("", misspelt)),
+            "c.xml:1:105: unknown attribute 'dimension' on "
+            "<layout>; did you mean 'dimensions'? Allowed "
+            "attributes: name, type, dimensions, global, ghosts, "
+            "language, visualizable, comment.");
+  // An Ecluse file keeps refusing every attribute outside its schema.
+  EXPECT_EQ(error_of(file("",
+                          "<layout name=\"l\" type=\"int\" dimensions=\"2\"/>"
+                          "<variable name=\"a\" layout=\"l\" units=\"K\"/>")),
+            "c.xml:1:151: unknown attribute 'units' on <variable>; did you mean 'unit'? Allowed "
+            "attributes: name, layout, unit, enabled, mesh, type, centering, visualizable, "
+            "time-varying, store, script, select, select-file, select-mem, select-subset, "
+            "vectorlength, comment.");
+}
+
 TEST(DamarisModel, TypeNamesAreOneElementLayoutsAsInDamaris) {
   const std::string data =
       "<group name=\"g\"><variable name=\"t\" layout=\"double\"/>"

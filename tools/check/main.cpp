@@ -1,6 +1,6 @@
 // ecluse-check: checks a configuration file without MPI and without the simulation
-// (docs/check.md). Exit status: 0 valid, 1 refused (the messages initialize would give),
-// 2 bad usage.
+// (docs/check.md). Exit status: 0 valid, 1 refused (the messages initialize would give; with
+// --strict, also a file initialize accepts with warnings), 2 bad usage.
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -15,7 +15,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: ecluse-check [--ranks N] [--ranks-per-node M] [--param NAME=VALUE]... [--json] "
-    "FILE.xml\n"
+    "[--strict] FILE.xml\n"
     "Checks an Ecluse or Damaris 1.x configuration as ecluse_initialize would, without MPI:\n"
     "its errors and warnings (file:line:column), the bytes each client hands over per\n"
     "iteration, the stores; with --ranks, where the servers go on N ranks (M per node; default\n"
@@ -23,7 +23,9 @@ constexpr const char* kUsage =
     "iteration fits the buffer.\n"
     "--param sets a parameter as the simulation would before writing (damaris_parameter_set).\n"
     "--json prints one JSON object (the same figures, for scripts) instead of the text.\n"
-    "Exit status: 0 valid, 1 refused, 2 bad usage.\n";
+    "--strict refuses a file that has warnings too (a job script's gate: a Damaris file's\n"
+    "misspelt attribute, which Damaris and Ecluse ignore, then stops the job).\n"
+    "Exit status: 0 valid, 1 refused (or warnings under --strict), 2 bad usage.\n";
 
 struct Usage {
   std::string message;
@@ -32,6 +34,7 @@ struct Usage {
 struct Arguments {
   std::string file;
   bool json = false;
+  bool strict = false;  // warnings refuse the file too
   ecluse::check::CheckOptions options;
 };
 
@@ -70,6 +73,8 @@ Arguments parse_arguments(int argc, char** argv) {
       options.parameters.push_back(assignment(value_of(argc, argv, i)));
     } else if (arg == "--json") {
       parsed.json = true;
+    } else if (arg == "--strict") {
+      parsed.strict = true;
     } else if (arg == "-h" || arg == "--help") {
       std::cout << kUsage;
       std::exit(0);
@@ -89,9 +94,11 @@ Arguments parse_arguments(int argc, char** argv) {
 /** The --json output: the file, valid or refused, the warnings and errors, then what the
  * configuration does (absent when the file is refused before it could be described). */
 ecluse::Json verdict(const std::string& file, const std::vector<std::string>& warnings,
-                     const std::vector<std::string>& errors, ecluse::Json description) {
+                     const std::vector<std::string>& errors, ecluse::Json description,
+                     bool strict) {
   ecluse::Json out = ecluse::Json::object();
   out.set("file", file).set("valid", errors.empty());
+  if (strict) out.set("strict_passed", errors.empty() && warnings.empty());
   ecluse::Json w = ecluse::Json::array(), e = ecluse::Json::array();
   for (const std::string& text : warnings) w.push_back(text);
   for (const std::string& text : errors) e.push_back(text);
@@ -105,16 +112,22 @@ int check(const Arguments& arguments) {
   const ecluse::Config config = ecluse::check::with_parameters(
       ecluse::parse_config(file, ecluse::read_config_file(file)), arguments.options);
   ecluse::check::Description d = ecluse::check::describe(config, arguments.options);
+  const bool refused_for_warnings = arguments.strict && !config.warnings.empty();
+  const int status = d.problems.empty() && !refused_for_warnings ? 0 : 1;
   if (arguments.json) {
-    std::cout << verdict(file, config.warnings, d.problems, std::move(d.json)).dump() << '\n';
-    return d.problems.empty() ? 0 : 1;
+    std::cout
+        << verdict(file, config.warnings, d.problems, std::move(d.json), arguments.strict).dump()
+        << '\n';
+    return status;
   }
   for (const std::string& w : config.warnings) std::cout << "warning: " << w << '\n';
   std::cout << d.text << '\n';
   for (const std::string& p : d.problems) std::cout << "error: " << p << '\n';
-  std::cout << file << ": " << (d.problems.empty() ? "valid" : "refused") << ", "
-            << config.warnings.size() << " warning(s)\n";
-  return d.problems.empty() ? 0 : 1;
+  const char* verdict_word = !d.problems.empty()    ? "refused"
+                             : refused_for_warnings ? "refused under --strict"
+                                                    : "valid";
+  std::cout << file << ": " << verdict_word << ", " << config.warnings.size() << " warning(s)\n";
+  return status;
 }
 
 }  // namespace
@@ -131,7 +144,8 @@ int main(int argc, char** argv) {
     return check(arguments);
   } catch (const ecluse::Error& e) {
     if (arguments.json) {
-      std::cout << verdict(arguments.file, {}, {e.what()}, ecluse::Json()).dump() << '\n';
+      std::cout << verdict(arguments.file, {}, {e.what()}, ecluse::Json(), arguments.strict).dump()
+                << '\n';
     } else {
       std::cout << "error: " << e.what() << '\n' << arguments.file << ": refused\n";
     }
