@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "block/StridedSource.hpp"
 #include "core/Collective.hpp"
 #include "core/DataType.hpp"
 #include "ecluse/Session.hpp"
@@ -247,7 +248,8 @@ int ecluse_write_block_strided(const char* variable, int32_t block, const void* 
     require(variable, "the variable name");
     require(extents, "extents");
     require(byte_strides, "byte_strides");
-    const auto n = static_cast<std::size_t>(std::max<int32_t>(rank, 0));
+    ecluse::StridedSource::check_rank(rank, variable);  // a negative rank is named as given
+    const auto n = static_cast<std::size_t>(rank);
     current().write_strided(variable, data, std::span(extents, n), std::span(byte_strides, n),
                             block);
   });

@@ -27,12 +27,8 @@ std::string subject_of(std::string_view variable) {
 
 void check_shape(std::span<const std::int64_t> extents, std::span<const std::int64_t> strides,
                  std::string_view variable) {
+  StridedSource::check_rank(static_cast<std::int64_t>(extents.size()), variable);
   const int rank = static_cast<int>(extents.size());
-  if (rank < 1 || rank > StridedSource::kMaxRank) {
-    throw Error(ECLUSE_ARGUMENT_ERROR, subject_of(variable) + ": the array passed has rank " +
-                                           std::to_string(rank) + "; pass a rank from 1 to " +
-                                           std::to_string(StridedSource::kMaxRank) + ".");
-  }
   if (strides.size() != extents.size()) {
     throw Error(ECLUSE_ARGUMENT_ERROR,
                 subject_of(variable) + ": " + std::to_string(strides.size()) + " strides for " +
@@ -135,6 +131,13 @@ class Sink {
 };
 
 }  // namespace
+
+void StridedSource::check_rank(std::int64_t rank, std::string_view variable) {
+  if (rank >= 1 && rank <= kMaxRank) return;
+  throw Error(ECLUSE_ARGUMENT_ERROR, subject_of(variable) + ": the array passed has rank " +
+                                         std::to_string(rank) + "; pass a rank from 1 to " +
+                                         std::to_string(kMaxRank) + ".");
+}
 
 StridedSource::StridedSource(const void* data, std::span<const std::int64_t> extents,
                              std::span<const std::int64_t> byte_strides, std::string_view variable)

@@ -27,6 +27,10 @@ class StridedSource {
   StridedSource(const void* data, std::span<const std::int64_t> extents,
                 std::span<const std::int64_t> byte_strides, std::string_view variable);
 
+  /** Throws the constructor's ECLUSE_ARGUMENT_ERROR for a rank outside 1..kMaxRank (for
+   * callers that receive the rank as a signed count, before they build the spans). */
+  static void check_rank(std::int64_t rank, std::string_view variable);
+
   /** The address of element (0, ..., 0). */
   [[nodiscard]] const void* data() const { return data_; }
   /** The number of elements: the product of the extents. */

@@ -256,6 +256,11 @@ TEST(WriteStrided, RefusalsNameTheProblemAndWriteNothing) {
                "write of variable 'interior': the array passed has rank 17; pass a rank from 1 "
                "to 16.");
   EXPECT_EQ(ecluse_write_strided("interior", a.data(), 0, big, big_strides), ECLUSE_ARGUMENT_ERROR);
+  EXPECT_EQ(ecluse_write_strided("interior", a.data(), -1, big, big_strides),
+            ECLUSE_ARGUMENT_ERROR);
+  EXPECT_STREQ(ecluse_error_message(),
+               "write of variable 'interior': the array passed has rank -1; pass a rank from 1 "
+               "to 16.");
   const std::int64_t negative[2] = {4, -6};
   EXPECT_EQ(ecluse_write_strided("interior", a.data(), 2, negative, strides),
             ECLUSE_ARGUMENT_ERROR);
