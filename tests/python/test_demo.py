@@ -54,12 +54,18 @@ def test_demo_runs_at_most_two_busy_processes():
 
 
 def test_the_advisors_two_platforms_are_merged():
+    """Each approach comes from the table of the platform the demo runs it on: TP from one node
+    of 2 cores (its 2 clients share the host), never the two-node table's TP row."""
     one_node = ADVICE.replace("DN(1:1)            3.016       2.870     0.876      0.146     250.0"
-                              "     753.878\n", "")
+                              "     753.878\n", "").replace("906.331", "600.000")
     two_nodes = ADVICE.replace("DC(1)              3.016       2.870     0.876      0.146     "
                                "250.0     753.878  least-energy,fastest\n", "") \
         .replace("753.878\n", "700.000\n", 1)
-    rows = demo.table_rows(one_node)
-    rows.update(demo.table_rows(two_nodes))
-    assert rows == {"TP": 906.331, "DC(1)": 753.878, "DN(1:1)": 700.0}
-    assert demo.lowest(rows) == ["DN(1:1)"]
+    assert demo.table_rows(two_nodes)["TP"] == 906.331
+    rows = demo.measured_rows([one_node, two_nodes])
+    assert rows == {"TP": 600.0, "DC(1)": 753.878, "DN(1:1)": 700.0}
+    assert demo.lowest(rows) == ["TP"]
+    # The demo's runs: TP and DC(1) on one node of 2 cores, DN(1:1) on two nodes of 1 core.
+    assert demo.PLATFORMS == ((("1", "2"), ("TP", "DC(1)")), (("2", "1"), ("DN(1:1)",)))
+    assert sorted(demo.LABELS[a] for a in __import__("harness").DEMO_APPROACHES) == \
+        sorted(name for _, names in demo.PLATFORMS for name in names)
