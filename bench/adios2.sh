@@ -62,9 +62,9 @@ echo "bench: ADIOS2 and the programs ready in $(($(date +%s) - build_start)) s" 
 bench=$ECLUSE_BUILD/bench
 
 tmp=$(mktemp -d "$ECLUSE_BUILD/adios2-bench.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-source "$ECLUSE_ROOT/bench/quiet.sh"  # busy_percent, wait_quiet
+source "$ECLUSE_ROOT/bench/quiet.sh"  # busy_percent, wait_quiet, pause_page_reporting
+trap 'rm -rf "$tmp"; restore_page_reporting' EXIT
+pause_page_reporting  # under bench/run.sh: paused already, restored by run.sh
 
 # One run: name, ranks, program and arguments; JSON to $tmp/<name>.json, busy % to .busy.
 run() {

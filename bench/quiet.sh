@@ -1,4 +1,5 @@
-# Sourced by bench/run.sh and bench/adios2.sh: wait for an idle machine before a measurement.
+# Sourced by bench/run.sh, bench/adios2.sh and bench/accuracy/run_accuracy.sh: wait for an idle
+# machine before a measurement; pause the VM's free page reporting while the benchmark runs.
 # Uses $quiet_wait (seconds, set by the caller from ECLUSE_BENCH_QUIET_WAIT).
 
 # Busy percentage of the whole machine over $1 seconds (all cores, from /proc/stat).
@@ -25,4 +26,23 @@ wait_quiet() {
     busy=$(busy_percent 1)
   done
   echo "$busy"
+}
+
+# Free page reporting (bench/page_reporting.py): a VM's guest gives memory free for 2 s back to
+# the host, and the next run faults it in again (4-5x slower page-cache writes measured here
+# after the pauses wait_quiet makes). Paused for the whole benchmark, restored by
+# restore_page_reporting (call it from the EXIT trap); page_reporting_note says what was done.
+page_reporting_order=-
+page_reporting_note="free page reporting not checked"
+pause_page_reporting() {
+  local lines
+  if lines=$(python3 "$ECLUSE_ROOT/bench/page_reporting.py" pause); then
+    page_reporting_order=$(head -1 <<<"$lines")
+    page_reporting_note=$(tail -1 <<<"$lines")
+  fi
+  echo "bench: $page_reporting_note" >&2
+}
+restore_page_reporting() {
+  python3 "$ECLUSE_ROOT/bench/page_reporting.py" restore "$page_reporting_order" || true
+  page_reporting_order=-
 }

@@ -67,7 +67,7 @@ machine_info() {
   if [[ -n "$(git -C "$ECLUSE_ROOT" status --porcelain --untracked-files=no 2>/dev/null)" ]]; then
     commit="$commit+modified"
   fi
-  python3 - "$fs" "$mpi" "$commit" "$tmp" "${ECLUSE_BENCH_NOTE:-}" <<'EOF'
+  python3 - "$fs" "$mpi" "$commit" "$tmp" "${ECLUSE_BENCH_NOTE:-}" "$page_reporting_note" <<'EOF'
 import json, os, platform, sys
 model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "unknown")
 mem = next((int(l.split()[1]) * 1024 for l in open("/proc/meminfo") if l.startswith("MemTotal")), 0)
@@ -77,7 +77,7 @@ print(json.dumps({"nproc": os.cpu_count(), "cpu_model": model, "os": osname, "ke
                   "mpi": sys.argv[2], "commit": sys.argv[3],
                   "note": "2 cores: at most 2 busy processes per timed run (1 client + 1 server, or TP clients); "
                           "runs with more ranks are marked oversubscribed and prove behaviour, not speed",
-                  "operator_note": sys.argv[5] or None}))
+                  "operator_note": sys.argv[5] or None, "free_page_reporting": sys.argv[6]}))
 EOF
 }
 
@@ -201,7 +201,8 @@ adios2_suite() {
 build
 tmp=""
 written=()
-trap '[[ -n "$tmp" ]] && rm -rf "$tmp"' EXIT
+trap '[[ -n "$tmp" ]] && rm -rf "$tmp"; restore_page_reporting' EXIT
+pause_page_reporting
 [[ $suite == dc || $suite == all ]] && run_suite dc
 [[ $suite == approaches || $suite == all ]] && run_suite approaches
 [[ $suite == adios2 || $suite == all ]] && adios2_suite

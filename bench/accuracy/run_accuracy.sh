@@ -71,7 +71,10 @@ mkdir -p "$OUT/reports" "$OUT/plots"
 OUT=$(cd "$OUT" && pwd)
 SCRATCH=${SCRATCH:-$(mktemp -d /tmp/ecluse-accuracy.XXXXXX)}
 mkdir -p "$SCRATCH"
-trap 'rm -rf "$SCRATCH"' EXIT
+# shellcheck source=../quiet.sh
+source "$HERE/../quiet.sh"  # pause_page_reporting: the profile's runs and the validated runs alike
+trap 'rm -rf "$SCRATCH"; restore_page_reporting' EXIT
+pause_page_reporting
 touch "$OUT/load.log"
 if step runs; then
   : >"$OUT/runs.jsonl"

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import harness
+import page_reporting  # noqa: E402  (bench/, put on the path by harness)
 
 ECLUSE = pathlib.Path(sys.executable).with_name("ecluse")
 LABELS = {"ecluse-tp": "TP", "ecluse-dc": "DC(1)", "ecluse-dn": "DN", "ecluse-dn-1": "DN(1:1)"}
@@ -123,7 +124,14 @@ def verdict(predicted, measured):
 
 
 def main(out_dir):
-    out = pathlib.Path(out_dir)
+    # The profile's runs and the measured runs alike, so that neither pays the host's faults
+    # on memory given back between runs (bench/page_reporting.py) and the other not.
+    with page_reporting.paused() as memory:
+        print(memory)
+        return compare(pathlib.Path(out_dir))
+
+
+def compare(out):
     print(f"== the CM1-like proxy under TP, DC and DN: one problem, {harness.DEMO_RANKS} ranks "
           "(at most 2 busy processes: the times mean something on 2 CPUs), 3 repetitions each")
     results = harness.run_demo(out)

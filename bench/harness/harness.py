@@ -23,8 +23,10 @@ import sys
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+sys.path.insert(1, str(pathlib.Path(__file__).resolve().parents[1]))  # bench/page_reporting.py
 
-import metrics  # noqa: E402  (the harness's own modules, found through the line above)
+import metrics  # noqa: E402  (the harness's own modules, found through the lines above)
+import page_reporting  # noqa: E402
 import report  # noqa: E402
 import runs  # noqa: E402
 import schema  # noqa: E402
@@ -192,12 +194,15 @@ def benchmark(matrix_name, repetitions, out_dir, approaches=None, matrix=None, e
     print(f"{len(todo)} configurations x {repetitions} repetition(s), {len(skipped)} not run; "
           f"build {env.build}", flush=True)
     started = time.monotonic()
-    records = run_all(env, todo, repetitions, work_root)
+    with page_reporting.paused() as memory:
+        print(memory, flush=True)
+        records = run_all(env, todo, repetitions, work_root)
     document = {
         "schema": schema.SCHEMA_ID,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "matrix": matrix_name, "repetitions": repetitions, "build": str(env.build),
-        "duration_s": time.monotonic() - started, "machine": machine(env, max_ranks),
+        "duration_s": time.monotonic() - started,
+        "machine": {**machine(env, max_ranks), "free_page_reporting": memory},
         "approaches": approaches_section(available, approaches), "runs": records,
         "skipped": skipped, "aggregates": metrics.aggregate_all(records),
         "report_note": report_note(records),

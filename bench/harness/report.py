@@ -77,6 +77,8 @@ def machine_section(document):
              f"{m['cores']} cores ({m['cpu_model']}), {m['memory_bytes'] / 2**30:.1f} GiB, "
              f"Linux {m['kernel']}, {m['mpi_version']}; load average {m['loadavg_at_start']:.2f} "
              "at the start."]
+    if m.get("free_page_reporting"):
+        lines[-1] += f" Memory: {m['free_page_reporting']}."
     if m["oversubscribed"]:
         lines.append(f"**Oversubscribed**: runs of up to {m['max_ranks']} ranks on {m['cores']} "
                      "cores (each run says whether it was), so ranks share cores and the "

@@ -37,7 +37,10 @@ adios2_baseline = load("adios2_baseline", ROOT / "bench" / "harness" / "adios2_b
 def smoke(tmp_path_factory):
     """The smoke matrix (one tiny configuration per approach), run once for these tests."""
     out = tmp_path_factory.mktemp("harness")
-    document = harness.benchmark("smoke", 1, out)
+    # The test leaves the machine's free page reporting alone (bench/page_reporting.py).
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ECLUSE_BENCH_PAGE_REPORTING", "keep")
+        document = harness.benchmark("smoke", 1, out)
     return out, document
 
 
@@ -61,6 +64,9 @@ def test_results_json_matches_its_schema(smoke):
     assert harness.validate(on_disk) == []
     assert on_disk["machine"]["cores"] >= 1 and on_disk["machine"]["max_ranks"] == 4
     assert on_disk["machine"]["oversubscribed"] == (4 > on_disk["machine"]["cores"])
+    assert on_disk["machine"]["free_page_reporting"] in (
+        "free page reporting absent: nothing changed",
+        "free page reporting kept (ECLUSE_BENCH_PAGE_REPORTING=keep): nothing changed")
 
 
 def test_runs_hand_over_the_bytes_of_their_workload(smoke):
@@ -127,6 +133,13 @@ def minimal_document():
 
 def test_validator_accepts_a_good_document():
     assert harness.validate(minimal_document()) == []
+    document = minimal_document()  # results written since the harness pauses page reporting
+    document["machine"]["free_page_reporting"] = "free page reporting absent: nothing changed"
+    assert harness.validate(document) == []
+    document["machine"]["free_page_reporting"] = 1
+    document["machine"]["swap"] = "none"
+    assert harness.validate(document) == ["$.machine.free_page_reporting: expected string, got "
+                                          "integer", "$.machine.swap: unexpected key"]
 
 
 def test_validator_names_every_problem_of_a_broken_document():
