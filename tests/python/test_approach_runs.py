@@ -316,3 +316,20 @@ def test_a_per_output_cost_inside_the_noise_is_not_kept():
     # The same points without the spread: the per-output cost is kept.
     a, b, _ = ar.fit_interference([dict(p, compute_spread_s=0.0) for p in merged], 0.01)
     assert b == pytest.approx(0.001, rel=1e-6)
+
+
+def test_profile_notes_a_vm_that_gives_free_memory_back(tmp_path):
+    """On a VM with free page reporting active, a run after a pause faults its memory in again:
+    the profile says so, and how to stop it; otherwise it says nothing."""
+    from ecluse.profile import page_reporting_note
+    parameter, buddyinfo = tmp_path / "order", tmp_path / "buddyinfo"
+    buddyinfo.write_text("Node 0, zone   Normal  " + "  1" * 11 + "\n")
+    parameter.write_text("9\n")
+    assert page_reporting_note(str(parameter), str(buddyinfo)) == (
+        "note: this machine gives memory free for about 2 s back to its host (free page "
+        "reporting, page_reporting_order 9): a run after a pause faults it in again, so times "
+        f"vary with the pauses between runs; as root, write 11 to {parameter} while profiling "
+        "and running (then 9 again) for steadier times")
+    parameter.write_text("11\n")  # paused
+    assert page_reporting_note(str(parameter), str(buddyinfo)) == ""
+    assert page_reporting_note(str(tmp_path / "absent"), str(buddyinfo)) == ""
