@@ -156,11 +156,10 @@ bool unknown_attribute_refused(const pugi::xml_node& node, const std::string& gu
 }
 
 void warn_ignored_attribute(const pugi::xml_node& node, const ElementRule& rule,
-                            const std::string& name, const XmlSource& source,
-                            Diagnostics& diagnostics) {
+                            const std::string& name, const std::vector<std::string>& allowed,
+                            const XmlSource& source, Diagnostics& diagnostics) {
   const std::string kind = "unknown-attribute:" + rule.name + ":" + name;
   if (diagnostics.repeated_warning(kind)) return;  // its place is worked out once
-  const std::vector<std::string> allowed = allowed_attributes(rule);
   diagnostics.warning(source.of(node, name.c_str()), kind,
                       "unknown attribute '" + name + "' on <" + rule.name +
                           "> is ignored, as Damaris 1.x ignores attributes outside its schema" +
@@ -178,7 +177,7 @@ void check_attributes(const pugi::xml_node& node, const ElementRule& rule, const
     const bool known = allowed_attribute(node, rule, name);
     const std::string guess = known ? "" : closest(name, rule.required);
     if (!known && !unknown_attribute_refused(node, guess)) {
-      warn_ignored_attribute(node, rule, name, source, diagnostics);
+      warn_ignored_attribute(node, rule, name, allowed, source, diagnostics);
       seen.insert(name);
       continue;
     }
