@@ -20,6 +20,7 @@ from typing import Callable, Optional, Sequence
 
 from . import approach_runs as ar
 from . import fit
+from . import page_reporting
 from .model import AppModel, ApproachTerms, Bandwidth, Scalability
 from .power import Power
 from .report import ReportLike, as_report
@@ -468,31 +469,6 @@ def load_average() -> float:
         return 0.0
 
 
-PAGE_REPORTING = "/sys/module/page_reporting/parameters/page_reporting_order"
-BUDDYINFO = "/proc/buddyinfo"
-
-
-def page_reporting_note(parameter: str = "", buddyinfo: str = "") -> str:
-    """A note when this machine is a VM that gives free memory back to its host (virtio-balloon
-    free page reporting active), else "": a run after a pause then faults its memory in again,
-    and times vary with the pauses between runs (4-5x slower page-cache writes measured on
-    Ecluse's CI VM)."""
-    parameter, buddyinfo = parameter or PAGE_REPORTING, buddyinfo or BUDDYINFO
-    try:
-        with open(parameter) as f:
-            order = int(f.read())
-        with open(buddyinfo) as f:
-            orders = len(f.readline().split()) - 4
-    except (OSError, ValueError):
-        return ""
-    if order >= orders:
-        return ""
-    return (f"note: this machine gives memory free for about 2 s back to its host (free page "
-            f"reporting, page_reporting_order {order}): a run after a pause faults it in again, "
-            f"so times vary with the pauses between runs; as root, write {orders} to "
-            f"{parameter} while profiling and running (then {order} again) for steadier times")
-
-
 def run_profile(settings: ProfileSettings, power: Power,
                 progress: Callable[[str], None] = lambda s: print(s, file=sys.stderr)) -> dict:
     """Measures, fits and returns the profile document."""
@@ -502,7 +478,7 @@ def run_profile(settings: ProfileSettings, power: Power,
     if max_ranks > settings.cpus:
         progress(f"note: this machine has {settings.cpus} CPUs; runs above {settings.cpus} ranks are "
                  "oversubscribed (ranks share CPUs), and the fit describes that")
-    reporting = page_reporting_note()
+    reporting = page_reporting.note()
     if reporting:
         progress(reporting)
     load = load_average()

@@ -321,7 +321,7 @@ def test_a_per_output_cost_inside_the_noise_is_not_kept():
 def test_profile_notes_a_vm_that_gives_free_memory_back(tmp_path):
     """On a VM with free page reporting active, a run after a pause faults its memory in again:
     the profile says so, and how to stop it; otherwise it says nothing."""
-    from ecluse.profile import page_reporting_note
+    from ecluse.page_reporting import note as page_reporting_note
     parameter, buddyinfo = tmp_path / "order", tmp_path / "buddyinfo"
     buddyinfo.write_text("Node 0, zone   Normal  " + "  1" * 11 + "\n")
     parameter.write_text("9\n")

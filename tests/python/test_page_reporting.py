@@ -1,13 +1,14 @@
-"""bench/page_reporting.py: the VM's free page reporting paused for a benchmark and restored,
-against a fake parameter file and /proc/buddyinfo (this machine's real one is left alone)."""
+"""ecluse.page_reporting (bench/page_reporting.py's command line): the VM's free page reporting
+paused for a benchmark and restored, against a fake parameter file and /proc/buddyinfo (this
+machine's real one is left alone)."""
 import os
 import pathlib
 import sys
 
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "bench"))
-import page_reporting  # noqa: E402
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "python"))
+from ecluse import page_reporting  # noqa: E402
 
 BUDDYINFO = """Node 0, zone      DMA      0      0      0      0      0      0      0      0      1      1      2
 Node 0, zone    DMA32    130    114     75     56     43     30     19     13      9      8    646
@@ -93,3 +94,14 @@ def test_command_line_prints_the_order_to_restore_then_what_it_did(fake, monkeyp
     assert page_reporting.main(["restore", "-"]) == 0
     assert parameter.read_text() == "9"
     assert page_reporting.main(["bogus"]) == 2
+
+
+def test_the_benchmarks_command_line_is_the_packages():
+    """bench/page_reporting.py, run by the shell benchmarks with the system python3, is this
+    module's command line."""
+    import subprocess
+    script = pathlib.Path(__file__).resolve().parents[2] / "bench" / "page_reporting.py"
+    result = subprocess.run([sys.executable, str(script), "bogus"], capture_output=True, text=True)
+    assert result.returncode == 2
+    assert result.stderr == ("usage: page_reporting.py pause [WARM_GIB] | restore ORDER|- | "
+                             "status\n")
