@@ -2,7 +2,10 @@
 averaged), from the profile and the run reports, with the same model as `ecluse validate`
 (extended, the profile's power, the profile's CPU count for virtual nodes); then whether the
 advisor's least-energy pick is the measured one, judged against the repeats' noise, and the
-errors against the goals of issue 15 (mean <= 5%, worst <= 10%).
+errors against the goals of issue 15 (mean <= 5%, worst <= 10%). Beside each time error: the
+runs' compute phase against the model's ("speed") and the time error with the runs' own compute
+phase in place of the model's (validate.error_at_measured_compute): what separates the model's
+error from the machine's speed on the day.
 
     table.py PROFILE REPORT... [--app NAME]
 """
@@ -64,15 +67,19 @@ def main(profile_path, report_paths, app="proxy"):
     summaries = val.summarize(comparisons)
     energies = energy_stats(comparisons)
     print("| app | output every | configuration | runs | time measured s (sd) | time predicted s "
-          "| time error | energy measured J (sd) | energy predicted J | energy error |")
-    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+          "| time error | speed | time error at measured compute | energy measured J (sd) "
+          "| energy predicted J | energy error |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for s in summaries:
         e_mean, e_sd = energies.get((s.scenario, s.label), (None, None))
         e_meas = f"{e_mean:.1f} ({e_sd:.1f})" if e_mean else "-"
         e_err = f"{s.energy_error:+.1%}" if s.energy_error is not None else "-"
+        speed = f"{s.compute_speed:.2f}" if s.compute_speed else "-"
+        at = s.time_error_at_measured_compute
+        at_text = f"{at:+.1%}" if at is not None else "-"
         print(f"| {app} | {s.scenario[1]} | {s.label} | {s.runs} | {s.time_meas_s:.3f} "
-              f"({s.time_sd_s:.3f}) | {s.time_pred_s:.3f} | {s.time_error:+.1%} | {e_meas} "
-              f"| {s.energy_pred_j:.1f} | {e_err} |")
+              f"({s.time_sd_s:.3f}) | {s.time_pred_s:.3f} | {s.time_error:+.1%} | {speed} "
+              f"| {at_text} | {e_meas} | {s.energy_pred_j:.1f} | {e_err} |")
     print()
     print("| app | output every | least energy: predicted / measured | measured gap | noise "
           "(sd sum) | verdict |")
@@ -84,6 +91,9 @@ def main(profile_path, report_paths, app="proxy"):
     print()
     print(goal_line("time error", [s.time_error for s in summaries]))
     print(goal_line("energy error", [s.energy_error for s in summaries]))
+    line = val.measured_compute_line(summaries)
+    if line:
+        print(line)
     noise = [s.time_sd_s / s.time_meas_s for s in summaries if s.runs > 1]
     if noise:
         print(f"run-to-run noise (time sd / mean): mean {statistics.mean(noise):.1%}, "

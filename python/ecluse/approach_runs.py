@@ -13,8 +13,8 @@ import statistics
 from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
-from .model import (AppModel, Approach, ApproachTerms, ModelOptions, Platform, Workload,
-                    predict, terms_key)
+from .model import (AppModel, Approach, ApproachTerms, ModelOptions, Platform, Prediction,
+                    Workload, predict, terms_key)
 from .report import ReportLike, as_report
 
 
@@ -267,17 +267,20 @@ def terms_for(run: ApproachRun, points: Sequence[dict], app: AppModel, cpus: int
         cpu=tuple(sorted({role: _median([p["cpu_percent"].get(role) for p in points])
                           for p in points for role in p["cpu_percent"]}.items())),
         runs=runs)
-    rest = [(p, _predicted_without_overhead(run, p, app, terms, cpus)) for p in points]
-    overhead = max(0.0, _median([p["completion_s"] - t for p, t in rest]) or 0.0)
+    rest = [(p, predict_without_overhead(run, p, app, terms, cpus)) for p in points]
+    # What each run spent beyond its own compute phase and the modelled I/O terms: the compute
+    # phase is measured, so the machine's speed during the run does not land in the overhead.
+    overhead = max(0.0, _median([p["completion_s"] - p["compute_s"] - (t.time_s - t.compute_s)
+                                 for p, t in rest]) or 0.0)
     terms = replace(terms, overhead_s=overhead)
-    errors = [abs(t + overhead - p["completion_s"]) / p["completion_s"] for p, t in rest
+    errors = [abs(t.time_s + overhead - p["completion_s"]) / p["completion_s"] for p, t in rest
               if p["completion_s"] > 0]
     return replace(terms, residual=max(errors) if errors else None)
 
 
-def _predicted_without_overhead(run: ApproachRun, p: dict, app: AppModel,
-                                terms: ApproachTerms, cpus: int) -> float:
+def predict_without_overhead(run: ApproachRun, p: dict, app: AppModel, terms: ApproachTerms,
+                             cpus: int) -> Prediction:
     model = replace(app, terms=tuple(sorted(dict(app.terms, **{run.kind: terms}).items())))
     workload = Workload(p["iterations"], p["output_every"], p["bytes_per_output"])
     options = ModelOptions.extended(fixed_overhead=False)
-    return predict(model, run.platform(cpus), workload, run.approach(), options).time_s
+    return predict(model, run.platform(cpus), workload, run.approach(), options)

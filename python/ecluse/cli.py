@@ -414,12 +414,15 @@ def cmd_validate(args) -> int:
         print(f"measured energy: {label}")
     print(val.format_comparisons(comparisons))
     print(val.summary_line(comparisons))
+    _print_if(val.measured_compute_line(comparisons))
     summaries = val.summarize(comparisons, args.repeats)
     if len(summaries) < len(comparisons):
         print(f"per configuration ({args.repeats} of the repeats; sd: standard deviation of the "
               "measured time):")
         print(val.format_summaries(summaries))
         print("per configuration: " + val.config_summary_line(summaries))
+        line = val.measured_compute_line(summaries)
+        _print_if(line and "per configuration " + line)
     choices = val.best_choices_by_scenario(comparisons, args.repeats)
     for line in val.format_choices_by_scenario(choices):
         print(line)
@@ -427,6 +430,11 @@ def cmd_validate(args) -> int:
         for path in val.write_plots(comparisons, args.plots, args.repeats):
             print(f"wrote {path}")
     return 0
+
+
+def _print_if(line) -> None:
+    if line:
+        print(line)
 
 
 def _validate_parser(sub) -> None:

@@ -29,6 +29,7 @@ class Measured:
     energy_label: str
     idle_fraction: Optional[float]  # dedicated resources' idle phase / wall time
     config: str = ""                # the configuration file the run read (the report's)
+    compute_s: Optional[float] = None  # the clients' compute phase, per client (the report's)
 
     def key(self) -> str:
         """What names the run in a table: its report's path as given, and its configuration
@@ -79,6 +80,13 @@ def _energy(report: Report) -> tuple:
     return e.joules, e.label()
 
 
+def _compute_per_client(report: Report) -> Optional[float]:
+    """The simulation role's compute phase over its ranks, None when the report has none."""
+    sim = report.roles.get("simulation")
+    compute = sim.phase_wall_s("compute") if sim else None
+    return compute / sim.ranks if compute and sim.ranks else None
+
+
 def read_report(path: str, iterations: Optional[int] = None,
                 output_every: Optional[int] = None) -> Measured:
     """Reads one run report; raises ValueError naming the file when it is not one."""
@@ -89,7 +97,8 @@ def read_report(path: str, iterations: Optional[int] = None,
     return Measured(path, _approach(report), nodes, per_node, _or(report.hosts, nodes),
                     _workload(report, iterations, output_every),
                     report.require("completion_time_s"), joules, label,
-                    report.server_idle_fraction(), str(report.data.get("config") or ""))
+                    report.server_idle_fraction(), str(report.data.get("config") or ""),
+                    _compute_per_client(report))
 
 
 def platform_for(m: Measured, power: Power, host_cpus: Optional[int]) -> Platform:
@@ -117,6 +126,32 @@ class Comparison:
         if not self.measured.energy_j:
             return None
         return (self.predicted.energy_j - self.measured.energy_j) / self.measured.energy_j
+
+    @property
+    def compute_speed(self) -> Optional[float]:
+        return compute_ratio(self.measured.compute_s, self.predicted.compute_s)
+
+    @property
+    def time_error_at_measured_compute(self) -> Optional[float]:
+        return error_at_measured_compute(self.predicted.time_s, self.predicted.compute_s,
+                                         self.measured.time_s, self.measured.compute_s)
+
+
+def compute_ratio(measured: Optional[float], predicted: float) -> Optional[float]:
+    """The run's compute phase over the model's: above 1, the machine computed slower than when
+    it was profiled (same work, same code)."""
+    return measured / predicted if measured and predicted > 0 else None
+
+
+def error_at_measured_compute(time_pred: float, compute_pred: float, time_meas: float,
+                              compute_meas: Optional[float]) -> Optional[float]:
+    """The time error with the run's own compute phase in place of the model's: what the model
+    adds to the computation (I/O, copies, waits, overhead) against what the run spent beside
+    it, relative to the run's time. It separates the model's error from the machine's speed on
+    the day, which no profile can predict (docs/model.md, "Accuracy")."""
+    if not compute_meas:
+        return None
+    return (time_pred - compute_pred + compute_meas - time_meas) / time_meas
 
 
 def compare(reports: Sequence[Measured], app: AppModel, power: Power, options: ModelOptions,
@@ -196,10 +231,21 @@ class ConfigSummary:
     time_pred_s: float
     energy_meas_j: Optional[float]
     energy_pred_j: float
+    compute_meas_s: Optional[float] = None  # the repeats' compute phases, combined alike
+    compute_pred_s: float = 0.0
 
     @property
     def time_error(self) -> float:
         return (self.time_pred_s - self.time_meas_s) / self.time_meas_s
+
+    @property
+    def compute_speed(self) -> Optional[float]:
+        return compute_ratio(self.compute_meas_s, self.compute_pred_s)
+
+    @property
+    def time_error_at_measured_compute(self) -> Optional[float]:
+        return error_at_measured_compute(self.time_pred_s, self.compute_pred_s, self.time_meas_s,
+                                         self.compute_meas_s)
 
     @property
     def energy_error(self) -> Optional[float]:
@@ -222,11 +268,14 @@ def summarize(comparisons: Sequence[Comparison], statistic: str = "mean") -> lis
             mean = sum(t) / len(t)
             sd = (sum((x - mean) ** 2 for x in t) / (len(t) - 1)) ** 0.5 if len(t) > 1 else 0.0
             e = [c.measured.energy_j for c in cs if c.measured.energy_j]
+            computed = [c.measured.compute_s for c in cs]
             out.append(ConfigSummary(
                 scenario, label, cs[0].measured.approach.kind, len(cs), combine(t, statistic), sd,
                 combine([c.predicted.time_s for c in cs], statistic),
                 combine(e, statistic) if e else None,
-                combine([c.predicted.energy_j for c in cs], statistic)))
+                combine([c.predicted.energy_j for c in cs], statistic),
+                combine(computed, statistic) if all(computed) else None,
+                combine([c.predicted.compute_s for c in cs], statistic)))
     return out
 
 
@@ -337,6 +386,18 @@ def config_summary_line(summaries: Sequence[ConfigSummary]) -> str:
     """Errors over configurations (repeats combined first)."""
     return _error_text([abs(s.time_error) for s in summaries],
                        [abs(s.energy_error) for s in summaries if s.energy_error is not None])
+
+
+def measured_compute_line(rows) -> Optional[str]:
+    """The time error at each run's (or configuration's) measured compute phase, and the range
+    of the compute phases against the model's; None unless every row has its compute phase."""
+    speeds = [r.compute_speed for r in rows]
+    if not rows or None in speeds:
+        return None
+    errors = [abs(r.time_error_at_measured_compute) for r in rows]
+    return (f"at the runs' measured compute phase ({min(speeds):.2f}-{max(speeds):.2f} x the "
+            f"model's: the machine's speed on the day): time error: worst {max(errors):.1%}, "
+            f"mean {sum(errors) / len(errors):.1%}")
 
 
 # ---------------------------------------------------------------------------------------------

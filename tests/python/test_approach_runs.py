@@ -181,6 +181,23 @@ def test_overhead_is_what_the_other_terms_leave():
     assert ApproachTerms.from_json(t.to_json()) == t
 
 
+def test_the_overhead_is_measured_beside_each_runs_own_compute_phase():
+    # TP, 1 client, 200 iterations at every 5, 20 and 50 (40, 10, 4 outputs of 8e6 B, stored at
+    # 2e8 B/s: 0.04 s each). The machine computed at 2.0, 2.3 and 1.9 s (t0 2.0 s: factor fit
+    # over the three), and each run spent 0.1 s beyond its compute phase and its stores.
+    def run(every, compute):
+        p = synthetic(200, every, 0.01, 0.0, 0.0)
+        return dict(p, compute_s=compute, completion_s=compute + p["outputs"] * 0.04 + 0.1,
+                    store_s_per_output=0.04, store_writers=1, copy_bytes_per_s=None,
+                    io_busy=None, idle_fraction=None, cpu_percent={"simulation": 99.0})
+    pts = [run(5, 2.0), run(20, 2.3), run(50, 1.9)]
+    t = ar.terms_for(ar.APPROACH_RUNS[0], pts, APP, 2)
+    # The fitted compute (2.0 x (1 + factor)) misses each run's by up to 0.2 s; the overhead
+    # does not take that up: completion - compute - stores is 0.1 s in every run.
+    assert t.compute_factor > 0.0
+    assert t.overhead_s == approx(0.1)
+
+
 # --- the model with measured terms --------------------------------------------------------------
 
 def with_terms(**terms):

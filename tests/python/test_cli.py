@@ -352,6 +352,40 @@ def test_validate_reads_runtime_reports(capsys, tmp_path):
     assert "fastest: predicted TP 1x2, measured TP 1x2: right" in lines
 
 
+def with_compute(report_doc, compute_per_client):
+    """The report with its clients' compute phase (summed over its ranks, as reports hold it)."""
+    sim = report_doc["roles"]["simulation"]
+    sim["phases"]["compute"]["wall_s"] = compute_per_client * sim["ranks"]
+    return report_doc
+
+
+def test_validate_separates_the_machines_speed_from_the_models_error(capsys, tmp_path):
+    # Predictions as above: TP 1x1 0.48 s = compute 0.44 s + 4 outputs x 0.01 s; TP 1x2 0.30 s
+    # = 0.22 s + 4 x 0.02 s. TP 1x1 ran 0.55 s and computed 0.50 s (1.14 x the model's): -12.7%
+    # in all, -1.8% with its own compute phase ((0.48 - 0.44 + 0.50 - 0.55) / 0.55). TP 1x2
+    # ran 0.27 s computing 0.19 s (0.86 x) and 0.33 s computing 0.25 s (1.14 x): 0.0% each.
+    profile = write(tmp_path / "p.json", profile_doc(0.02, [1, 2], [1e8, 1e8], 2))
+    runs = (("tp1", 1, 0.55, 0.50), ("tp2-a", 2, 0.27, 0.19), ("tp2-b", 2, 0.33, 0.25))
+    reports = [write(tmp_path / f"{name}.json",
+                     with_compute(runtime_report("tp", ranks, 1, 0, time_s), compute))
+               for name, ranks, time_s, compute in runs]
+    code, out, _ = run(capsys, "validate", *reports, "--profile", profile)
+    assert code == 0
+    lines = out.splitlines()
+    assert "at the runs' measured compute phase (0.86-1.14 x the model's: the machine's speed " \
+        "on the day): time error: worst 1.8%, mean 0.6%" in lines
+    # Per configuration, the repeats combined first: TP 1x2 0.30 s computing 0.22 s (1.00 x).
+    assert "per configuration at the runs' measured compute phase (1.00-1.14 x the model's: " \
+        "the machine's speed on the day): time error: worst 1.8%, mean 0.9%" in lines
+    # A report without a compute phase (a runtime's that did not account phases): no such line.
+    doc = json.loads(pathlib.Path(reports[0]).read_text())
+    del doc["roles"]["simulation"]["phases"]["compute"]
+    reports[0] = write(tmp_path / "tp1-old.json", doc)
+    code, out, _ = run(capsys, "validate", *reports, "--profile", profile)
+    assert code == 0 and "TP 1x1" in out
+    assert "measured compute phase" not in out
+
+
 def test_validate_combines_repeats_by_their_median_or_mean(capsys, tmp_path):
     # TP on 2 cores (labelled TP: one platform) predicted 0.300 s (see above); three repeats,
     # one slow: 0.30, 0.33, 0.45 s.
