@@ -4,8 +4,9 @@ averaged), from the profile and the run reports, with the same model as `ecluse 
 advisor's least-energy pick is the measured one, judged against the repeats' noise, and the
 errors against the goals of issue 15 (mean <= 5%, worst <= 10%). Beside each time error: the
 runs' compute phase against the model's ("speed") and the time error with the runs' own compute
-phase in place of the model's (validate.error_at_measured_compute): what separates the model's
-error from the machine's speed on the day.
+phase in place of the model's (validate.error_at_measured_compute), then with their store (and
+copy) speeds too ("store": the runs' store time per output against the model's): what separates
+the model's structure from the machine's and the file system's speed on the day.
 
     table.py PROFILE REPORT... [--app NAME]
 """
@@ -20,6 +21,10 @@ from ecluse.model import ModelOptions
 
 def sd(values):
     return statistics.stdev(values) if len(values) > 1 else 0.0
+
+
+def signed(value):
+    return f"{value:+.1%}" if value is not None else "-"
 
 
 def energy_stats(comparisons):
@@ -67,19 +72,21 @@ def main(profile_path, report_paths, app="proxy"):
     summaries = val.summarize(comparisons)
     energies = energy_stats(comparisons)
     print("| app | output every | configuration | runs | time measured s (sd) | time predicted s "
-          "| time error | speed | time error at measured compute | energy measured J (sd) "
-          "| energy predicted J | energy error |")
-    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| time error | speed | time error at measured compute | store | time error at "
+          "measured compute and store | energy measured J (sd) | energy predicted J "
+          "| energy error |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for s in summaries:
         e_mean, e_sd = energies.get((s.scenario, s.label), (None, None))
         e_meas = f"{e_mean:.1f} ({e_sd:.1f})" if e_mean else "-"
         e_err = f"{s.energy_error:+.1%}" if s.energy_error is not None else "-"
         speed = f"{s.compute_speed:.2f}" if s.compute_speed else "-"
-        at = s.time_error_at_measured_compute
-        at_text = f"{at:+.1%}" if at is not None else "-"
+        store = f"{s.store_speed:.2f}" if s.store_speed else "-"
         print(f"| {app} | {s.scenario[1]} | {s.label} | {s.runs} | {s.time_meas_s:.3f} "
               f"({s.time_sd_s:.3f}) | {s.time_pred_s:.3f} | {s.time_error:+.1%} | {speed} "
-              f"| {at_text} | {e_meas} | {s.energy_pred_j:.1f} | {e_err} |")
+              f"| {signed(s.time_error_at_measured_compute)} | {store} "
+              f"| {signed(s.time_error_at_measured_speeds)} | {e_meas} | {s.energy_pred_j:.1f} "
+              f"| {e_err} |")
     print()
     print("| app | output every | least energy: predicted / measured | measured gap | noise "
           "(sd sum) | verdict |")
@@ -91,9 +98,9 @@ def main(profile_path, report_paths, app="proxy"):
     print()
     print(goal_line("time error", [s.time_error for s in summaries]))
     print(goal_line("energy error", [s.energy_error for s in summaries]))
-    line = val.measured_compute_line(summaries)
-    if line:
-        print(line)
+    for line in (val.measured_compute_line(summaries), val.measured_speeds_line(summaries)):
+        if line:
+            print(line)
     noise = [s.time_sd_s / s.time_meas_s for s in summaries if s.runs > 1]
     if noise:
         print(f"run-to-run noise (time sd / mean): mean {statistics.mean(noise):.1%}, "

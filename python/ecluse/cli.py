@@ -415,14 +415,15 @@ def cmd_validate(args) -> int:
     print(val.format_comparisons(comparisons))
     print(val.summary_line(comparisons))
     _print_if(val.measured_compute_line(comparisons))
+    _print_if(val.measured_speeds_line(comparisons))
     summaries = val.summarize(comparisons, args.repeats)
     if len(summaries) < len(comparisons):
         print(f"per configuration ({args.repeats} of the repeats; sd: standard deviation of the "
               "measured time):")
         print(val.format_summaries(summaries))
         print("per configuration: " + val.config_summary_line(summaries))
-        line = val.measured_compute_line(summaries)
-        _print_if(line and "per configuration " + line)
+        for line in (val.measured_compute_line(summaries), val.measured_speeds_line(summaries)):
+            _print_if(line and "per configuration " + line)
     choices = val.best_choices_by_scenario(comparisons, args.repeats)
     for line in val.format_choices_by_scenario(choices):
         print(line)

@@ -8,7 +8,8 @@ from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
 from .advise import energy_unit
-from .model import AppModel, Approach, ModelOptions, Platform, Prediction, Workload, predict
+from .model import (AppModel, Approach, Bandwidth, ModelOptions, Platform, Prediction,
+                    Workload, predict)
 from .power import Power
 from .report import Report
 from .report import load as load_report
@@ -30,6 +31,8 @@ class Measured:
     idle_fraction: Optional[float]  # dedicated resources' idle phase / wall time
     config: str = ""                # the configuration file the run read (the report's)
     compute_s: Optional[float] = None  # the clients' compute phase, per client (the report's)
+    store_s_per_output: Optional[float] = None  # slowest store rank's (TP: client's write)
+    copy_bytes_per_s: Optional[float] = None    # one client's hand-over (DC/DN)
 
     def key(self) -> str:
         """What names the run in a table: its report's path as given, and its configuration
@@ -87,6 +90,14 @@ def _compute_per_client(report: Report) -> Optional[float]:
     return compute / sim.ranks if compute and sim.ranks else None
 
 
+def _store_per_output(report: Report) -> Optional[float]:
+    """Seconds per output of whoever stores, as the profile's approach runs take it (TP: the
+    slowest client's write, its stores included; DC/DN: the slowest server's store)."""
+    if report.approach == "tp":
+        return report.write_time_per_output()
+    return report.store_time_per_output()
+
+
 def read_report(path: str, iterations: Optional[int] = None,
                 output_every: Optional[int] = None) -> Measured:
     """Reads one run report; raises ValueError naming the file when it is not one."""
@@ -98,7 +109,8 @@ def read_report(path: str, iterations: Optional[int] = None,
                     _workload(report, iterations, output_every),
                     report.require("completion_time_s"), joules, label,
                     report.server_idle_fraction(), str(report.data.get("config") or ""),
-                    _compute_per_client(report))
+                    _compute_per_client(report), _store_per_output(report),
+                    report.copy_bytes_per_client_s() if report.approach != "tp" else None)
 
 
 def platform_for(m: Measured, power: Power, host_cpus: Optional[int]) -> Platform:
@@ -112,6 +124,7 @@ class Comparison:
     measured: Measured
     predicted: Prediction
     label: str = ""   # the configuration: approach, and nodes x cores when that is ambiguous
+    at_speeds: Optional[Prediction] = None  # the same, at the run's own store and copy speeds
 
     @property
     def scenario(self) -> tuple:
@@ -135,6 +148,39 @@ class Comparison:
     def time_error_at_measured_compute(self) -> Optional[float]:
         return error_at_measured_compute(self.predicted.time_s, self.predicted.compute_s,
                                          self.measured.time_s, self.measured.compute_s)
+
+    @property
+    def store_speed(self) -> Optional[float]:
+        """The run's store time per output over the model's (above 1: it stored slower)."""
+        m, p = self.measured, self.predicted
+        outputs = m.workload.outputs
+        if not m.store_s_per_output or not outputs or p.io_s <= 0:
+            return None
+        return m.store_s_per_output / (p.io_s / outputs)
+
+    @property
+    def time_error_at_measured_speeds(self) -> Optional[float]:
+        if self.at_speeds is None:
+            return None
+        return error_at_measured_compute(self.at_speeds.time_s, self.at_speeds.compute_s,
+                                         self.measured.time_s, self.measured.compute_s)
+
+
+def at_measured_speeds(app: AppModel, m: Measured) -> Optional[AppModel]:
+    """The profile with the run's own store speed (and, in DC/DN, copy speed) in place of the
+    measured ones, for the run's approach: what the model predicts once the file system's and
+    the memory's speed on the day are known. None when the report lacks them."""
+    per_output = m.workload.bytes_per_output
+    if not m.store_s_per_output or per_output <= 0:
+        return None
+    store = per_output / m.store_s_per_output
+    copy = m.copy_bytes_per_s
+    terms = tuple((key, replace(t, store_bytes_per_s=store, store_writers=1,
+                                copy_bytes_per_s=copy or t.copy_bytes_per_s))
+                  if key.split("@")[0] == m.approach.kind else (key, t)
+                  for key, t in app.terms)
+    return replace(app, bandwidth=Bandwidth((1,), (store,)),
+                   copy=Bandwidth((1,), (copy,)) if copy else app.copy, terms=terms)
 
 
 def compute_ratio(measured: Optional[float], predicted: float) -> Optional[float]:
@@ -162,8 +208,11 @@ def compare(reports: Sequence[Measured], app: AppModel, power: Power, options: M
         opts = options
         if measured_idle and m.idle_fraction is not None:
             opts = replace(options, idle_fraction=m.idle_fraction)
-        p = predict(app, platform_for(m, power, host_cpus), m.workload, m.approach, opts)
-        out.append(Comparison(m, p))
+        platform = platform_for(m, power, host_cpus)
+        p = predict(app, platform, m.workload, m.approach, opts)
+        fast = at_measured_speeds(app, m)
+        at = predict(fast, platform, m.workload, m.approach, opts) if fast else None
+        out.append(Comparison(m, p, at_speeds=at))
     return label_configurations(out)
 
 
@@ -233,6 +282,9 @@ class ConfigSummary:
     energy_pred_j: float
     compute_meas_s: Optional[float] = None  # the repeats' compute phases, combined alike
     compute_pred_s: float = 0.0
+    time_at_speeds_s: Optional[float] = None     # predictions at the runs' own store speeds
+    compute_at_speeds_s: Optional[float] = None
+    store_speed: Optional[float] = None          # the runs' store time over the model's
 
     @property
     def time_error(self) -> float:
@@ -246,6 +298,13 @@ class ConfigSummary:
     def time_error_at_measured_compute(self) -> Optional[float]:
         return error_at_measured_compute(self.time_pred_s, self.compute_pred_s, self.time_meas_s,
                                          self.compute_meas_s)
+
+    @property
+    def time_error_at_measured_speeds(self) -> Optional[float]:
+        if self.time_at_speeds_s is None or self.compute_at_speeds_s is None:
+            return None
+        return error_at_measured_compute(self.time_at_speeds_s, self.compute_at_speeds_s,
+                                         self.time_meas_s, self.compute_meas_s)
 
     @property
     def energy_error(self) -> Optional[float]:
@@ -269,13 +328,18 @@ def summarize(comparisons: Sequence[Comparison], statistic: str = "mean") -> lis
             sd = (sum((x - mean) ** 2 for x in t) / (len(t) - 1)) ** 0.5 if len(t) > 1 else 0.0
             e = [c.measured.energy_j for c in cs if c.measured.energy_j]
             computed = [c.measured.compute_s for c in cs]
+            at = [c.at_speeds for c in cs]
+            stores = [c.store_speed for c in cs]
             out.append(ConfigSummary(
                 scenario, label, cs[0].measured.approach.kind, len(cs), combine(t, statistic), sd,
                 combine([c.predicted.time_s for c in cs], statistic),
                 combine(e, statistic) if e else None,
                 combine([c.predicted.energy_j for c in cs], statistic),
                 combine(computed, statistic) if all(computed) else None,
-                combine([c.predicted.compute_s for c in cs], statistic)))
+                combine([c.predicted.compute_s for c in cs], statistic),
+                combine([a.time_s for a in at], statistic) if all(at) else None,
+                combine([a.compute_s for a in at], statistic) if all(at) else None,
+                combine(stores, statistic) if all(stores) else None))
     return out
 
 
@@ -398,6 +462,21 @@ def measured_compute_line(rows) -> Optional[str]:
     return (f"at the runs' measured compute phase ({min(speeds):.2f}-{max(speeds):.2f} x the "
             f"model's: the machine's speed on the day): time error: worst {max(errors):.1%}, "
             f"mean {sum(errors) / len(errors):.1%}")
+
+
+def measured_speeds_line(rows) -> Optional[str]:
+    """The time error with the runs' compute phase and their store (and copy) speeds in place of
+    the profile's: what is left is the model's own structure (overlap, blocking, overhead); None
+    unless every row has them."""
+    errors = [r.time_error_at_measured_speeds for r in rows]
+    stores = [r.store_speed for r in rows if r.store_speed is not None]
+    if not rows or None in errors:
+        return None
+    errors = [abs(e) for e in errors]
+    store = f"store {min(stores):.2f}-{max(stores):.2f} x the model's, " if stores else ""
+    return (f"at the runs' compute phase and store speed ({store}the file system's speed on "
+            f"the day): time error: worst {max(errors):.1%}, mean "
+            f"{sum(errors) / len(errors):.1%}")
 
 
 # ---------------------------------------------------------------------------------------------

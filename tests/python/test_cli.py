@@ -386,6 +386,42 @@ def test_validate_separates_the_machines_speed_from_the_models_error(capsys, tmp
     assert "measured compute phase" not in out
 
 
+def with_write(report_doc, seconds_per_output):
+    """The report with each output's write (TP: its store included) taking that long."""
+    for entry in report_doc["iterations"]:
+        if entry["bytes"]:
+            entry["client_write_s"] = {"mean": seconds_per_output, "max": seconds_per_output}
+    return report_doc
+
+
+def test_validate_separates_the_file_systems_speed_from_the_models_structure(capsys, tmp_path):
+    # TP 1x1 predicted 0.48 s: compute 0.44 s + 4 outputs x 0.01 s (1e6 B at 1e8 B/s). The run
+    # took 0.53 s, computed 0.44 s and wrote an output in 0.02 s (2.00 x the model's): -9.4%
+    # in all and at its compute phase ((0.48 - 0.44 + 0.44 - 0.53) / 0.53); at its store
+    # speed too the model says 0.44 + 4 x 0.02 = 0.52 s: -1.9%.
+    profile = write(tmp_path / "p.json", profile_doc(0.02, [1, 2], [1e8, 1e8], 2))
+    doc = with_write(with_compute(runtime_report("tp", 1, 1, 0, 0.53), 0.44), 0.02)
+    code, out, _ = run(capsys, "validate", write(tmp_path / "tp1.json", doc), "--profile",
+                       profile)
+    assert code == 0
+    lines = out.splitlines()
+    assert table_row(out, "TP")[3:6] == ["0.530", "0.480", "-9.4%"]
+    assert "at the runs' measured compute phase (1.00-1.00 x the model's: the machine's speed " \
+        "on the day): time error: worst 9.4%, mean 9.4%" in lines
+    assert "at the runs' compute phase and store speed (store 2.00-2.00 x the model's, the " \
+        "file system's speed on the day): time error: worst 1.9%, mean 1.9%" in lines
+    # The profile's own figures are untouched: the plain prediction stays 0.48 s.
+    from ecluse import profile as prof
+    from ecluse import validate as val
+    from ecluse.model import ModelOptions
+    app = prof.app_model(json.loads(pathlib.Path(profile).read_text()))
+    m = val.read_report(str(tmp_path / "tp1.json"))
+    fast = val.at_measured_speeds(app, m)
+    assert fast.bandwidth.at(1) == pytest.approx(5e7) and app.bandwidth.at(1) == 1e8
+    c = val.compare([m], app, prof.profile_power({}), ModelOptions.extended(), 2)[0]
+    assert c.predicted.time_s == pytest.approx(0.48) and c.at_speeds.time_s == pytest.approx(0.52)
+
+
 def test_validate_combines_repeats_by_their_median_or_mean(capsys, tmp_path):
     # TP on 2 cores (labelled TP: one platform) predicted 0.300 s (see above); three repeats,
     # one slow: 0.30, 0.33, 0.45 s.
