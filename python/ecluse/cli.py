@@ -408,6 +408,13 @@ def cmd_validate(args) -> int:
     host_cpus = args.host_cpus or int(doc.get("cpus") or os.cpu_count() or 1)
     comparisons = val.compare(reports, app, power, options, host_cpus,
                               measured_idle=args.idle_fraction == "measured")
+    if args.json:
+        doc = dict(val.to_json(comparisons, args.repeats), profile=args.profile,
+                   model=options.describe(), power=power.label())
+        if args.plots:
+            doc["plots"] = val.write_plots(comparisons, args.plots, args.repeats)
+        print(json.dumps(doc, indent=2))
+        return 0
     print(f"validate: {len(reports)} reports against {args.profile}; model: {options.describe()}")
     print(power_line(power))
     for label in sorted({m.energy_label for m in reports}):
@@ -448,6 +455,9 @@ def _validate_parser(sub) -> None:
     p.add_argument("--host-cpus", type=int, help="CPUs of the host of virtual nodes "
                    "(default: the profile's)")
     p.add_argument("--plots", metavar="DIR", help="write PNG plots into DIR")
+    p.add_argument("--json", action="store_true", help="print one JSON document (schema "
+                   "ecluse-validate/1: every report, every configuration, the errors, the "
+                   "choices) instead of the tables")
     p.add_argument("--repeats", choices=val.STATISTICS, default="mean",
                    help="how the repeats of one configuration are combined: mean (default), or "
                    "median (the statistic of the profile's kept run and of the demo's line)")

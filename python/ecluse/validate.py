@@ -480,6 +480,76 @@ def measured_speeds_line(rows) -> Optional[str]:
 
 
 # ---------------------------------------------------------------------------------------------
+# JSON (`ecluse validate --json`)
+
+SCHEMA = "ecluse-validate/1"
+
+
+def _errors(values, every: bool = False) -> Optional[dict]:
+    """Worst and mean of the known values (with `every`, None unless all are known: the
+    diagnostics, as their text lines)."""
+    known = [abs(v) for v in values if v is not None]
+    if not known or (every and len(known) < len(values)):
+        return None
+    return {"worst": max(known), "mean": sum(known) / len(known)}
+
+
+def _diagnostics(row) -> dict:
+    return {"compute_speed": row.compute_speed,
+            "time_error_at_measured_compute": row.time_error_at_measured_compute,
+            "store_speed": row.store_speed,
+            "time_error_at_measured_speeds": row.time_error_at_measured_speeds}
+
+
+def _scenario_json(scenario: tuple) -> dict:
+    return {"iterations": scenario[0], "output_every": scenario[1]}
+
+
+def _report_json(c: Comparison) -> dict:
+    m, p = c.measured, c.predicted
+    return {"report": m.path, "config": m.config, "configuration": _name(c),
+            "scenario": _scenario_json(c.scenario),
+            "time_s": {"measured": m.time_s, "predicted": p.time_s, "error": c.time_error},
+            "energy_j": {"measured": m.energy_j, "measured_label": m.energy_label,
+                         "predicted": p.energy_j, "error": c.energy_error},
+            **_diagnostics(c)}
+
+
+def _summary_json(s: ConfigSummary) -> dict:
+    return {"configuration": s.label, "scenario": _scenario_json(s.scenario), "runs": s.runs,
+            "time_s": {"measured": s.time_meas_s, "sd": s.time_sd_s, "predicted": s.time_pred_s,
+                       "error": s.time_error},
+            "energy_j": {"measured": s.energy_meas_j, "predicted": s.energy_pred_j,
+                         "error": s.energy_error},
+            **_diagnostics(s)}
+
+
+def _totals(rows) -> dict:
+    return {"time_error": _errors([r.time_error for r in rows]),
+            "energy_error": _errors([r.energy_error for r in rows]),
+            "time_error_at_measured_compute":
+                _errors([r.time_error_at_measured_compute for r in rows], every=True),
+            "time_error_at_measured_speeds":
+                _errors([r.time_error_at_measured_speeds for r in rows], every=True)}
+
+
+def to_json(comparisons: Sequence[Comparison], statistic: str = "mean") -> dict:
+    """What the text of `ecluse validate` says, as one document (schema ecluse-validate/1):
+    every report, every configuration (repeats combined by `statistic`), the worst and mean
+    errors (null where a row lacks the figure), and the choices per scenario."""
+    summaries = summarize(comparisons, statistic)
+    choices = [{"scenario": _scenario_json(scenario), "criterion": name, "predicted": pred,
+                "measured": meas, "right": pred == meas}
+               for scenario, found in best_choices_by_scenario(comparisons, statistic)
+               for name, (pred, meas) in found.items()]
+    return {"schema": SCHEMA, "repeats": statistic,
+            "reports": [_report_json(c) for c in comparisons],
+            "configurations": [_summary_json(s) for s in summaries],
+            "errors": {"reports": _totals(comparisons), "configurations": _totals(summaries)},
+            "choices": choices}
+
+
+# ---------------------------------------------------------------------------------------------
 # Plots
 
 

@@ -8,6 +8,7 @@ import shutil
 import sys
 
 import pytest
+from pytest import approx
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))
@@ -420,6 +421,36 @@ def test_validate_separates_the_file_systems_speed_from_the_models_structure(cap
     assert fast.bandwidth.at(1) == pytest.approx(5e7) and app.bandwidth.at(1) == 1e8
     c = val.compare([m], app, prof.profile_power({}), ModelOptions.extended(), 2)[0]
     assert c.predicted.time_s == pytest.approx(0.48) and c.at_speeds.time_s == pytest.approx(0.52)
+
+
+def test_validate_json_says_what_the_tables_say(capsys, tmp_path):
+    # The two TP 1x2 repeats and the TP 1x1 run of the machine's-speed test above, with TP 1x1
+    # writing an output in 0.02 s (-1.9% at its store speed) and the others in 0.02 s too
+    # (their model's 0.02 s: store 1.00 x, error at their own speeds 0.0%).
+    profile = write(tmp_path / "p.json", profile_doc(0.02, [1, 2], [1e8, 1e8], 2))
+    runs = (("tp1", 1, 0.53, 0.44), ("tp2-a", 2, 0.27, 0.19), ("tp2-b", 2, 0.33, 0.25))
+    reports = [write(tmp_path / f"{name}.json",
+                     with_write(with_compute(runtime_report("tp", ranks, 1, 0, t), c), 0.02))
+               for name, ranks, t, c in runs]
+    code, out, _ = run(capsys, "validate", *reports, "--profile", profile, "--json")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["schema"] == "ecluse-validate/1" and doc["repeats"] == "mean"
+    assert doc["profile"] == profile and doc["model"].startswith("extended(")
+    one = doc["reports"][0]
+    assert (one["report"], one["configuration"]) == (reports[0], "TP 1x1")
+    assert one["scenario"] == {"iterations": 22, "output_every": 5}
+    assert one["time_s"]["measured"] == 0.53 and one["time_s"]["predicted"] == approx(0.48)
+    assert one["time_error_at_measured_speeds"] == approx(-0.01 / 0.53)
+    assert one["store_speed"] == approx(2.0)
+    tp2 = next(c for c in doc["configurations"] if c["configuration"] == "TP 1x2")
+    assert tp2["runs"] == 2 and tp2["time_s"]["measured"] == approx(0.30)
+    assert tp2["compute_speed"] == approx(1.0) and tp2["time_error_at_measured_speeds"] == approx(0)
+    errors = doc["errors"]["configurations"]
+    assert errors["time_error"] == {"worst": approx(0.05 / 0.53), "mean": approx(0.05 / 0.53 / 2)}
+    assert errors["time_error_at_measured_speeds"]["worst"] == approx(0.01 / 0.53)
+    assert {"scenario": {"iterations": 22, "output_every": 5}, "criterion": "fastest",
+            "predicted": "TP 1x2", "measured": "TP 1x2", "right": True} in doc["choices"]
 
 
 def test_validate_combines_repeats_by_their_median_or_mean(capsys, tmp_path):
