@@ -20,17 +20,27 @@ class Advice:
     why: str
     uncertainty: Optional[float] = None   # relative, of every predicted time (see uncertainty)
 
-    def saving_text(self) -> str:
-        """The least-energy pick's saving over the next one, with its uncertainty band."""
+    def saving(self) -> Optional[tuple]:
+        """(the next one's label, the least-energy pick's relative saving over it, the
+        uncertainty band or None); None when there is no other candidate."""
         best, other = self.least_energy, _runner_up(self.least_energy, self.predictions)
         if other is None or not other.energy_j:
-            return f"{best.label} is the only candidate"
+            return None
         saving = (other.energy_j - best.energy_j) / other.energy_j
-        head = f"{best.label} uses {saving:.1%} less energy than {other.label}"
-        if self.uncertainty is None:
+        # Both predictions may be off, in opposite directions: twice the uncertainty.
+        band = 2 * self.uncertainty if self.uncertainty is not None else None
+        return other.label, saving, band
+
+    def saving_text(self) -> str:
+        """The least-energy pick's saving over the next one, with its uncertainty band."""
+        best, found = self.least_energy, self.saving()
+        if found is None:
+            return f"{best.label} is the only candidate"
+        other, saving, band = found
+        head = f"{best.label} uses {saving:.1%} less energy than {other}"
+        if band is None:
             return head + (" (uncertainty unknown: profile with --repeats 3 to measure the "
                            "run-to-run spread)")
-        band = 2 * self.uncertainty   # both predictions may be off, in opposite directions
         verdict = ("within the uncertainty: the model cannot tell them apart" if saving <= band
                    else "beyond the uncertainty")
         return f"{head} ± {band:.1%} ({verdict})"
@@ -128,6 +138,42 @@ def architecture_xml(p: Prediction, platform: Platform, workload: Workload) -> s
     if platform.host_cpus and platform.nodes > 1:
         lines.append(f'  <virtual-nodes ranks-per-node="{platform.cores_per_node}"/>')
     return "\n".join(lines + ["</architecture>"])
+
+
+ADVICE_SCHEMA = "ecluse-advice/1"
+
+
+def prediction_json(p: Prediction) -> dict:
+    return {"approach": p.label, "kind": p.approach.kind,
+            "dedicated_cores": p.approach.dedicated_cores,
+            "dedicated_nodes": p.approach.dedicated_nodes, "time_s": p.time_s,
+            "compute_s": p.compute_s, "io_s": p.io_s, "blocked_s": p.blocked_s,
+            "power_w": p.power_w, "energy_j": p.energy_j, "notes": list(p.notes)}
+
+
+def to_json(advice: Advice, platform: Platform, workload: Workload, goal: str = "energy") -> dict:
+    """What `ecluse advise` prints, as one document (schema ecluse-advice/1): every candidate's
+    prediction, the least-energy and the fastest, why, the saving with its band, and the
+    recommendation for `goal` with its `<architecture>` block."""
+    pick = advice.fastest if goal == "time" else advice.least_energy
+    found = advice.saving()
+    saving = None
+    if found is not None:
+        other, relative, band = found
+        saving = {"over": other, "relative": relative, "band": band,
+                  "beyond_uncertainty": None if band is None else relative > band}
+    return {"schema": ADVICE_SCHEMA,
+            "platform": {"nodes": platform.nodes, "cores_per_node": platform.cores_per_node,
+                         "host_cpus": platform.host_cpus},
+            "workload": {"iterations": workload.iterations,
+                         "output_every": workload.output_every,
+                         "bytes_per_output": workload.bytes_per_output},
+            "predictions": [prediction_json(p) for p in advice.predictions],
+            "least_energy": advice.least_energy.label, "fastest": advice.fastest.label,
+            "why": advice.why, "uncertainty": advice.uncertainty, "saving": saving,
+            "goal": goal,
+            "recommendation": {"approach": pick.label, "dedicated": pick.approach.xml(),
+                               "architecture": architecture_xml(pick, platform, workload)}}
 
 
 def format_table(advice: Advice, platform: Platform) -> str:

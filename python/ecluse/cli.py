@@ -375,6 +375,13 @@ def cmd_advise(args) -> int:
     if args.xml:
         print(adv.architecture_xml(pick, platform, workload))
         return 0
+    if args.json:
+        doc = adv.to_json(advice, platform, workload, args.goal)
+        doc.update(model=options.describe(),
+                   power={"label": power.label(), "source": power.source},
+                   inputs=[{"name": n, "value": t, "source": src} for n, t, src in sources])
+        print(json.dumps(doc, indent=2))
+        return 0
     print("\n".join(_header(platform, workload, power, options)))
     for name, text, source in sources:
         print(f"input: {name}: {text} [{source}]")
@@ -508,8 +515,13 @@ def build_parser() -> argparse.ArgumentParser:
         _platform_parser(p)
         if name == "advise":
             p.add_argument("--goal", choices=("energy", "time"), default="energy")
-            p.add_argument("--xml", action="store_true",
-                           help="print only the <architecture> fragment of the recommendation")
+            form = p.add_mutually_exclusive_group()
+            form.add_argument("--xml", action="store_true",
+                              help="print only the <architecture> fragment of the recommendation")
+            form.add_argument("--json", action="store_true",
+                              help="print one JSON document (schema ecluse-advice/1: every "
+                              "prediction, the picks, the saving, the inputs, the recommendation "
+                              "and its <architecture> block)")
     _validate_parser(sub)
     _run_parser(sub)
     return parser

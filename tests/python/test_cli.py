@@ -85,6 +85,39 @@ def test_advise_xml_low_frequency(capsys, nancy):
                    '  <buffer name="ecluse-buffer" size="573MiB"/>\n</architecture>\n')
 
 
+def test_advise_json_says_what_the_text_says(capsys, nancy):
+    args = ("advise", "--profile", nancy, *PAPER_IDLE, *NANCY, "--output-every", 1)
+    code, text, _ = run(capsys, *args)
+    assert code == 0
+    code, out, _ = run(capsys, *args, "--json")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["schema"] == "ecluse-advice/1" and doc["goal"] == "energy"
+    assert doc["platform"] == {"nodes": 16, "cores_per_node": 4, "host_cpus": None}
+    assert doc["workload"] == {"iterations": 100, "output_every": 1, "bytes_per_output": 3e8}
+    assert doc["power"] == {"label": "default-uncalibrated (100 W idle, 250 W max)",
+                            "source": "default"}
+    # The cases of test_advise_high_frequency: DN(3:1) least energy, DN(7:1) fastest.
+    assert (doc["least_energy"], doc["fastest"]) == ("DN(3:1)", "DN(7:1)")
+    by = {p["approach"]: p for p in doc["predictions"]}
+    assert by["DN(3:1)"]["energy_j"] == approx(559625)
+    assert by["DN(15:1)"]["blocked_s"] == approx(201.0)
+    assert by["DN(3:1)"]["dedicated_nodes"] == 4 and by["DN(3:1)"]["kind"] == "dn"
+    assert f"why: {doc['why']}" in text.splitlines()
+    saving = doc["saving"]
+    assert saving["over"] in by and saving["band"] is None and saving["beyond_uncertainty"] is None
+    assert f"{saving['relative']:.1%} less energy than {saving['over']}" in text
+    assert doc["recommendation"]["approach"] == "DN(3:1)"
+    assert doc["recommendation"]["dedicated"] == '<dedicated cores="0" nodes="4"/>'
+    assert doc["recommendation"]["architecture"].startswith("<architecture>")
+    assert {"name", "value", "source"} <= set(doc["inputs"][0])
+    # --xml and --json are one or the other.
+    with pytest.raises(SystemExit) as exit_:
+        run(capsys, *args, "--json", "--xml")
+    assert exit_.value.code == 2
+    assert "argument --xml: not allowed with argument --json" in capsys.readouterr().err
+
+
 def test_advise_goal_time(capsys, nancy):
     code, out, _ = run(capsys, "advise", "--profile", nancy, *NANCY, "--output-every", 1,
                        "--goal", "time", "--xml")
