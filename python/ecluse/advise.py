@@ -20,6 +20,10 @@ class Advice:
     why: str
     uncertainty: Optional[float] = None   # relative, of every predicted time (see uncertainty)
 
+    def pick(self, goal: str = "energy") -> Prediction:
+        """The recommendation: the fastest for goal "time", else the least energy."""
+        return self.fastest if goal == "time" else self.least_energy
+
     def saving(self) -> Optional[tuple]:
         """(the next one's label, the least-energy pick's relative saving over it, the
         uncertainty band or None); None when there is no other candidate."""
@@ -155,7 +159,7 @@ def to_json(advice: Advice, platform: Platform, workload: Workload, goal: str = 
     """What `ecluse advise` prints, as one document (schema ecluse-advice/1): every candidate's
     prediction, the least-energy and the fastest, why, the saving with its band, and the
     recommendation for `goal` with its `<architecture>` block."""
-    pick = advice.fastest if goal == "time" else advice.least_energy
+    pick = advice.pick(goal)
     found = advice.saving()
     saving = None
     if found is not None:

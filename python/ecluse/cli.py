@@ -126,6 +126,11 @@ def power_line(power: Power) -> str:
     return f"energy: modelled with node power {power.label()} [{power.source}]"
 
 
+def _power_json(power: Power) -> dict:
+    """The node power of the JSON documents (advise, validate): as power_line says it."""
+    return {"label": power.label(), "source": power.source}
+
+
 # ---------------------------------------------------------------------------------------------
 # profile
 
@@ -371,14 +376,13 @@ def cmd_predict(args) -> int:
 
 def cmd_advise(args) -> int:
     advice, platform, workload, power, options, sources = _predictions(args)
-    pick = advice.fastest if args.goal == "time" else advice.least_energy
+    pick = advice.pick(args.goal)
     if args.xml:
         print(adv.architecture_xml(pick, platform, workload))
         return 0
     if args.json:
         doc = adv.to_json(advice, platform, workload, args.goal)
-        doc.update(model=options.describe(),
-                   power={"label": power.label(), "source": power.source},
+        doc.update(model=options.describe(), power=_power_json(power),
                    inputs=[{"name": n, "value": t, "source": src} for n, t, src in sources])
         print(json.dumps(doc, indent=2))
         return 0
@@ -417,7 +421,7 @@ def cmd_validate(args) -> int:
                               measured_idle=args.idle_fraction == "measured")
     if args.json:
         doc = dict(val.to_json(comparisons, args.repeats), profile=args.profile,
-                   model=options.describe(), power=power.label())
+                   model=options.describe(), power=_power_json(power))
         if args.plots:
             doc["plots"] = val.write_plots(comparisons, args.plots, args.repeats)
         print(json.dumps(doc, indent=2))
@@ -427,7 +431,7 @@ def cmd_validate(args) -> int:
     for label in sorted({m.energy_label for m in reports}):
         print(f"measured energy: {label}")
     print(val.format_comparisons(comparisons))
-    print(val.summary_line(comparisons))
+    print(val.errors_line(comparisons))
     _print_if(val.measured_compute_line(comparisons))
     _print_if(val.measured_speeds_line(comparisons))
     summaries = val.summarize(comparisons, args.repeats)
@@ -435,7 +439,7 @@ def cmd_validate(args) -> int:
         print(f"per configuration ({args.repeats} of the repeats; sd: standard deviation of the "
               "measured time):")
         print(val.format_summaries(summaries))
-        print("per configuration: " + val.config_summary_line(summaries))
+        print("per configuration: " + val.errors_line(summaries))
         for line in (val.measured_compute_line(summaries), val.measured_speeds_line(summaries)):
             _print_if(line and "per configuration " + line)
     choices = val.best_choices_by_scenario(comparisons, args.repeats)

@@ -433,65 +433,58 @@ def format_choices_by_scenario(by_scenario: list) -> list:
             for line in format_choices(choices)]
 
 
-def _error_text(t: list, e: list) -> str:
-    text = f"time error: worst {max(t):.1%}, mean {sum(t) / len(t):.1%}"
-    if e:
-        text += f"; energy error: worst {max(e):.1%}, mean {sum(e) / len(e):.1%}"
-    return text
+def _errors(values, every: bool = False) -> Optional[dict]:
+    """Worst and mean |value| over the known values; None when none is known, or, with `every`,
+    unless all are (the diagnostics: one row without them says nothing of the whole)."""
+    known = [abs(v) for v in values if v is not None]
+    if not known or (every and len(known) < len(values)):
+        return None
+    return {"worst": max(known), "mean": sum(known) / len(known)}
 
 
-def summary_line(comparisons: Sequence[Comparison]) -> str:
-    """Errors over every report."""
-    return _error_text([abs(c.time_error) for c in comparisons],
-                       [abs(c.energy_error) for c in comparisons if c.energy_error is not None])
+def _worst_mean(name: str, found: dict) -> str:
+    return f"{name}: worst {found['worst']:.1%}, mean {found['mean']:.1%}"
 
 
-def config_summary_line(summaries: Sequence[ConfigSummary]) -> str:
-    """Errors over configurations (repeats combined first)."""
-    return _error_text([abs(s.time_error) for s in summaries],
-                       [abs(s.energy_error) for s in summaries if s.energy_error is not None])
+def errors_line(rows) -> str:
+    """Time and energy errors over the rows: reports, or configurations (repeats combined)."""
+    text = _worst_mean("time error", _errors([r.time_error for r in rows]))
+    energy = _errors([r.energy_error for r in rows])
+    return text + ("; " + _worst_mean("energy error", energy) if energy else "")
+
+
+def _span(values) -> str:
+    return f"{min(values):.2f}-{max(values):.2f}"
 
 
 def measured_compute_line(rows) -> Optional[str]:
     """The time error at each run's (or configuration's) measured compute phase, and the range
     of the compute phases against the model's; None unless every row has its compute phase."""
+    found = _errors([r.time_error_at_measured_compute for r in rows], every=True)
     speeds = [r.compute_speed for r in rows]
-    if not rows or None in speeds:
+    if found is None or None in speeds:
         return None
-    errors = [abs(r.time_error_at_measured_compute) for r in rows]
-    return (f"at the runs' measured compute phase ({min(speeds):.2f}-{max(speeds):.2f} x the "
-            f"model's: the machine's speed on the day): time error: worst {max(errors):.1%}, "
-            f"mean {sum(errors) / len(errors):.1%}")
+    return (f"at the runs' measured compute phase ({_span(speeds)} x the model's: the machine's "
+            "speed on the day): " + _worst_mean("time error", found))
 
 
 def measured_speeds_line(rows) -> Optional[str]:
     """The time error with the runs' compute phase and their store (and copy) speeds in place of
     the profile's: what is left is the model's own structure (overlap, blocking, overhead); None
     unless every row has them."""
-    errors = [r.time_error_at_measured_speeds for r in rows]
-    stores = [r.store_speed for r in rows if r.store_speed is not None]
-    if not rows or None in errors:
+    found = _errors([r.time_error_at_measured_speeds for r in rows], every=True)
+    if found is None:
         return None
-    errors = [abs(e) for e in errors]
-    store = f"store {min(stores):.2f}-{max(stores):.2f} x the model's, " if stores else ""
+    stores = [r.store_speed for r in rows if r.store_speed is not None]
+    store = f"store {_span(stores)} x the model's, " if stores else ""
     return (f"at the runs' compute phase and store speed ({store}the file system's speed on "
-            f"the day): time error: worst {max(errors):.1%}, mean "
-            f"{sum(errors) / len(errors):.1%}")
+            "the day): " + _worst_mean("time error", found))
 
 
 # ---------------------------------------------------------------------------------------------
 # JSON (`ecluse validate --json`)
 
 SCHEMA = "ecluse-validate/1"
-
-
-def _errors(values, every: bool = False) -> Optional[dict]:
-    """Worst and mean of the known values (with `every`, None unless all are known: the
-    diagnostics, as their text lines)."""
-    known = [abs(v) for v in values if v is not None]
-    if not known or (every and len(known) < len(values)):
-        return None
-    return {"worst": max(known), "mean": sum(known) / len(known)}
 
 
 def _diagnostics(row) -> dict:
