@@ -2,21 +2,15 @@
 // bit for bit from the servers' files; same data as time partitioning; backpressure; idle CPU.
 #include <gtest/gtest.h>
 #include <mpi.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
-#include <csignal>
-#include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "ApiRun.hpp"
 #include "BlockValues.hpp"
 #include "TestSupport.hpp"
 #include "ecluse/ecluse.h"
@@ -28,82 +22,27 @@ using ecluse::test::as_bytes;
 using ecluse::test::expect_ok;
 using ecluse::test::field_interior;
 using ecluse::test::field_values;
-using ecluse::test::fort_values;
 using ecluse::test::read_dataset;
 using ecluse::test::world_rank;
 using ecluse::test::world_size;
 
-struct RunSetup {
-  int ranks_per_node = 2;
-  int cores = 1;
-  std::string buffer = "16MiB";
-  std::string allocator = "general";
-  std::string policy = "block";
-  std::string mode = "FilePerCore";
-  int domains = 2;
-  int queue = 1024;
-  std::string copy = "";  // <buffer copy>; empty: the default
-};
+using RunSetup = ecluse::test::ApiSetup;  // {ranks per node, dedicated cores per node}
 
 std::string config(const std::string& dir, const RunSetup& s) {
-  const std::string dedicated = s.cores > 0 ? std::to_string(s.cores) : "0";
-  return R"(<simulation name="dc" xmlns="urn:ecluse:config:1"><architecture>
-    <domains count=")" +
-         std::to_string(s.domains) + R"("/>
-    <dedicated cores=")" +
-         dedicated + R"(" nodes="0"/>
-    <buffer size=")" +
-         s.buffer + R"(" allocator=")" + s.allocator + R"(" policy=")" + s.policy +
-         (s.copy.empty() ? "" : R"(" copy=")" + s.copy) + R"("/>
-    <virtual-nodes ranks-per-node=")" +
-         std::to_string(s.ranks_per_node) + R"("/>
-    </architecture><data>
-    <parameter name="N" type="int" value="6"/>
-    <layout name="g" type="double" dimensions="N+2,5" ghosts="1:1,0:0"/>
-    <layout name="f" type="int" dimensions="3,N" language="fortran"/>
-    <variable name="field" layout="g" unit="K"/>
-    <group name="grp"><variable name="fort" layout="f"/></group>
-    </data><storage><store name="s" type="HDF5"><option key="FileMode">)" +
-         s.mode + R"(</option><option key="FilesPath">)" + dir +
-         R"(</option></store></storage><log LogLevel="warning" FileName=")" + dir +
-         R"(/log"/></simulation>)";
+  return ecluse::test::api_config("dc", dir, s);
 }
 
-/** Runs `iterations` iterations on clients; returns is_client and the number of clients. */
 // False: the last iteration's end_iteration is "forgotten" (the servers must still store it).
 bool g_end_last_iteration = true;
 
+/** Runs `iterations` iterations on clients; returns is_client and the number of clients. */
 std::pair<bool, int> run(const std::string& dir, const RunSetup& s, int iterations) {
-  expect_ok(ecluse_initialize_string(config(dir, s).c_str(), MPI_COMM_WORLD));
-  int is_client = 0;
-  expect_ok(ecluse_start(&is_client));
-  int clients = 0;
-  if (is_client) {
-    MPI_Comm comm;
-    expect_ok(ecluse_client_comm_get(&comm));
-    int source = 0;
-    MPI_Comm_rank(comm, &source);
-    MPI_Comm_size(comm, &clients);
-    for (int it = 0; it < iterations; ++it) {
-      for (int b = 0; b < s.domains; ++b) {
-        const std::int64_t pos[2] = {source * 6, b * 5};
-        expect_ok(ecluse_set_block_position("field", b, pos));
-        expect_ok(ecluse_write_block("field", b, field_values(it, source, b).data()));
-        const std::int64_t fort_pos[2] = {b * 3, source * 6};  // Fortran order
-        expect_ok(ecluse_set_block_position("grp/fort", b, fort_pos));
-        void* room = nullptr;  // zero copy for the Fortran variable
-        expect_ok(ecluse_alloc_block("grp/fort", b, &room));
-        auto f = fort_values(it, source, b);
-        std::memcpy(room, f.data(), f.size() * sizeof(int));
-        expect_ok(ecluse_commit_block("grp/fort", b));
-      }
-      if (it + 1 < iterations || g_end_last_iteration) expect_ok(ecluse_end_iteration());
-    }
-    expect_ok(ecluse_stop());
-  }
+  const auto started = ecluse::test::run_clients(
+      config(dir, s), iterations,
+      [&](int it, int source) { ecluse::test::write_api_iteration(it, source, s.domains); },
+      g_end_last_iteration);
   expect_ok(ecluse_finalize());
-  MPI_Allreduce(MPI_IN_PLACE, &clients, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  return {is_client != 0, clients};
+  return {started.is_client, ecluse::test::max_over_world(started.clients)};
 }
 
 /** Every (source, block) of every iteration, found once among the writers' files, named
@@ -111,27 +50,14 @@ std::pair<bool, int> run(const std::string& dir, const RunSetup& s, int iteratio
 void check_file_per_core(const std::string& dir, int iterations, int clients, int servers,
                          int domains, const std::string& tag = "_Pr") {
   for (int it = 0; it < iterations; ++it) {
-    std::set<std::pair<int, int>> seen;
-    int files = 0;
+    std::vector<std::string> files;
     for (int server = 0; server < servers; ++server) {
       const std::string file =
           dir + "/dc_It" + std::to_string(it) + tag + std::to_string(server) + ".h5";
-      if (!fs::exists(file)) continue;
-      ++files;
-      for (int src = 0; src < clients; ++src) {
-        for (int b = 0; b < domains; ++b) {
-          const std::string p = "/P" + std::to_string(src) + "/B" + std::to_string(b);
-          if (!ecluse::test::dataset_exists(file, "field" + p)) continue;
-          EXPECT_TRUE(seen.insert({src, b}).second) << "block stored twice";
-          EXPECT_EQ(read_dataset(file, "field" + p).bytes, as_bytes(field_interior(it, src, b)));
-          const auto f = read_dataset(file, "grp/fort" + p);
-          EXPECT_EQ(f.dims, (std::vector<std::uint64_t>{6, 3}));
-          EXPECT_EQ(f.bytes, as_bytes(fort_values(it, src, b)));
-        }
-      }
+      if (fs::exists(file)) files.push_back(file);
     }
-    EXPECT_EQ(files, servers) << "one file per server and iteration";
-    EXPECT_EQ(seen.size(), static_cast<std::size_t>(clients * domains)) << "iteration " << it;
+    EXPECT_EQ(static_cast<int>(files.size()), servers) << "one file per server and iteration";
+    ecluse::test::check_api_iteration(files, it, clients, domains);
   }
 }
 
@@ -271,20 +197,8 @@ TEST(ApiDc, SkipPolicyDropsWholeBlocksAndLogsThem) {
   run(dir, s, 30);
   MPI_Barrier(MPI_COMM_WORLD);
   if (world_rank() != 0) return;
-  int stored = 0;
-  for (int it = 0; it < 30; ++it) {
-    const std::string file = dir + "/dc_It" + std::to_string(it) + "_Pr0.h5";
-    if (!fs::exists(file) || !ecluse::test::dataset_exists(file, "field/P0")) continue;
-    EXPECT_EQ(read_dataset(file, "field/P0").bytes, as_bytes(field_interior(it, 0, 0)));
-    ++stored;
-  }
-  EXPECT_GT(stored, 0);
-  const std::string log = ecluse::test::read_text(dir + "/log.0.log");
-  const std::size_t skipped = static_cast<std::size_t>(std::count(log.begin(), log.end(), '\n'));
-  EXPECT_EQ(static_cast<int>(skipped) + stored, 30) << log;
-  if (stored < 30) {
-    EXPECT_NE(log.find("buffer full: write of variable 'field' at iteration "), std::string::npos);
-  }
+  ecluse::test::check_stored_or_skipped(dir, "dc", 30,
+                                        "buffer full: write of variable 'field' at iteration ");
 }
 
 TEST(ApiDc, IdleDedicatedCoreSleeps) {
@@ -303,19 +217,11 @@ TEST(ApiDc, ClearedAndOversizedBlocks) {
   s.buffer = "200";
   s.domains = 1;
   const std::string dir = ecluse::test::fresh_dir("oversized");
-  std::string xml = config(dir, s);  // N = 1 fits at initialize; N = 6 is set before the write
-  xml.replace(xml.find("value=\"6\""), 9, "value=\"1\"");
-  expect_ok(ecluse_initialize_string(xml.c_str(), MPI_COMM_WORLD));
-  int is_client = 0;
-  expect_ok(ecluse_start(&is_client));
-  if (is_client) {
-    const int n = 6;
-    expect_ok(ecluse_parameter_set("N", &n, sizeof n));
-    EXPECT_EQ(ecluse_write("field", field_values(0, 0, 0).data()), ECLUSE_ALLOCATION_ERROR);
-    EXPECT_STREQ(ecluse_error_message(),
-                 "block 0 of variable 'field' needs 384 bytes of buffer (data and bookkeeping) but "
-                 "a client may hold at most 192 bytes; raise <buffer size> in the configuration.");
-    ecluse::test::clear_block_then_stop();
+  const auto message = ecluse::test::write_a_block_grown_too_big(config(dir, s));
+  if (message) {
+    EXPECT_EQ(*message,
+              "block 0 of variable 'field' needs 384 bytes of buffer (data and bookkeeping) but "
+              "a client may hold at most 192 bytes; raise <buffer size> in the configuration.");
   }
   expect_ok(ecluse_finalize());
 }
@@ -376,33 +282,26 @@ TEST(ApiDc, AStoreFailureOnTheServerReachesTheClientAndTheReport) {
   const std::string dir = ecluse::test::fresh_dir("dc-full");
   const std::string report = dir + "/report.json";
   setenv("ECLUSE_REPORT", report.c_str(), 1);
-  std::signal(SIGXFSZ, SIG_IGN);
-  rlimit saved{};
-  getrlimit(RLIMIT_FSIZE, &saved);
-  rlimit small = saved;
-  small.rlim_cur = 256 * 1024;
   expect_ok(ecluse_initialize_string(config(dir, s).c_str(), MPI_COMM_WORLD));
-  setrlimit(RLIMIT_FSIZE, &small);
-  int is_client = 0;
-  expect_ok(ecluse_start(&is_client));
   std::vector<int> statuses;
   std::string message;
   auto keep = [&](int status) {
     statuses.push_back(status);
     if (status != ECLUSE_OK && message.empty()) message = ecluse_error_message();
   };
-  if (is_client) {
-    for (int it = 0; it < 4; ++it) {
-      const int n = it == 2 ? 20000 : 6;  // iteration 2: 800 KB, more than the "disk" takes
-      expect_ok(ecluse_parameter_set("N", &n, sizeof n));
-      std::vector<double> values(static_cast<std::size_t>((n + 2) * 5), it);
-      expect_ok(ecluse_write("field", values.data()));
-      keep(ecluse_end_iteration());
+  {
+    const ecluse::test::FileSizeLimit disk(256 * 1024);
+    int is_client = 0;
+    expect_ok(ecluse_start(&is_client));
+    if (is_client) {
+      for (int it = 0; it < 4; ++it) {
+        ecluse::test::write_too_big_at_iteration_2(it);
+        keep(ecluse_end_iteration());
+      }
+      keep(ecluse_stop());
     }
-    keep(ecluse_stop());
+    keep(ecluse_finalize());
   }
-  keep(ecluse_finalize());
-  setrlimit(RLIMIT_FSIZE, &saved);
   unsetenv("ECLUSE_REPORT");
   EXPECT_EQ(std::count(statuses.begin(), statuses.end(), ECLUSE_IO_ERROR), 1);
   EXPECT_EQ(std::count(statuses.begin(), statuses.end(), ECLUSE_OK),

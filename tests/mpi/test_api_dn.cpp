@@ -7,15 +7,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <csignal>
 #include <cstdint>
-#include <cstring>
 #include <filesystem>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "ApiRun.hpp"
 #include "BlockValues.hpp"
 #include "TestSupport.hpp"
 #include "ecluse/ecluse.h"
@@ -25,61 +23,25 @@ namespace {
 namespace fs = std::filesystem;
 using ecluse::test::as_bytes;
 using ecluse::test::expect_ok;
-using ecluse::test::field_interior;
-using ecluse::test::field_values;
-using ecluse::test::fort_values;
 using ecluse::test::read_dataset;
 using ecluse::test::world_rank;
 using ecluse::test::world_size;
 
-struct RunSetup {
-  int ranks_per_node = 1;
-  int nodes = 1;  // dedicated nodes
-  int cores = 0;  // dedicated cores instead (for the comparison with DC)
-  std::string buffer = "16MiB";
-  std::string policy = "block";
-  std::string mode = "FilePerCore";
-  int domains = 2;
+/** {ranks per node, dedicated cores per node (0), dedicated nodes}. */
+struct RunSetup : ecluse::test::ApiSetup {
+  RunSetup(int per_node, int dedicated_nodes) {
+    ranks_per_node = per_node;
+    cores = 0;
+    nodes = dedicated_nodes;
+  }
 };
 
 std::string config(const std::string& dir, const RunSetup& s) {
-  return R"(<simulation name="dn" xmlns="urn:ecluse:config:1"><architecture>
-    <domains count=")" +
-         std::to_string(s.domains) + R"("/>
-    <dedicated cores=")" +
-         std::to_string(s.cores) + R"(" nodes=")" + std::to_string(s.nodes) + R"("/>
-    <buffer size=")" +
-         s.buffer + R"(" policy=")" + s.policy + R"("/>
-    <virtual-nodes ranks-per-node=")" +
-         std::to_string(s.ranks_per_node) + R"("/>
-    </architecture><data>
-    <parameter name="N" type="int" value="6"/>
-    <layout name="g" type="double" dimensions="N+2,5" ghosts="1:1,0:0"/>
-    <layout name="f" type="int" dimensions="3,N" language="fortran"/>
-    <variable name="field" layout="g" unit="K"/>
-    <group name="grp"><variable name="fort" layout="f"/></group>
-    </data><storage><store name="s" type="HDF5"><option key="FileMode">)" +
-         s.mode + R"(</option><option key="FilesPath">)" + dir +
-         R"(</option></store></storage><log LogLevel="warning" FileName=")" + dir +
-         R"(/log"/></simulation>)";
+  return ecluse::test::api_config("dn", dir, s);
 }
 
 // False: the last iteration's end_iteration is "forgotten" (finalize must still store it).
 bool g_end_last_iteration = true;
-
-void write_iteration(int it, int source, int domains, bool end = true) {
-  for (int b = 0; b < domains; ++b) {
-    const std::int64_t pos[2] = {source * 6, b * 5};
-    expect_ok(ecluse_set_block_position("field", b, pos));
-    expect_ok(ecluse_write_block("field", b, field_values(it, source, b).data()));
-    void* room = nullptr;  // zero copy for the Fortran variable
-    expect_ok(ecluse_alloc_block("grp/fort", b, &room));
-    auto f = fort_values(it, source, b);
-    std::memcpy(room, f.data(), f.size() * sizeof(int));
-    expect_ok(ecluse_commit_block("grp/fort", b));
-  }
-  if (end) expect_ok(ecluse_end_iteration());
-}
 
 double statistic(const char* name) {
   double value = -1;
@@ -96,28 +58,20 @@ struct Outcome {
 };
 
 Outcome run(const std::string& dir, const RunSetup& s, int iterations) {
-  expect_ok(ecluse_initialize_string(config(dir, s).c_str(), MPI_COMM_WORLD));
-  int is_client = 0;
-  expect_ok(ecluse_start(&is_client));
+  const auto started = ecluse::test::run_clients(
+      config(dir, s), iterations,
+      [&](int it, int source) { ecluse::test::write_api_iteration(it, source, s.domains); },
+      g_end_last_iteration);
   Outcome o;
-  o.is_client = is_client != 0;
-  if (is_client) {
-    MPI_Comm comm;
-    expect_ok(ecluse_client_comm_get(&comm));
-    int source = 0;
-    MPI_Comm_rank(comm, &source);
-    MPI_Comm_size(comm, &o.clients);
-    for (int it = 0; it < iterations; ++it) {
-      write_iteration(it, source, s.domains, it + 1 < iterations || g_end_last_iteration);
-    }
-    expect_ok(ecluse_stop());
-    if (s.nodes > 0) o.credit_waits = statistic("dn.credit_waits");
+  o.is_client = started.is_client;
+  if (o.is_client && s.nodes > 0) {
+    o.credit_waits = statistic("dn.credit_waits");
   } else if (s.nodes > 0) {
     o.peak_held = statistic("dn.peak_held_bytes");
     o.receive_memory = statistic("dn.receive_memory_bytes");
   }
   expect_ok(ecluse_finalize());
-  MPI_Allreduce(MPI_IN_PLACE, &o.clients, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  o.clients = ecluse::test::max_over_world(started.clients);
   MPI_Allreduce(MPI_IN_PLACE, &o.credit_waits, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   double pair[2] = {o.peak_held, o.receive_memory};
   MPI_Allreduce(MPI_IN_PLACE, pair, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -143,23 +97,9 @@ std::vector<std::string> files_of(const std::string& dir, int it) {
  * files per iteration. */
 void check_blocks(const std::string& dir, int iterations, int clients, int files, int domains) {
   for (int it = 0; it < iterations; ++it) {
-    std::set<std::pair<int, int>> seen;
     const auto names = files_of(dir, it);
     EXPECT_EQ(static_cast<int>(names.size()), files) << "files of iteration " << it;
-    for (const std::string& file : names) {
-      for (int src = 0; src < clients; ++src) {
-        for (int b = 0; b < domains; ++b) {
-          const std::string p = "/P" + std::to_string(src) + "/B" + std::to_string(b);
-          if (!ecluse::test::dataset_exists(file, "field" + p)) continue;
-          EXPECT_TRUE(seen.insert({src, b}).second) << "block stored twice";
-          EXPECT_EQ(read_dataset(file, "field" + p).bytes, as_bytes(field_interior(it, src, b)));
-          const auto f = read_dataset(file, "grp/fort" + p);
-          EXPECT_EQ(f.dims, (std::vector<std::uint64_t>{6, 3}));
-          EXPECT_EQ(f.bytes, as_bytes(fort_values(it, src, b)));
-        }
-      }
-    }
-    EXPECT_EQ(seen.size(), static_cast<std::size_t>(clients * domains)) << "iteration " << it;
+    ecluse::test::check_api_iteration(names, it, clients, domains);
   }
 }
 
@@ -190,35 +130,30 @@ TEST(ApiDn, AStoreFailureReachesTheClientAtItsNextEndIteration) {
   const std::string dir = ecluse::test::fresh_dir("dn-full");
   const std::string report = dir + "/report.json";
   setenv("ECLUSE_REPORT", report.c_str(), 1);
-  std::signal(SIGXFSZ, SIG_IGN);
-  rlimit saved{};
-  getrlimit(RLIMIT_FSIZE, &saved);
-  rlimit small = saved;
-  small.rlim_cur = 256 * 1024;
   expect_ok(ecluse_initialize_string(config(dir, s).c_str(), MPI_COMM_WORLD));
-  setrlimit(RLIMIT_FSIZE, &small);
-  int is_client = 0;
-  expect_ok(ecluse_start(&is_client));
   std::vector<int> statuses;
   int failed_at = -1;
   std::string message;
-  if (is_client) {
-    for (int it = 0; it < 8; ++it) {
-      const int n = it == 2 ? 20000 : 6;  // iteration 2: 800 KB, more than the "disk" takes
-      expect_ok(ecluse_parameter_set("N", &n, sizeof n));
-      std::vector<double> values(static_cast<std::size_t>((n + 2) * 5), it);
-      expect_ok(ecluse_write("field", values.data()));
-      statuses.push_back(ecluse_end_iteration());
-      if (statuses.back() != ECLUSE_OK && failed_at < 0) {
-        failed_at = it;
-        message = ecluse_error_message();
+  bool is_client = false;
+  {
+    const ecluse::test::FileSizeLimit disk(256 * 1024);
+    int client = 0;
+    expect_ok(ecluse_start(&client));
+    is_client = client != 0;
+    if (is_client) {
+      for (int it = 0; it < 8; ++it) {
+        ecluse::test::write_too_big_at_iteration_2(it);
+        statuses.push_back(ecluse_end_iteration());
+        if (statuses.back() != ECLUSE_OK && failed_at < 0) {
+          failed_at = it;
+          message = ecluse_error_message();
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the server stores
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the server stores
+      statuses.push_back(ecluse_stop());
     }
-    statuses.push_back(ecluse_stop());
+    statuses.push_back(ecluse_finalize());
   }
-  statuses.push_back(ecluse_finalize());
-  setrlimit(RLIMIT_FSIZE, &saved);
   unsetenv("ECLUSE_REPORT");
   EXPECT_EQ(std::count(statuses.begin(), statuses.end(), ECLUSE_IO_ERROR), 1);
   if (is_client) {
@@ -292,22 +227,8 @@ TEST(ApiDn, SkipPolicyDropsWholeBlocksAndLogsThem) {
   run(dir, s, 30);
   MPI_Barrier(MPI_COMM_WORLD);
   if (world_rank() != 0) return;
-  int stored = 0;
-  for (int it = 0; it < 30; ++it) {
-    const std::string file = dir + "/dn_It" + std::to_string(it) + "_Pr0.h5";
-    if (!fs::exists(file) || !ecluse::test::dataset_exists(file, "field/P0")) continue;
-    EXPECT_EQ(read_dataset(file, "field/P0").bytes, as_bytes(field_interior(it, 0, 0)));
-    ++stored;
-  }
-  EXPECT_GT(stored, 0);
-  const std::string log = ecluse::test::read_text(dir + "/log.0.log");
-  const auto skipped = std::count(log.begin(), log.end(), '\n');
-  EXPECT_EQ(static_cast<int>(skipped) + stored, 30) << log;
-  if (stored < 30) {
-    EXPECT_NE(
-        log.find("no credit from the dedicated node: write of variable 'field' at iteration "),
-        std::string::npos);
-  }
+  ecluse::test::check_stored_or_skipped(
+      dir, "dn", 30, "no credit from the dedicated node: write of variable 'field' at iteration ");
 }
 
 // The global array (24 x 5 doubles) is split in rows over however many clients there are:
@@ -469,20 +390,12 @@ TEST(ApiDn, OversizedBlockAndUnknownStatistic) {
   s.buffer = "200";
   s.domains = 1;
   const std::string dir = ecluse::test::fresh_dir("dn-oversized");
-  std::string xml = config(dir, s);  // N = 1 fits at initialize; N = 6 is set before the write
-  xml.replace(xml.find("value=\"6\""), 9, "value=\"1\"");
-  expect_ok(ecluse_initialize_string(xml.c_str(), MPI_COMM_WORLD));
-  int is_client = 0;
-  expect_ok(ecluse_start(&is_client));
-  if (is_client) {
-    const int n = 6;
-    expect_ok(ecluse_parameter_set("N", &n, sizeof n));
-    EXPECT_EQ(ecluse_write("field", field_values(0, 0, 0).data()), ECLUSE_ALLOCATION_ERROR);
-    EXPECT_STREQ(ecluse_error_message(),
-                 "block 0 of variable 'field' needs 320 bytes of the dedicated node's receive "
-                 "memory but a client may hold at most 200 bytes; raise <buffer size> in the "
-                 "configuration.");
-    ecluse::test::clear_block_then_stop();
+  const auto message = ecluse::test::write_a_block_grown_too_big(config(dir, s));
+  if (message) {
+    EXPECT_EQ(*message,
+              "block 0 of variable 'field' needs 320 bytes of the dedicated node's receive "
+              "memory but a client may hold at most 200 bytes; raise <buffer size> in the "
+              "configuration.");
     double v = 0;
     EXPECT_EQ(ecluse_get_statistic("dn.nothing", &v), ECLUSE_ARGUMENT_ERROR);
     EXPECT_STREQ(ecluse_error_message(),

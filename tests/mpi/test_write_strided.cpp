@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ApiRun.hpp"
 #include "BlockValues.hpp"
 #include "TestSupport.hpp"
 #include "ecluse/ecluse.h"
@@ -185,29 +186,17 @@ constexpr int kIterations = 2;
 
 void round_trip(Approach approach, const std::string& name) {
   const std::string dir = ecluse::test::fresh_dir(name);
-  expect_ok(ecluse_initialize_string(config(dir, approach).c_str(), MPI_COMM_WORLD));
-  int is_client = 0;
-  expect_ok(ecluse_start(&is_client));
-  int clients = 0;
-  if (is_client) {
-    MPI_Comm comm;
-    expect_ok(ecluse_client_comm_get(&comm));
-    int src = 0;
-    MPI_Comm_rank(comm, &src);
-    MPI_Comm_size(comm, &clients);
-    for (int it = 0; it < kIterations; ++it) {
-      const Sources s = sources(it, src);
-      for (const Case& c : s.cases) {
-        expect_ok(ecluse_write_strided(c.variable.c_str(), c.data,
-                                       static_cast<int32_t>(c.extents.size()), c.extents.data(),
-                                       c.strides.data()));
-      }
-      expect_ok(ecluse_end_iteration());
-    }
-    expect_ok(ecluse_stop());
-  }
+  const auto started =
+      ecluse::test::run_clients(config(dir, approach), kIterations, [](int it, int src) {
+        const Sources s = sources(it, src);
+        for (const Case& c : s.cases) {
+          expect_ok(ecluse_write_strided(c.variable.c_str(), c.data,
+                                         static_cast<int32_t>(c.extents.size()), c.extents.data(),
+                                         c.strides.data()));
+        }
+      });
   expect_ok(ecluse_finalize());
-  MPI_Allreduce(MPI_IN_PLACE, &clients, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  const int clients = ecluse::test::max_over_world(started.clients);
   MPI_Barrier(MPI_COMM_WORLD);
   if (world_rank() != 0) return;
   for (int it = 0; it < kIterations; ++it) {
