@@ -2,12 +2,11 @@
 one line saying why, and the `<architecture>` fragment of the recommendation."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from .model import (AppModel, ModelOptions, Platform, Prediction, Workload, candidate_approaches,
-                    predict)
+from .model import (MIB, AppModel, ModelOptions, Platform, Prediction, Workload, buffer_bytes_for,
+                    candidate_approaches, predict)
 
 
 @dataclass(frozen=True)
@@ -119,17 +118,14 @@ def energy_text(joules: float) -> str:
     return f"{joules / div:.3f} {name}"
 
 
-BUFFER_HEADROOM = 2.0   # outputs the buffer holds: one being stored, the next being handed over
-MIB = 2 ** 20
-
-
 def buffer_bytes(p: Prediction, platform: Platform, workload: Workload) -> int:
     """Buffer per node (DC: the node's share of an output; DN: a dedicated node's share of its
-    clients' output; TP: a node's share) with headroom, rounded up to whole MiB, 1 MiB at least."""
+    clients' output; TP: a node's share), holding two outputs with the allocator's bookkeeping
+    (`model.buffer_bytes_for`)."""
     share = workload.bytes_per_output / max(1, platform.nodes)
     if p.approach.kind == "dn":
         share = workload.bytes_per_output / p.approach.dedicated_nodes
-    return max(1, math.ceil(share * BUFFER_HEADROOM / MIB)) * MIB
+    return buffer_bytes_for(share)
 
 
 def architecture_xml(p: Prediction, platform: Platform, workload: Workload) -> str:

@@ -13,7 +13,7 @@ import statistics
 from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
-from .model import (AppModel, Approach, ApproachTerms, ModelOptions, Platform, Prediction,
+from .model import (MIB, AppModel, Approach, ApproachTerms, ModelOptions, Platform, Prediction,
                     Workload, predict, terms_key)
 from .report import ReportLike, as_report
 
@@ -65,7 +65,6 @@ _BUFFER = re.compile(r"<buffer\b[^>]*?/>", re.S)
 _SIZE = re.compile(r"""\bsize\s*=\s*(["'])([^"']*)\1""")
 _UNITS = {"": 1, "b": 1, "kb": 10 ** 3, "mb": 10 ** 6, "gb": 10 ** 9, "kib": 2 ** 10,
           "mib": 2 ** 20, "gib": 2 ** 30}
-MIB = 2 ** 20
 
 
 def config_index(command: Sequence[str], config: Optional[str] = None) -> Optional[int]:

@@ -266,6 +266,22 @@ class Workload:
         return self.iterations - self.outputs * self.output_every
 
 
+MIB = 2 ** 20
+BUFFER_HEADROOM = 2   # outputs a buffer holds: one being stored, the next being handed over
+BLOCK_BOOKKEEPING = 1 / 32  # the allocator's header and rounding (<= 128 B) per block of >= 4 KiB
+
+
+def buffer_bytes_for(share: float) -> int:
+    """The `<buffer size>` that holds BUFFER_HEADROOM outputs of `share` bytes with the
+    allocator's bookkeeping (64 bytes of header per block and the payload rounded up to 64:
+    bounded by 1/32 of blocks of 4 KiB or more) and 1 MiB to spare, in whole MiB. A buffer of
+    exactly two outputs holds only one and most of the next: the client waits for the whole
+    previous output to be stored before its last block (VPIC-IO's 8 MiB outputs took 1.2 times as
+    long with 16 MiB as with 17, 24 or 64 MiB)."""
+    need = share * BUFFER_HEADROOM * (1 + BLOCK_BOOKKEEPING) + MIB
+    return max(1, math.ceil(need / MIB)) * MIB
+
+
 @dataclass(frozen=True)
 class Approach:
     """TP, DC(k dedicated cores per node) or DN(d dedicated nodes)."""

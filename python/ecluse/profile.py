@@ -21,7 +21,7 @@ from typing import Callable, Optional, Sequence
 from . import approach_runs as ar
 from . import fit
 from . import page_reporting
-from .model import AppModel, ApproachTerms, Bandwidth, Scalability
+from .model import AppModel, ApproachTerms, Bandwidth, Scalability, buffer_bytes_for
 from .power import Power
 from .report import ReportLike, as_report
 from .report import read as read_report
@@ -386,7 +386,8 @@ def measure_approaches(settings: ProfileSettings, bandwidth: list,
             configs[run.kind] = os.path.join(tmp, f"{run.kind}.xml")
             with open(configs[run.kind], "w", encoding="utf-8") as f:
                 f.write(ar.approach_config(text, run.cores, run.nodes,
-                                           max(2 * int(per_output), 16 * ar.MIB), command[at]))
+                                           max(buffer_bytes_for(per_output), 16 * ar.MIB),
+                                           command[at]))
         for i, (rep, run, every) in enumerate(plan, start=1):
             argv = list(command)
             argv[at] = configs[run.kind]

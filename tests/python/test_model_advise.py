@@ -7,8 +7,8 @@ import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "python"))
 from ecluse.advise import advise, architecture_xml, predict_all  # noqa: E402
-from ecluse.model import (AppModel, Approach, Bandwidth, ModelOptions, Platform,  # noqa: E402
-                          Scalability, Workload)
+from ecluse.model import (MIB, AppModel, Approach, Bandwidth, ModelOptions, Platform,  # noqa: E402
+                          Scalability, Workload, buffer_bytes_for)
 
 # 16 nodes of 4 cores (Nancy-like), T_base 60 s: per iteration TP 60/64 = 0.9375 s,
 # DC(1) 60/48 = 1.25 s, DN(15:1) 60/60 = 1 s, DN(7:1) 60/56 = 1.0714 s.
@@ -35,10 +35,30 @@ def test_low_frequency_dn_15_1_wins():
     assert p["DN(7:1)"].energy_j == pytest.approx(418275)
     assert p["TP"].energy_j == pytest.approx(417000)
     assert p["DC(1)"].energy_j == pytest.approx(506000)
-    # The whole block: 3e8 B per output to 1 dedicated node, twice over, in MiB rounded up.
+    # The whole block: 3e8 B per output to 1 dedicated node, twice over with 1/32 for the
+    # allocator's bookkeeping and 1 MiB to spare, in MiB rounded up: 591.08 -> 592.
     assert architecture_xml(a.least_energy, NANCY, Workload(100, 10, 3e8)) == (
         '<architecture>\n  <domains count="1"/>\n  <dedicated cores="0" nodes="1"/>\n'
-        '  <buffer name="ecluse-buffer" size="573MiB"/>\n</architecture>')
+        '  <buffer name="ecluse-buffer" size="592MiB"/>\n</architecture>')
+
+
+def footprint(payload: int) -> int:
+    """What a block takes in the node's buffer (src/shm/BufferAllocator.hpp, block_footprint):
+    a 64-byte header and the payload rounded up to 64 bytes."""
+    return 64 + (payload + 63) // 64 * 64
+
+
+@pytest.mark.parametrize("blocks,payload", [(8, MIB), (1000, 4096), (3, 5 * MIB + 1), (1, 1)])
+def test_the_recommended_buffer_holds_two_outputs_with_their_bookkeeping(blocks, payload):
+    # VPIC-IO's 8 variables of 1 MiB; a thousand 4 KiB blocks; odd sizes; one byte.
+    share = blocks * payload
+    size = buffer_bytes_for(share)
+    assert size % MIB == 0
+    assert 2 * blocks * footprint(payload) <= size
+    assert size <= 2 * share * (1 + 1 / 32) + 2 * MIB  # no more than that, in whole MiB
+    # Two outputs' payload alone, the rule before: one block short at 8 x 1 MiB.
+    if (blocks, payload) == (8, MIB):
+        assert 2 * blocks * footprint(payload) > 2 * share
 
 
 def test_high_frequency_dn_15_1_blocks_and_dn_7_1_wins():
