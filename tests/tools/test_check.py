@@ -72,9 +72,27 @@ def test_dedicated_cores_placement_per_node_size(tmp_path):
     out = result.stdout
     assert ("placement on 10 rank(s), 4 per node (--ranks-per-node): 3 node(s)") in out
     # 64 MiB shared by 3 clients; the last node has 2 ranks: 1 client.
+    # An iteration takes 26880 bytes of the buffer (test_a_buffer_too_small...): 832 fit in 21.3 MiB.
     assert ("  2 node(s) of 4 ranks: dedicated cores at local rank(s) 3, 3 client(s); each client "
-            "may hold about 22369621 bytes (21.3 MiB) of the 67108864 bytes (64.0 MiB) buffer") in out
+            "may hold about 22369621 bytes (21.3 MiB) of the 67108864 bytes (64.0 MiB) buffer, "
+            "room for 832 of its iterations") in out
     assert "  1 node(s) of 2 ranks: dedicated cores at local rank(s) 1, 1 client(s)" in out
+    assert "note:" not in out
+
+
+def test_a_buffer_that_holds_one_iteration_says_the_client_will_wait(tmp_path):
+    # 64 KiB for 2 clients: 32768 bytes each, one iteration of 26880 bytes (not two).
+    path = write(tmp_path, with_architecture('<dedicated cores="1" nodes="0"/>').replace(
+        'size="64MiB"', 'size="64KiB"'))
+    result = run("--ranks", 3, path)
+    assert result.returncode == 0, result.stdout
+    lines = result.stdout.splitlines()
+    assert ("  1 node(s) of 3 ranks: dedicated cores at local rank(s) 2, 2 client(s); each client "
+            "may hold about 32768 bytes (32.0 KiB) of the 65536 bytes (64.0 KiB) buffer, room for "
+            "1 of its iterations") in lines
+    assert ("    note: a client then waits at each iteration until the previous one is stored; a "
+            "<buffer size> of 107520 bytes (105.0 KiB) or more holds two") in lines
+    assert result.stdout.rstrip().endswith("sim.xml: valid, 0 warning(s)")
 
 
 def test_ranks_per_node_from_the_environment_as_the_run_reads_it(tmp_path):
@@ -93,10 +111,12 @@ def test_a_buffer_too_small_for_one_iteration_is_refused(tmp_path):
         'size="64MiB"', 'size="64KiB"'))
     result = run("--ranks", 4, path)
     assert result.returncode == 1, result.stdout
-    assert ("error: one iteration of a client needs 26608 bytes (26.0 KiB) but a client of a node "
-            "of 4 ranks may hold about 21845 bytes (21.3 KiB) of the buffer: raise <buffer size> "
-            "to at least 79824 bytes (78.0 KiB) (more, so that the next iteration can be written "
-            "while one is stored)") in result.stdout
+    # In the buffer each block takes a 64-byte header and its payload rounded up to 64 bytes:
+    # (64 + 26432) + (64 + 64) + (64 + 192) = 26880 bytes, against the 26608 handed over.
+    assert ("error: one iteration of a client needs 26880 bytes (26.2 KiB) of the buffer (its "
+            "blocks and their bookkeeping) but a client of a node of 4 ranks may hold about 21845 "
+            "bytes (21.3 KiB): raise <buffer size> to at least 80640 bytes (78.8 KiB) (twice "
+            "that, so that the next iteration can be written while one is stored)") in result.stdout
     assert result.stdout.rstrip().endswith("sim.xml: refused, 0 warning(s)")
     # Without --ranks there is no placement, so no capacity to check.
     assert run(path).returncode == 0
@@ -188,15 +208,16 @@ def test_json_gives_the_same_figures_as_the_text(tmp_path):
     assert c["variables"][2]["time_varying"] is False
     assert c["blocks_per_client_iteration"] == 3
     assert c["bytes_per_client_iteration"] == 4800 + 16 + 192
+    assert c["buffer_bytes_per_client_iteration"] == (64 + 4800) + (64 + 64) + (64 + 192)
     assert [s["name"] for s in c["stores"]] == ["files", "shared"]
     assert c["stores"][1]["options"] == {"FileMode": "Collective", "FilesPath": "out/collective"}
     assert c["placement"] == {
         "ranks": 10, "ranks_per_node": 4, "ranks_per_node_from": "--ranks-per-node", "nodes": 3,
         "node_sizes": [
             {"nodes": 1, "ranks_per_node": 2, "server_local_ranks": [1], "clients_per_node": 1,
-             "approx_bytes_per_client": 67108864},
+             "approx_bytes_per_client": 67108864, "iterations_held": 67108864 // 5248},
             {"nodes": 2, "ranks_per_node": 4, "server_local_ranks": [3], "clients_per_node": 3,
-             "approx_bytes_per_client": 22369621}]}
+             "approx_bytes_per_client": 22369621, "iterations_held": 22369621 // 5248}]}
 
 
 def test_json_of_dedicated_nodes_and_of_a_buffer_too_small(tmp_path):

@@ -10,6 +10,7 @@
 #include "config/Diagnostics.hpp"
 #include "config/Parameters.hpp"
 #include "ecluse/Error.hpp"
+#include "shm/BufferAllocator.hpp"
 #include "topology/DedicatedNodePlan.hpp"
 #include "topology/NodePlan.hpp"
 #include "topology/Topology.hpp"
@@ -93,12 +94,19 @@ Json variable_json(const Variable& v, const Layout& layout, const LayoutShape& s
       .set("time_varying", v.time_varying);
 }
 
+/** What one client hands over per iteration: its bytes, and what its blocks take in a dedicated
+ * core's buffer (each with the allocator's header, its payload rounded up: block_footprint). */
+struct ClientIteration {
+  std::uint64_t bytes = 0;
+  std::uint64_t in_buffer = 0;
+};
+
 // One line per enabled variable, then the total: the bytes one client hands over per iteration.
-std::uint64_t describe_variables(const Config& config, const Parameters& parameters,
-                                 std::ostringstream& out, Json& json) {
+ClientIteration describe_variables(const Config& config, const Parameters& parameters,
+                                   std::ostringstream& out, Json& json) {
   const auto domains = static_cast<std::uint64_t>(config.architecture.domains);
   out << "variables, per client and iteration (" << domains << " block(s) of each, <domains>):\n";
-  std::uint64_t total = 0, blocks = 0;
+  std::uint64_t total = 0, blocks = 0, in_buffer = 0;
   Json variables = Json::array();
   for (const Variable& v : config.variables) {
     if (!v.enabled) continue;
@@ -117,12 +125,15 @@ std::uint64_t describe_variables(const Config& config, const Parameters& paramet
         << "; " << stores_of(v) << (v.time_varying ? "" : "; not time-varying") << '\n';
     variables.push_back(variable_json(v, layout, shape, bytes).set("size_set_at_run_time", unset));
     total += bytes * domains;
+    in_buffer += shm::block_footprint(bytes) * domains;
     blocks += domains;
   }
   out << "  total: " << blocks << " block(s), " << bytes_text(total) << '\n';
   json.set("domains", domains).set("variables", std::move(variables));
-  json.set("blocks_per_client_iteration", blocks).set("bytes_per_client_iteration", total);
-  return total;
+  json.set("blocks_per_client_iteration", blocks)
+      .set("bytes_per_client_iteration", total)
+      .set("buffer_bytes_per_client_iteration", in_buffer);
+  return {total, in_buffer};
 }
 
 void describe_stores(const Config& config, std::ostringstream& out, Json& json) {
@@ -174,7 +185,7 @@ std::string ranks_text(const std::vector<int>& ranks) {
 // Dedicated cores: each node size once (the last node may be smaller), with its servers, its
 // clients and whether one iteration of its clients fits the node's buffer.
 void place_dedicated_cores(const Config& config, const std::vector<int>& sizes,
-                           std::uint64_t per_client, std::ostringstream& out, Json& json,
+                           const ClientIteration& per_client, std::ostringstream& out, Json& json,
                            std::vector<std::string>& problems) {
   const Architecture& a = config.architecture;
   std::map<int, std::vector<int>> nodes_of_size;
@@ -187,26 +198,38 @@ void place_dedicated_cores(const Config& config, const std::vector<int>& sizes,
                                                a.core_placement, a.roles);
     const std::vector<int> servers =
         dedicated_core_ranks(nodes.front(), size, a.dedicated_cores, a.placement, a.core_placement);
-    const std::uint64_t share = a.buffer_size / static_cast<std::uint64_t>(plan.clients);
+    const auto clients = static_cast<std::uint64_t>(plan.clients);
+    const std::uint64_t share = a.buffer_size / clients;
+    const bool writes = per_client.in_buffer > 0;
+    const std::uint64_t held = writes ? share / per_client.in_buffer : 0;
     out << "  " << nodes.size() << " node(s) of " << size
         << " ranks: dedicated cores at local rank(s) " << ranks_text(servers) << ", "
         << plan.clients << " client(s); each client may hold about " << bytes_text(share)
-        << " of the " << bytes_text(a.buffer_size) << " buffer\n";
+        << " of the " << bytes_text(a.buffer_size) << " buffer";
+    if (writes) out << ", room for " << held << " of its iterations";
+    out << '\n';
+    if (writes && held == 1) {
+      out << "    note: a client then waits at each iteration until the previous one is stored; "
+             "a <buffer size> of "
+          << bytes_text(2 * per_client.in_buffer * clients) << " or more holds two\n";
+    }
     Json locals = Json::array();
     for (const int r : servers) locals.push_back(r);
-    kinds.push_back(Json::object()
-                        .set("nodes", static_cast<std::uint64_t>(nodes.size()))
-                        .set("ranks_per_node", size)
-                        .set("server_local_ranks", std::move(locals))
-                        .set("clients_per_node", plan.clients)
-                        .set("approx_bytes_per_client", share));
-    if (per_client > share) {
-      problems.push_back("one iteration of a client needs " + bytes_text(per_client) +
-                         " but a client of a node of " + std::to_string(size) +
-                         " ranks may hold about " + bytes_text(share) +
-                         " of the buffer: raise <buffer size> to at least " +
-                         bytes_text(per_client * static_cast<std::uint64_t>(plan.clients)) +
-                         " (more, so that the next iteration can be written while one is stored)");
+    Json kind = Json::object()
+                    .set("nodes", static_cast<std::uint64_t>(nodes.size()))
+                    .set("ranks_per_node", size)
+                    .set("server_local_ranks", std::move(locals))
+                    .set("clients_per_node", plan.clients)
+                    .set("approx_bytes_per_client", share);
+    if (writes) kind.set("iterations_held", held);
+    kinds.push_back(std::move(kind));
+    if (writes && held == 0) {
+      problems.push_back(
+          "one iteration of a client needs " + bytes_text(per_client.in_buffer) +
+          " of the buffer (its blocks and their bookkeeping) but a client of a node of " +
+          std::to_string(size) + " ranks may hold about " + bytes_text(share) +
+          ": raise <buffer size> to at least " + bytes_text(per_client.in_buffer * clients) +
+          " (twice that, so that the next iteration can be written while one is stored)");
     }
   }
   json.set("node_sizes", std::move(kinds));
@@ -215,7 +238,7 @@ void place_dedicated_cores(const Config& config, const std::vector<int>& sizes,
 // Dedicated nodes: which nodes serve, how many clients per server rank, and whether one
 // iteration of a client fits its window of the server's receive memory.
 void place_dedicated_nodes(const Config& config, const std::vector<int>& node_of,
-                           std::uint64_t per_client, std::ostringstream& out, Json& json,
+                           const ClientIteration& per_client, std::ostringstream& out, Json& json,
                            std::vector<std::string>& problems) {
   const Architecture& a = config.architecture;
   const DedicatedNodePlan plan = plan_dedicated_nodes(node_of, a.dedicated_nodes, a.placement);
@@ -239,15 +262,16 @@ void place_dedicated_nodes(const Config& config, const std::vector<int>& node_of
   json.set("dedicated_nodes", std::move(nodes))
       .set("most_clients_per_server", most)
       .set("bytes_per_client", smallest);
-  if (per_client > smallest) {
-    problems.push_back("one iteration of a client needs " + bytes_text(per_client) +
+  if (per_client.bytes > smallest) {
+    problems.push_back("one iteration of a client needs " + bytes_text(per_client.bytes) +
                        " but a client may hold " + bytes_text(smallest) +
                        " of its server's memory: raise <buffer size>, or add dedicated nodes");
   }
 }
 
-void describe_placement(const Config& config, const CheckOptions& options, std::uint64_t per_client,
-                        std::ostringstream& out, Json& json, std::vector<std::string>& problems) {
+void describe_placement(const Config& config, const CheckOptions& options,
+                        const ClientIteration& per_client, std::ostringstream& out, Json& json,
+                        std::vector<std::string>& problems) {
   std::string from;
   const int per_node = nodes_ranks_per_node(config, options, from);
   std::vector<int> node_of(static_cast<std::size_t>(options.ranks));
@@ -315,7 +339,7 @@ Description describe(const Config& config, const CheckOptions& options) {
     out << "parameters: " << join(assigned, " ") << '\n';
   }
   d.json.set("parameters", std::move(values));
-  const std::uint64_t per_client = describe_variables(config, parameters, out, d.json);
+  const ClientIteration per_client = describe_variables(config, parameters, out, d.json);
   describe_stores(config, out, d.json);
   if (options.ranks > 0) {
     Json placement = Json::object();
