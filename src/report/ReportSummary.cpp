@@ -54,6 +54,37 @@ std::string cpu_line(const RunTotals& t) {
   return "  CPU usage: " + cpu + "\n";
 }
 
+// Backpressure: clients waiting for room in the buffer (DC), for credit (DN) or for their turn to
+// write, when it took at least this share of their time.
+constexpr double kNoticeableWait = 0.05;
+
+double client_waits(const std::vector<RankRecord>& records, Statistic key) {
+  double total = 0;
+  for (const RankRecord& r : records) {
+    for (const StatisticValue& v : r.statistics) total += v.key == key ? v.value : 0;
+  }
+  return total;
+}
+
+std::string waits_line(const RunTotals& t, const std::vector<RankRecord>& records) {
+  const RoleTotals& clients = t.roles[index_of(Role::Client)];
+  const double wait = clients.phases[static_cast<std::size_t>(Phase::Wait)].wall;
+  if (clients.ranks == 0 || clients.wall <= 0 || wait < kNoticeableWait * clients.wall) return "";
+  std::string counts;
+  if (t.approach == Approach::DC) {
+    counts = ", " + format("%.0f", client_waits(records, Statistic::DcBufferWaits)) +
+             " time(s) for room in the buffer";
+  } else if (t.approach == Approach::DN) {
+    counts = ", " + format("%.0f", client_waits(records, Statistic::DnCreditWaits)) +
+             " time(s) for credit";
+  }
+  return "  waits: the clients waited " + format("%.1f%%", 100 * wait / clients.wall) +
+         " of their time (" + format("%.3f s", wait / clients.ranks) + " per client" + counts +
+         "): the writers store slower than the simulation hands data over, or the buffer holds "
+         "fewer than two of a client's iterations (ecluse-check --ranks N says how many); raise "
+         "<buffer size>, add dedicated resources or write less often\n";
+}
+
 std::string energy_line(const RunTotals& t) {
   const double rate = t.completion > 0 ? t.client_bytes / 1e6 / t.completion : 0;
   const double watts = t.energy.watts;
@@ -96,7 +127,7 @@ std::string least_cost_hint(const std::string& written) {
 std::string report_summary(const RunTotals& t, const std::vector<RankRecord>& records,
                            const std::string& file) {
   std::string s = "ecluse report (" + file + "):\n";
-  s += roles_line(t) + writes_line(t) + cpu_line(t) + energy_line(t);
+  s += roles_line(t) + writes_line(t) + waits_line(t, records) + cpu_line(t) + energy_line(t);
   std::size_t actions = 0;
   for (const RankRecord& r : records) actions += r.frequency.actions.size();
   if (actions > 0) s += "  frequency: " + std::to_string(actions) + " action(s), see the report\n";

@@ -145,6 +145,29 @@ TEST(Aggregate, SummaryNamesEverything) {
             "0.00000 MB/s/W\n");
 }
 
+// Clients that waited 5% of their time or more (for room in the buffer here) are told so, with
+// the count of waits and what to change; less than that says nothing (SummaryNamesEverything).
+TEST(Aggregate, SummarySaysWhenClientsWaitedForRoom) {
+  auto records = run();
+  records[0].totals.phases[static_cast<int>(ecluse::Phase::Wait)] = {1.5, 0};
+  records[1].totals.phases[static_cast<int>(ecluse::Phase::Wait)] = {0.5, 0};
+  records[0].statistics.push_back({ecluse::Statistic::DcBufferWaits, 40});
+  records[1].statistics.push_back({ecluse::Statistic::DcBufferWaits, 13});
+  const auto t = ecluse::aggregate(dc_config(), records, 1, 1);
+  const std::string s = ecluse::report_summary(t, records, "r.json");
+  EXPECT_NE(s.find("\n  waits: the clients waited 10.0% of their time (1.000 s per client, 53 "
+                   "time(s) for room in the buffer): the writers store slower than the simulation "
+                   "hands data over, or the buffer holds fewer than two of a client's iterations "
+                   "(ecluse-check --ranks N says how many); raise <buffer size>, add dedicated "
+                   "resources or write less often\n  CPU usage:"),
+            std::string::npos)
+      << s;
+  records[0].totals.phases[static_cast<int>(ecluse::Phase::Wait)] = {0.5, 0};
+  records[1].totals.phases[static_cast<int>(ecluse::Phase::Wait)] = {0.4, 0};
+  const auto quiet = ecluse::aggregate(dc_config(), records, 1, 1);
+  EXPECT_EQ(ecluse::report_summary(quiet, records, "r.json").find("waits:"), std::string::npos);
+}
+
 TEST(Aggregate, SummaryEndsWithHowToGetTheLeastCostApproach) {
   EXPECT_EQ(ecluse::least_cost_hint("r.json"),
             "  least cost: run `ecluse advise --from-report r.json` for the model's answer "

@@ -35,6 +35,13 @@ std::string bytes_text(std::uint64_t bytes) {
   return out.str();
 }
 
+/** A <buffer size> to suggest: `bytes` rounded up to a whole MiB from 1 MiB on, so that the
+ * size written in MiB, as its text shows it, is not a few bytes short. */
+std::uint64_t suggested_size(std::uint64_t bytes) {
+  constexpr std::uint64_t kMiB = 1 << 20;
+  return bytes <= kMiB ? bytes : (bytes + kMiB - 1) / kMiB * kMiB;
+}
+
 std::string shape_text(const LayoutShape& shape) {
   std::string text;
   for (const std::uint64_t d : shape.dims) text += (text.empty() ? "" : " x ") + std::to_string(d);
@@ -211,7 +218,8 @@ void place_dedicated_cores(const Config& config, const std::vector<int>& sizes,
     if (writes && held == 1) {
       out << "    note: a client then waits at each iteration until the previous one is stored; "
              "a <buffer size> of "
-          << bytes_text(2 * per_client.in_buffer * clients) << " or more holds two\n";
+          << bytes_text(suggested_size(2 * per_client.in_buffer * clients))
+          << " or more holds two\n";
     }
     Json locals = Json::array();
     for (const int r : servers) locals.push_back(r);
@@ -228,7 +236,8 @@ void place_dedicated_cores(const Config& config, const std::vector<int>& sizes,
           "one iteration of a client needs " + bytes_text(per_client.in_buffer) +
           " of the buffer (its blocks and their bookkeeping) but a client of a node of " +
           std::to_string(size) + " ranks may hold about " + bytes_text(share) +
-          ": raise <buffer size> to at least " + bytes_text(per_client.in_buffer * clients) +
+          ": raise <buffer size> to at least " +
+          bytes_text(suggested_size(per_client.in_buffer * clients)) +
           " (twice that, so that the next iteration can be written while one is stored)");
     }
   }
