@@ -229,10 +229,26 @@ def test_json_of_dedicated_nodes_and_of_a_buffer_too_small(tmp_path):
     assert out["configuration"]["placement"] == {
         "ranks": 8, "ranks_per_node": 2, "ranks_per_node_from": "<virtual-nodes ranks-per-node>",
         "nodes": 4, "dedicated_nodes": [3], "most_clients_per_server": 3,
-        "bytes_per_client": 5461}
+        "bytes_per_client": 5461, "iterations_held": 0}
     assert out["errors"] == [
         "one iteration of a client needs 26608 bytes (26.0 KiB) but a client may hold 5461 bytes "
         "(5.33 KiB) of its server's memory: raise <buffer size>, or add dedicated nodes"]
+
+
+def test_a_dedicated_nodes_window_that_holds_one_iteration_says_the_client_will_wait(tmp_path):
+    # 256 KiB per node over the dedicated node's 2 ranks and 3 clients each: 43690 bytes per
+    # client, one iteration of 26608 bytes (dedicated nodes count the payload).
+    path = write(tmp_path, with_architecture(
+        '<dedicated cores="0" nodes="1"/><virtual-nodes ranks-per-node="2"/>').replace(
+        'size="64MiB"', 'size="256KiB"'))
+    result = run("--ranks", 8, path)
+    assert result.returncode == 0, result.stdout
+    lines = result.stdout.splitlines()
+    assert ("  each server rank serves at most 3 client(s); each client may hold 43690 bytes "
+            "(42.7 KiB) of its server's receive memory (<buffer size> per node), room for 1 of "
+            "its iterations") in lines
+    assert ("    note: a client then waits at each iteration for the credit of the previous one; "
+            "a <buffer size> of 319296 bytes (311.8 KiB) or more holds two") in lines
 
 
 def test_json_of_a_refused_file_and_of_a_damaris_file(tmp_path):

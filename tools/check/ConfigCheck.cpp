@@ -266,11 +266,22 @@ void place_dedicated_nodes(const Config& config, const std::vector<int>& node_of
     smallest = std::min(smallest, client_window(plan, a.buffer_size, static_cast<int>(r)));
     most = std::max(most, plan.client_count[r]);
   }
+  const bool writes = per_client.bytes > 0;
+  const std::uint64_t held = writes ? smallest / per_client.bytes : 0;
   out << "  each server rank serves at most " << most << " client(s); each client may hold "
-      << bytes_text(smallest) << " of its server's receive memory (<buffer size> per node)\n";
+      << bytes_text(smallest) << " of its server's receive memory (<buffer size> per node)";
+  if (writes) out << ", room for " << held << " of its iterations";
+  out << '\n';
+  if (writes && held == 1) {
+    out << "    note: a client then waits at each iteration for the credit of the previous one; "
+           "a <buffer size> of "
+        << bytes_text(suggested_size(a.buffer_size / smallest * 2 * per_client.bytes))
+        << " or more holds two\n";
+  }
   json.set("dedicated_nodes", std::move(nodes))
       .set("most_clients_per_server", most)
       .set("bytes_per_client", smallest);
+  if (writes) json.set("iterations_held", held);
   if (per_client.bytes > smallest) {
     problems.push_back("one iteration of a client needs " + bytes_text(per_client.bytes) +
                        " but a client may hold " + bytes_text(smallest) +
