@@ -80,18 +80,29 @@ def test_dedicated_cores_placement_per_node_size(tmp_path):
     assert "note:" not in out
 
 
-def test_a_buffer_that_holds_one_iteration_says_the_client_will_wait(tmp_path):
-    # 64 KiB for 2 clients: 32768 bytes each, one iteration of 26880 bytes (not two).
-    path = write(tmp_path, with_architecture('<dedicated cores="1" nodes="0"/>').replace(
-        'size="64MiB"', 'size="64KiB"'))
-    result = run("--ranks", 3, path)
+# DC: 64 KiB for 2 clients, 32768 bytes each, one iteration of 26880 bytes in the buffer (its
+# blocks with their bookkeeping). DN: 256 KiB per node over the dedicated node's 2 ranks and 3
+# clients each, 43690 bytes per client, one iteration of 26608 bytes (DN counts the payload).
+@pytest.mark.parametrize("architecture,size,ranks,line,note", [
+    ('<dedicated cores="1" nodes="0"/>', "64KiB", 3,
+     "  1 node(s) of 3 ranks: dedicated cores at local rank(s) 2, 2 client(s); each client may "
+     "hold about 32768 bytes (32.0 KiB) of the 65536 bytes (64.0 KiB) buffer, room for 1 of its "
+     "iterations",
+     "    note: a client then waits at each iteration until the previous one is stored; a "
+     "<buffer size> of 107520 bytes (105.0 KiB) or more holds two"),
+    ('<dedicated cores="0" nodes="1"/><virtual-nodes ranks-per-node="2"/>', "256KiB", 8,
+     "  each server rank serves at most 3 client(s); each client may hold 43690 bytes (42.7 KiB) "
+     "of its server's receive memory (<buffer size> per node), room for 1 of its iterations",
+     "    note: a client then waits at each iteration for the credit of the previous one; a "
+     "<buffer size> of 319296 bytes (311.8 KiB) or more holds two"),
+])
+def test_a_buffer_that_holds_one_iteration_says_the_client_will_wait(
+        tmp_path, architecture, size, ranks, line, note):
+    path = write(tmp_path, with_architecture(architecture).replace('size="64MiB"', f'size="{size}"'))
+    result = run("--ranks", ranks, path)
     assert result.returncode == 0, result.stdout
     lines = result.stdout.splitlines()
-    assert ("  1 node(s) of 3 ranks: dedicated cores at local rank(s) 2, 2 client(s); each client "
-            "may hold about 32768 bytes (32.0 KiB) of the 65536 bytes (64.0 KiB) buffer, room for "
-            "1 of its iterations") in lines
-    assert ("    note: a client then waits at each iteration until the previous one is stored; a "
-            "<buffer size> of 107520 bytes (105.0 KiB) or more holds two") in lines
+    assert line in lines and note in lines
     assert result.stdout.rstrip().endswith("sim.xml: valid, 0 warning(s)")
 
 
@@ -233,22 +244,6 @@ def test_json_of_dedicated_nodes_and_of_a_buffer_too_small(tmp_path):
     assert out["errors"] == [
         "one iteration of a client needs 26608 bytes (26.0 KiB) but a client may hold 5461 bytes "
         "(5.33 KiB) of its server's memory: raise <buffer size>, or add dedicated nodes"]
-
-
-def test_a_dedicated_nodes_window_that_holds_one_iteration_says_the_client_will_wait(tmp_path):
-    # 256 KiB per node over the dedicated node's 2 ranks and 3 clients each: 43690 bytes per
-    # client, one iteration of 26608 bytes (dedicated nodes count the payload).
-    path = write(tmp_path, with_architecture(
-        '<dedicated cores="0" nodes="1"/><virtual-nodes ranks-per-node="2"/>').replace(
-        'size="64MiB"', 'size="256KiB"'))
-    result = run("--ranks", 8, path)
-    assert result.returncode == 0, result.stdout
-    lines = result.stdout.splitlines()
-    assert ("  each server rank serves at most 3 client(s); each client may hold 43690 bytes "
-            "(42.7 KiB) of its server's receive memory (<buffer size> per node), room for 1 of "
-            "its iterations") in lines
-    assert ("    note: a client then waits at each iteration for the credit of the previous one; "
-            "a <buffer size> of 319296 bytes (311.8 KiB) or more holds two") in lines
 
 
 def test_json_of_a_refused_file_and_of_a_damaris_file(tmp_path):
