@@ -53,25 +53,32 @@ shm::Handle ShmTransport::acquire(const BlockData& block, std::size_t bytes, boo
   if (held_ + need > share && !(may_skip && skipping())) too_big(block, held_ + need, share);
   shm::BufferAllocator& a = buffer_.allocator();
   std::atomic<std::uint64_t>& held = buffer_.held(client_);
-  std::chrono::steady_clock::time_point deadline;  // set at the first wait: no clock read before
+  std::chrono::steady_clock::time_point since;  // set at the first wait: no clock read before
   std::optional<PhaseScope> waiting;
+  auto waited = [&] {
+    if (waiting) buffer_wait_seconds_ += seconds_since(since);
+  };
   while (true) {
     const std::uint32_t seen = a.release_counter().load();
     if (held.load() + need <= share) {
       if (auto handle = a.allocate(client_, bytes)) {
         held += need;
         held_ += need;
+        waited();
         return *handle;
       }
     }
-    if (may_skip && skipping()) return skip(block);
+    if (may_skip && skipping()) {
+      waited();
+      return skip(block);
+    }
     if (!waiting) {
       waiting.emplace(accounting_, Phase::Wait);
       ++buffer_waits_;
-      deadline = std::chrono::steady_clock::now() + timeout_;
+      since = std::chrono::steady_clock::now();
     }
     shm::futex_wait(a.release_counter(), seen, kSlice);
-    check_alive(deadline, "waiting for room in the buffer");
+    check_alive(since + timeout_, "waiting for room in the buffer");
   }
 }
 
@@ -227,6 +234,7 @@ void ShmTransport::stop() {
 Statistics ShmTransport::statistics() const {
   return {{Statistic::DcWindowBytes, static_cast<double>(buffer_.share(client_))},
           {Statistic::DcBufferWaits, static_cast<double>(buffer_waits_)},
+          {Statistic::DcBufferWaitSeconds, buffer_wait_seconds_},
           {Statistic::DcSentBlocks, static_cast<double>(sent_blocks_)},
           {Statistic::DcSentBytes, static_cast<double>(sent_bytes_)},
           {Statistic::DcSkippedBlocks, static_cast<double>(skipped_)}};

@@ -75,6 +75,7 @@ class ShmTransport : public Transport {
   std::uint64_t skipped_ = 0;
   std::uint32_t failures_seen_ = 0;  // store failures of this client's server already raised
   std::uint64_t sent_blocks_ = 0, sent_bytes_ = 0, buffer_waits_ = 0;
+  double buffer_wait_seconds_ = 0;
   std::size_t held_ = 0;        // bytes of the current iteration the server cannot free yet
   std::size_t streaming_from_;  // blocks from this size: streaming stores (<buffer copy>)
   bool stopped_ = false;

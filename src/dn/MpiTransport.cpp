@@ -12,12 +12,6 @@
 
 namespace ecluse {
 
-namespace {
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-}  // namespace
-
 MpiTransport::MpiTransport(const Config& config, const Topology& topology, std::uint64_t window,
                            int source, Log& log, Accounting& accounting)
     : config_(config),

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 
 #include "report/RunReport.hpp"
 
@@ -55,10 +56,10 @@ std::string cpu_line(const RunTotals& t) {
 }
 
 // Backpressure: clients waiting for room in the buffer (DC), for credit (DN) or for their turn to
-// write, when it took at least this share of their time.
+// write (TP with ConcurrentWriters), when it took at least this share of their time.
 constexpr double kNoticeableWait = 0.05;
 
-double client_waits(const std::vector<RankRecord>& records, Statistic key) {
+double summed(const std::vector<RankRecord>& records, Statistic key) {
   double total = 0;
   for (const RankRecord& r : records) {
     for (const StatisticValue& v : r.statistics) total += v.key == key ? v.value : 0;
@@ -66,23 +67,47 @@ double client_waits(const std::vector<RankRecord>& records, Statistic key) {
   return total;
 }
 
+/** What the clients of an approach wait for, the counters of those waits (seconds, and how many
+ * times: none for turns) and what to change. */
+struct WaitKind {
+  const char* what;
+  Statistic seconds;
+  std::optional<Statistic> count;
+  const char* cause;
+};
+
+WaitKind wait_kind(Approach approach) {
+  switch (approach) {
+    case Approach::DC:
+      return {"for room in the buffer", Statistic::DcBufferWaitSeconds, Statistic::DcBufferWaits,
+              "the dedicated cores store slower than the simulation hands data over, or the "
+              "buffer holds fewer than two of a client's iterations (ecluse-check --ranks N says "
+              "how many): raise <buffer size>, add dedicated cores or write less often"};
+    case Approach::DN:
+      return {"for credit from the dedicated nodes", Statistic::DnCreditWaitSeconds,
+              Statistic::DnCreditWaits,
+              "the dedicated nodes store slower than the simulation hands data over, or a "
+              "client's share of their receive memory holds fewer than two of its iterations "
+              "(ecluse-check --ranks N says how many): raise <buffer size>, add dedicated nodes "
+              "or write less often"};
+    case Approach::TP:
+      break;
+  }
+  return {"for their turn to write", Statistic::ScheduleWaitSeconds, std::nullopt,
+          "ConcurrentWriters lets fewer ranks write at once than want to: raise it (0: all at "
+          "once) or write less often"};
+}
+
 std::string waits_line(const RunTotals& t, const std::vector<RankRecord>& records) {
   const RoleTotals& clients = t.roles[index_of(Role::Client)];
-  const double wait = clients.phases[static_cast<std::size_t>(Phase::Wait)].wall;
+  const WaitKind kind = wait_kind(t.approach);
+  const double wait = summed(records, kind.seconds);
   if (clients.ranks == 0 || clients.wall <= 0 || wait < kNoticeableWait * clients.wall) return "";
-  std::string counts;
-  if (t.approach == Approach::DC) {
-    counts = ", " + format("%.0f", client_waits(records, Statistic::DcBufferWaits)) +
-             " time(s) for room in the buffer";
-  } else if (t.approach == Approach::DN) {
-    counts = ", " + format("%.0f", client_waits(records, Statistic::DnCreditWaits)) +
-             " time(s) for credit";
-  }
-  return "  waits: the clients waited " + format("%.1f%%", 100 * wait / clients.wall) +
-         " of their time (" + format("%.3f s", wait / clients.ranks) + " per client" + counts +
-         "): the writers store slower than the simulation hands data over, or the buffer holds "
-         "fewer than two of a client's iterations (ecluse-check --ranks N says how many); raise "
-         "<buffer size>, add dedicated resources or write less often\n";
+  const std::string count =
+      kind.count ? ", " + format("%.0f", summed(records, *kind.count)) + " time(s)" : "";
+  return "  waits: the clients waited " + std::string(kind.what) + " " +
+         format("%.1f%%", 100 * wait / clients.wall) + " of their time (" +
+         format("%.3f s", wait / clients.ranks) + " per client" + count + "): " + kind.cause + "\n";
 }
 
 std::string energy_line(const RunTotals& t) {

@@ -13,6 +13,7 @@ namespace ecluse {
 enum class Statistic {
   DcWindowBytes,
   DcBufferWaits,
+  DcBufferWaitSeconds,
   DcSentBlocks,
   DcSentBytes,
   DcSkippedBlocks,
@@ -44,9 +45,10 @@ struct StatisticInfo {
   Combine combine;
 };
 
-inline constexpr std::array<StatisticInfo, 22> kStatistics = {{
+inline constexpr std::array<StatisticInfo, 23> kStatistics = {{
     {Statistic::DcWindowBytes, "dc.window_bytes", Combine::Max},
     {Statistic::DcBufferWaits, "dc.buffer_waits", Combine::Sum},
+    {Statistic::DcBufferWaitSeconds, "dc.buffer_wait_seconds", Combine::Sum},
     {Statistic::DcSentBlocks, "dc.sent_blocks", Combine::Sum},
     {Statistic::DcSentBytes, "dc.sent_bytes", Combine::Sum},
     {Statistic::DcSkippedBlocks, "dc.skipped_blocks", Combine::Sum},

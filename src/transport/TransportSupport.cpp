@@ -15,6 +15,10 @@
 
 namespace ecluse {
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 std::chrono::seconds peer_timeout() {
   return wait_timeout();
 }

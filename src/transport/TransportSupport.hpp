@@ -13,6 +13,8 @@
 
 namespace ecluse {
 
+/** Seconds elapsed since `start` (the time a client waited for room or credit). */
+double seconds_since(std::chrono::steady_clock::time_point start);
 /** Seconds a client or server waits for its peer before failing (ECLUSE_TIMEOUT, default 600,
  * at most 30 days). */
 std::chrono::seconds peer_timeout();

@@ -189,6 +189,16 @@ std::string ranks_text(const std::vector<int>& ranks) {
   return join(items, ",");
 }
 
+// The end of a placement line: how many of a client's iterations its share holds, and, when that
+// is one, a note saying what the client then waits for with the <buffer size> that holds two.
+void room_text(std::ostringstream& out, std::uint64_t held, const char* waits,
+               std::uint64_t size_for_two) {
+  out << ", room for " << held << " of its iterations\n";
+  if (held != 1) return;
+  out << "    note: a client then waits at each iteration " << waits << "; a <buffer size> of "
+      << bytes_text(suggested_size(size_for_two)) << " or more holds two\n";
+}
+
 // Dedicated cores: each node size once (the last node may be smaller), with its servers, its
 // clients and whether one iteration of its clients fits the node's buffer.
 void place_dedicated_cores(const Config& config, const std::vector<int>& sizes,
@@ -213,13 +223,10 @@ void place_dedicated_cores(const Config& config, const std::vector<int>& sizes,
         << " ranks: dedicated cores at local rank(s) " << ranks_text(servers) << ", "
         << plan.clients << " client(s); each client may hold about " << bytes_text(share)
         << " of the " << bytes_text(a.buffer_size) << " buffer";
-    if (writes) out << ", room for " << held << " of its iterations";
-    out << '\n';
-    if (writes && held == 1) {
-      out << "    note: a client then waits at each iteration until the previous one is stored; "
-             "a <buffer size> of "
-          << bytes_text(suggested_size(2 * per_client.in_buffer * clients))
-          << " or more holds two\n";
+    if (writes) {
+      room_text(out, held, "until the previous one is stored", 2 * per_client.in_buffer * clients);
+    } else {
+      out << '\n';
     }
     Json locals = Json::array();
     for (const int r : servers) locals.push_back(r);
@@ -270,13 +277,12 @@ void place_dedicated_nodes(const Config& config, const std::vector<int>& node_of
   const std::uint64_t held = writes ? smallest / per_client.bytes : 0;
   out << "  each server rank serves at most " << most << " client(s); each client may hold "
       << bytes_text(smallest) << " of its server's receive memory (<buffer size> per node)";
-  if (writes) out << ", room for " << held << " of its iterations";
-  out << '\n';
-  if (writes && held == 1) {
-    out << "    note: a client then waits at each iteration for the credit of the previous one; "
-           "a <buffer size> of "
-        << bytes_text(suggested_size(a.buffer_size / smallest * 2 * per_client.bytes))
-        << " or more holds two\n";
+  if (writes) {
+    // smallest > 0 when held is 1: the buffer's share of that client times two iterations.
+    room_text(out, held, "for the credit of the previous one",
+              held == 1 ? a.buffer_size / smallest * 2 * per_client.bytes : 0);
+  } else {
+    out << '\n';
   }
   json.set("dedicated_nodes", std::move(nodes))
       .set("most_clients_per_server", most)
