@@ -156,7 +156,6 @@ def point(run: ApproachRun, report: ReportLike, summary: dict, every: int) -> di
         compute = _phase(sim, "compute") / n
     per_output = rep.bytes_per_output() or 0.0
     server = rep.server_role()
-    store_s = rep.write_time_per_output() if run.kind == "tp" else rep.store_time_per_output()
     # The interval the run had, not the one asked for: a program that writes at every step
     # whatever its {output_every} (an I/O kernel) wrote `outputs` times.
     return {"kind": run.kind, "output_every": rep.output_every() or every,
@@ -164,7 +163,7 @@ def point(run: ApproachRun, report: ReportLike, summary: dict, every: int) -> di
             "outputs": outputs, "clients": n, "completion_s": completion,
             "compute_s": compute, "copy_s": copy, "wait_s": wait, "store_s": store,
             "bytes_per_output": per_output,
-            "store_s_per_output": store_s,
+            "store_s_per_output": rep.io_time_per_output(),
             "store_writers": (server.ranks if server and server.ranks else n),
             "copy_bytes_per_s": rep.copy_bytes_per_client_s(),
             "io_busy": rep.store_cpu_share(), "idle_fraction": rep.server_idle_fraction(),

@@ -30,13 +30,11 @@ def _io_time(report: Report) -> tuple:
     """Seconds per output and the writers: TP's slowest client (its visible write time, stores
     included), DC/DN's slowest server (store), each its mean over its outputs."""
     if report.approach == "tp":
-        seconds = report.write_time_per_output()
         writers = report.roles["simulation"].ranks if "simulation" in report.roles else 1
     else:
-        seconds = report.store_time_per_output()
         server = report.server_role()
         writers = server.ranks if server and server.ranks else 1
-    return (seconds or None), int(writers or 1)
+    return (report.io_time_per_output() or None), int(writers or 1)
 
 
 def _copy(report: Report) -> Optional[Bandwidth]:

@@ -271,6 +271,13 @@ class Report:
         """Seconds per output of the slowest store rank (DC/DN: servers; TP: clients)."""
         return self.iterations.server_store_s.slowest_rank_mean
 
+    def io_time_per_output(self) -> Optional[float]:
+        """Seconds per output of whoever stores, as the model takes it: TP's slowest client's
+        visible write (its stores included), DC/DN's slowest server's store."""
+        if self.approach == "tp":
+            return self.write_time_per_output()
+        return self.store_time_per_output()
+
     def trace_files(self) -> Tuple[str, ...]:
         """The per-rank trace files of the run (docs/report.md); empty when it wrote none."""
         trace = _section(self.data, "trace")

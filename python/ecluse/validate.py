@@ -90,14 +90,6 @@ def _compute_per_client(report: Report) -> Optional[float]:
     return compute / sim.ranks if compute and sim.ranks else None
 
 
-def _store_per_output(report: Report) -> Optional[float]:
-    """Seconds per output of whoever stores, as the profile's approach runs take it (TP: the
-    slowest client's write, its stores included; DC/DN: the slowest server's store)."""
-    if report.approach == "tp":
-        return report.write_time_per_output()
-    return report.store_time_per_output()
-
-
 def read_report(path: str, iterations: Optional[int] = None,
                 output_every: Optional[int] = None) -> Measured:
     """Reads one run report; raises ValueError naming the file when it is not one."""
@@ -109,7 +101,7 @@ def read_report(path: str, iterations: Optional[int] = None,
                     _workload(report, iterations, output_every),
                     report.require("completion_time_s"), joules, label,
                     report.server_idle_fraction(), str(report.data.get("config") or ""),
-                    _compute_per_client(report), _store_per_output(report),
+                    _compute_per_client(report), report.io_time_per_output(),
                     report.copy_bytes_per_client_s() if report.approach != "tp" else None)
 
 

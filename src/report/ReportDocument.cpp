@@ -166,17 +166,10 @@ Json frequency_json(const std::vector<RankRecord>& records) {
   return f;
 }
 
-// Each counter combines over ranks as its key says (sum, maximum or minimum); by name order.
-Json statistics_json(const std::vector<RankRecord>& records) {
-  std::map<Statistic, double> stats;
-  for (const RankRecord& r : records) {
-    for (const auto& [key, value] : r.statistics) {
-      auto [it, fresh] = stats.emplace(key, value);
-      if (!fresh) it->second = combine(key, it->second, value);
-    }
-  }
+// The counters combined over ranks (RunTotals::statistics), by name order.
+Json statistics_json(const RunTotals& totals) {
   std::map<std::string_view, double> by_name;
-  for (const auto& [key, value] : stats) by_name[info_of(key).name] = value;
+  for (const auto& [key, value] : totals.statistics) by_name[info_of(key).name] = value;
   Json out = Json::object();
   for (const auto& [name, value] : by_name) out[std::string(name)] = value;
   return out;
@@ -213,7 +206,7 @@ Json build_report(const Config& config, const RunTotals& t,
   r["energy"] = energy_json(t);
   r["io"] = io_json(t);
   r["frequency"] = frequency_json(records);
-  r["statistics"] = statistics_json(records);
+  r["statistics"] = statistics_json(t);
   r["trace"] = trace_json(t);
   return r;
 }

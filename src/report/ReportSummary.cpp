@@ -59,12 +59,9 @@ std::string cpu_line(const RunTotals& t) {
 // write (TP with ConcurrentWriters), when it took at least this share of their time.
 constexpr double kNoticeableWait = 0.05;
 
-double summed(const std::vector<RankRecord>& records, Statistic key) {
-  double total = 0;
-  for (const RankRecord& r : records) {
-    for (const StatisticValue& v : r.statistics) total += v.key == key ? v.value : 0;
-  }
-  return total;
+double statistic(const RunTotals& t, Statistic key) {
+  const auto it = t.statistics.find(key);
+  return it == t.statistics.end() ? 0 : it->second;
 }
 
 /** What the clients of an approach wait for, the counters of those waits (seconds, and how many
@@ -98,13 +95,13 @@ WaitKind wait_kind(Approach approach) {
           "once) or write less often"};
 }
 
-std::string waits_line(const RunTotals& t, const std::vector<RankRecord>& records) {
+std::string waits_line(const RunTotals& t) {
   const RoleTotals& clients = t.roles[index_of(Role::Client)];
   const WaitKind kind = wait_kind(t.approach);
-  const double wait = summed(records, kind.seconds);
+  const double wait = statistic(t, kind.seconds);
   if (clients.ranks == 0 || clients.wall <= 0 || wait < kNoticeableWait * clients.wall) return "";
   const std::string count =
-      kind.count ? ", " + format("%.0f", summed(records, *kind.count)) + " time(s)" : "";
+      kind.count ? ", " + format("%.0f", statistic(t, *kind.count)) + " time(s)" : "";
   return "  waits: the clients waited " + std::string(kind.what) + " " +
          format("%.1f%%", 100 * wait / clients.wall) + " of their time (" +
          format("%.3f s", wait / clients.ranks) + " per client" + count + "): " + kind.cause + "\n";
@@ -152,7 +149,7 @@ std::string least_cost_hint(const std::string& written) {
 std::string report_summary(const RunTotals& t, const std::vector<RankRecord>& records,
                            const std::string& file) {
   std::string s = "ecluse report (" + file + "):\n";
-  s += roles_line(t) + writes_line(t) + waits_line(t, records) + cpu_line(t) + energy_line(t);
+  s += roles_line(t) + writes_line(t) + waits_line(t) + cpu_line(t) + energy_line(t);
   std::size_t actions = 0;
   for (const RankRecord& r : records) actions += r.frequency.actions.size();
   if (actions > 0) s += "  frequency: " + std::to_string(actions) + " action(s), see the report\n";

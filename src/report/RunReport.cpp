@@ -88,6 +88,10 @@ RunTotals aggregate(const Config& config, const std::vector<RankRecord>& records
     if ((r.totals.role == Role::Client) == (t.approach == Approach::TP)) {
       add_series(t.storing, r.series);
     }
+    for (const auto& [key, value] : r.statistics) {
+      auto [it, fresh] = t.statistics.emplace(key, value);
+      if (!fresh) it->second = combine(key, it->second, value);
+    }
   }
   t.trace = trace_pattern(config);
   return t;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,8 @@ struct RunTotals {
   std::array<RoleSeries, kRoleCount> series{};  // by index_of(Role)
   /** The role that stores: the clients in TP, else the servers (merged: one role per run). */
   RoleSeries storing;
+  /** The ranks' counters, each combined over ranks as its key says (sum, maximum or minimum). */
+  std::map<Statistic, double> statistics;
   std::string trace;  // the trace files, {rank} standing for the rank; "" without a trace
 };
 
