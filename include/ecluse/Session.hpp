@@ -78,6 +78,10 @@ class Session {
   void end_iteration();
   [[nodiscard]] int iteration() const;
   void stop();
+  /** Writes a failed call's message into this rank's log file (<log FileName>), as Damaris
+   * logs its errors; nothing without a log file or after finalize. The C API does it for
+   * every call that fails. */
+  void log_failed_call(const std::string& message) const noexcept;
   /** Flushes and releases everything; the destructor calls it if needed. */
   void finalize();
 

@@ -62,6 +62,14 @@ Runtime& Session::runtime() const {
   return *runtime_;
 }
 
+void Session::log_failed_call(const std::string& message) const noexcept {
+  if (!runtime_) return;
+  try {
+    runtime_->log_failed_call(message);
+  } catch (...) {  // a log that cannot be written must not turn the call's error into another
+  }
+}
+
 bool Session::start() {
   return runtime().start();
 }

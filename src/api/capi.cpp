@@ -72,6 +72,16 @@ static_assert(covers_every_status(),
 thread_local std::string last_error;
 std::unique_ptr<ecluse::Session> session;  // the C API's one instance
 
+/** A failed call's status, its message kept for this thread and written to the log file. */
+int failed(int status, const char* message) noexcept {
+  try {
+    last_error = message;
+  } catch (...) {  // no memory for the message: the status still says what happened
+  }
+  if (session) session->log_failed_call(last_error);
+  return status;
+}
+
 /** Runs f; converts any exception to a status code and keeps its message for this thread. */
 template <class F>
 int guard(F&& f) noexcept {
@@ -80,17 +90,13 @@ int guard(F&& f) noexcept {
     f();
     return ECLUSE_OK;
   } catch (const ecluse::Error& e) {
-    last_error = e.what();
-    return e.status();
+    return failed(e.status(), e.what());
   } catch (const std::bad_alloc&) {
-    last_error = "out of memory";
-    return ECLUSE_ALLOCATION_ERROR;
+    return failed(ECLUSE_ALLOCATION_ERROR, "out of memory");
   } catch (const std::exception& e) {
-    last_error = e.what();
-    return ECLUSE_ERROR_UNKNOWN;
+    return failed(ECLUSE_ERROR_UNKNOWN, e.what());
   } catch (...) {
-    last_error = "unknown error";
-    return ECLUSE_ERROR_UNKNOWN;
+    return failed(ECLUSE_ERROR_UNKNOWN, "unknown error");
   }
 }
 
@@ -462,8 +468,11 @@ int ecluse_variable_type(const char* variable, int* type) {
 }
 
 int ecluse_set_error(int status, const char* message) {
-  last_error = message ? message : "";
-  return status;
+  if (status == ECLUSE_OK) {
+    last_error = message ? message : "";
+    return status;
+  }
+  return failed(status, message ? message : "");
 }
 
 const char* ecluse_error_message(void) {

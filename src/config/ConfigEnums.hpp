@@ -9,7 +9,8 @@
 namespace ecluse {
 
 /** Whose meaning a file follows where Ecluse and Damaris differ, from its namespace: Damaris's
- * (http://damaris.gforge.inria.fr/damaris/model) or Ecluse's (its own, or none). */
+ * (http://damaris.gforge.inria.fr/damaris/model, or https://gitlab.inria.fr/Damaris/damaris) or
+ * Ecluse's (its own, or none). */
 enum class Dialect { Ecluse, Damaris };
 
 /** Time partitioning, dedicated cores, dedicated nodes. */

@@ -46,7 +46,7 @@ std::vector<ElementRule> build_rules() {
        {"name"},
        {},
        {"domains", "dedicated", "buffer", "placement", "queue", "virtual-nodes"}},
-      {"domains", {"count"}, {"count"}, {}},
+      {"domains", {"count"}, {}, {}},  // count defaults to 1, as in Damaris's schema
       {"dedicated", {"cores", "nodes", "roles"}, {}, {}},
       {"buffer",
        {"name", "size", "type", "blocks", "enabled", "allocator", "policy", "prefault", "copy"},
@@ -87,7 +87,7 @@ std::vector<ElementRule> build_rules() {
        {"name", "action", "library", "execution", "scope", "external", "kind", "every"},
        {"name", "action"},
        {}},
-      {"error", {"event", "script", "action", "library"}, {"event"}, {}},
+      {"error", {"event", "script", "action", "library"}, {}, {}},  // all optional in Damaris
       {"script",
        {"name", "file", "execution", "language", "scope", "external", "frequency"},
        {},
@@ -100,7 +100,7 @@ std::vector<ElementRule> build_rules() {
        {}},
       {"visit", {"update-frequency"}, {}, {"path", "options"}},
       {"paraview",
-       {"update-frequency", "write-vtk", "write-vtk-binary"},
+       {"update-frequency", "write-vtk", "write-vtk-binary", "realtime-timestep", "end-iteration"},
        {},
        {"script"},
        {"script"}},
@@ -130,13 +130,16 @@ std::string article(const std::string& word) {
 
 bool damaris_file(const pugi::xml_node& node) {
   const pugi::xml_node root = node.root().child("simulation");
-  return std::string(root.attribute("xmlns").value()) == kDamarisNamespace;
+  return is_damaris_namespace(root.attribute("xmlns").value());
 }
 
 /** Whether `name` may stand on an element of `rule` in this node's file. */
 bool allowed_attribute(const pugi::xml_node& node, const ElementRule& rule,
                        const std::string& name) {
-  if (contains(rule.attributes, name) || name == "comment" || name.rfind("xmlns:", 0) == 0) {
+  // xmlns:* declare prefixes; xsi:* (schemaLocation, ...) are XML Schema's own, allowed on
+  // any element, as a validating parser (Damaris's Xerces) allows them.
+  if (contains(rule.attributes, name) || name == "comment" || name.rfind("xmlns:", 0) == 0 ||
+      name.rfind("xsi:", 0) == 0) {
     return true;
   }
   return contains(rule.damaris_ignored, name) && damaris_file(node);
@@ -258,7 +261,7 @@ void check_namespace(const pugi::xml_node& root, const XmlSource& source,
   const pugi::xml_attribute ns = root.attribute("xmlns");
   if (!ns) return;
   const std::string uri = ns.value();
-  if (uri == kEcluseNamespace || uri == kDamarisNamespace) return;
+  if (uri == kEcluseNamespace || is_damaris_namespace(uri)) return;
   diagnostics.error(source.of(root, "xmlns"), "unknown namespace '" + uri + "'; use xmlns=\"" +
                                                   kEcluseNamespace + "\" (Ecluse) or xmlns=\"" +
                                                   kDamarisNamespace + "\" (Damaris 1.x).");

@@ -4,6 +4,7 @@
 #include <pugixml.hpp>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config/Diagnostics.hpp"
@@ -14,6 +15,14 @@ namespace ecluse {
 /** Namespaces accepted on <simulation>: Ecluse's own and Damaris 1.x's. */
 inline constexpr const char* kEcluseNamespace = "urn:ecluse:config:1";
 inline constexpr const char* kDamarisNamespace = "http://damaris.gforge.inria.fr/damaris/model";
+/** The namespace of Damaris's schema for a while (its own test.xml and ParaView examples of
+ * that time carry it); read as Damaris 1.x too. */
+inline constexpr const char* kDamarisGitlabNamespace = "https://gitlab.inria.fr/Damaris/damaris";
+
+/** Whether `uri` is one of the namespaces of Damaris 1.x's schema. */
+inline bool is_damaris_namespace(std::string_view uri) {
+  return uri == kDamarisNamespace || uri == kDamarisGitlabNamespace;
+}
 
 /** An element: its attributes (any element may also have a `comment`, as in Damaris's schema),
  * the required ones, its children, and which of those may appear more than once (the others are

@@ -154,8 +154,7 @@ void warn_actions(const pugi::xml_node& actions, const AttributeReader& attrs) {
 }  // namespace
 
 Dialect dialect_of(const pugi::xml_node& root) {
-  return std::string(root.attribute("xmlns").value()) == kDamarisNamespace ? Dialect::Damaris
-                                                                           : Dialect::Ecluse;
+  return is_damaris_namespace(root.attribute("xmlns").value()) ? Dialect::Damaris : Dialect::Ecluse;
 }
 
 std::vector<std::string> store_list(const std::string& text) {

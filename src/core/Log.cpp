@@ -76,6 +76,12 @@ void Log::copy_to_stderr(LogLevel level, const std::string& message) {
   std::fflush(stderr);
 }
 
+void Log::to_file(LogLevel level, const std::string& message) {
+  if (!file_ || level < threshold_) return;
+  print(file_, level, message);
+  std::fflush(file_);
+}
+
 void Log::warnings_also_on_stderr(const std::vector<std::string>& messages) {
   for (const std::string& message : messages) {
     if (LogLevel::Warning >= threshold_) {

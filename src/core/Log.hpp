@@ -25,6 +25,9 @@ class Log {
    * warnings: a user must see them even when the log's directory does not exist). Other
    * warnings and errors logged to a file are copied to stderr too, the first kStderrCopies. */
   void warnings_also_on_stderr(const std::vector<std::string>& messages);
+  /** Into the log file only, nothing without one (a failed API call: the program has its code
+   * and message; the file keeps the record, as Damaris's log does). */
+  void to_file(LogLevel level, const std::string& message);
   static constexpr int kStderrCopies = 10;
 
  private:

@@ -112,8 +112,11 @@ void DedicatedCoreServer::hand_on(const BlockMessage& w) {
   }
 }
 
+// Blocks are handed on without waking the partner: the EndIteration (or Stop) forwarded after
+// them does, and the partner's wake-up prediction sees one event per client and iteration.
 void DedicatedCoreServer::forward(const BlockMessage& event) {
-  while (!buffer_.queue(forward_).push(event, kIdleSlice, true)) {
+  const bool wake = event.type != MessageType::Write;
+  while (!buffer_.queue(forward_).push(event, kIdleSlice, wake)) {
     const pid_t pid = buffer_.server_pid(forward_);
     if (process_gone(pid)) {
       throw Error(ECLUSE_CHANNEL_ERROR, "the analysis dedicated core (process " +

@@ -380,4 +380,8 @@ void Runtime::write_report() {
   publish_report(effective, records, topology_->node_count(), energy_->hosts(), *log_);
 }
 
+void Runtime::log_failed_call(const std::string& message) {
+  log_->to_file(LogLevel::Error, "call failed: " + message);
+}
+
 }  // namespace ecluse

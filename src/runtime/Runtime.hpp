@@ -49,6 +49,8 @@ class Runtime {
   /** `report`: write the run report (collective over the runtime's communicator: every rank
    * must finalize; the destructor path passes false). */
   void finalize(bool report = true);
+  /** A failed API call's message, into the rank's log file if <log FileName> gives one. */
+  void log_failed_call(const std::string& message);
   /** Counters of this rank's transport or server (credit state, bytes moved...). */
   [[nodiscard]] Statistics statistics() const;
 

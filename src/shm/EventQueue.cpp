@@ -33,14 +33,16 @@ struct alignas(kLine) Cell {
   BlockMessage event;
 };
 
-// The polling window around the next urgent event, from the last two intervals between urgent
-// events (two, so that alternating intervals are covered too): from 3/4 of the shorter after
-// the last event to twice the longer (plus a little); intervals above kLongestPeriod are not
-// predicted (the consumer sleeps on the futex, as when idle). Polls every 1/8 of the shorter
-// interval, between kShortestPoll and kLongestPoll: a window holds about 2 polls when the events
-// are regular and at most about 14 when they are not, whatever the interval (each poll costs
-// the consumer 15-20 us of CPU in a VM: with a fixed 2 ms poll a 60 ms interval cost it 10-16%
-// of a core, now under 1% from 20 ms intervals on). A window that opens in less than
+// The polling window around a client's next urgent event, from the last two intervals between
+// its urgent events (two, so that alternating intervals are covered too; per client, so that
+// clients ending an iteration together do not make them alternate between microseconds and the
+// iteration, which kept a 2-client node's consumer polling every 50 us: 15-18% of a core): from 3/4
+// of the shorter after the last event to twice the longer (plus a little); intervals above
+// kLongestPeriod are not predicted (the consumer sleeps on the futex, as when idle). Polls every
+// 1/8 of the shorter interval, between kShortestPoll and kLongestPoll: a window holds about 2 polls
+// when the events are regular and at most about 14 when they are not, whatever the interval (each
+// poll costs the consumer 15-20 us of CPU in a VM: with a fixed 2 ms poll a 60 ms interval cost it
+// 10-16% of a core, now under 1% from 20 ms intervals on). A window that opens in less than
 // kShortestSleep is polled from now: a timed futex sleep that short oversleeps (timer slack,
 // wake-up latency) past the event it waits for. Polls are few on purpose: each wake-up of the
 // consumer costs the producer too where both share a core's hardware (a VM: a 16 MiB write
@@ -225,40 +227,64 @@ std::optional<BlockMessage> EventQueue::try_pop() {
   auto event = header_->try_pop(&urgent);
   if (!event) return event;
   header_->wake_producers();
-  if (urgent) learn(Clock::now());
+  // Only iteration ends set the rhythm: a signal sent just before each end_iteration would make
+  // a client's intervals alternate too. Signals and stops still wake the consumer.
+  if (urgent && event->type == MessageType::EndIteration) learn(Clock::now(), event->client);
   return event;
 }
 
-void EventQueue::learn(Clock::time_point now) {
-  if (last_urgent_ != Clock::time_point{}) {
-    previous_period_ = period_;
-    period_ = now - last_urgent_;
+void EventQueue::Rhythm::learn(Clock::time_point now) {
+  if (last != Clock::time_point{}) {
+    previous = period;
+    period = now - last;
   }
-  last_urgent_ = now;
+  last = now;
 }
 
-bool EventQueue::predicts() const {
-  return period_.count() > 0 && period_ <= kLongestPeriod && previous_period_ <= kLongestPeriod;
+bool EventQueue::Rhythm::predicts() const {
+  return period.count() > 0 && period <= kLongestPeriod && previous <= kLongestPeriod;
 }
 
-EventQueue::Clock::duration EventQueue::shortest_period() const {
-  return previous_period_.count() > 0 ? std::min(period_, previous_period_) : period_;
+EventQueue::Clock::duration EventQueue::Rhythm::shortest_period() const {
+  return previous.count() > 0 ? std::min(period, previous) : period;
 }
 
-std::optional<std::chrono::nanoseconds> EventQueue::poll_interval(Clock::time_point now) const {
+std::optional<std::chrono::nanoseconds> EventQueue::Rhythm::poll_interval(
+    Clock::time_point now) const {
   if (!predicts()) return std::nullopt;
-  const auto since = now - last_urgent_;
+  const auto since = now - last;
   const auto opens = shortest_period() * 3 / 4;
-  const auto closes = std::max(period_, previous_period_) * 2 + kWindowSlack;
+  const auto closes = std::max(period, previous) * 2 + kWindowSlack;
   if (since + kShortestSleep < opens || since > closes) return std::nullopt;
   const auto poll = std::chrono::duration_cast<std::chrono::nanoseconds>(shortest_period() / 8);
   return std::clamp<std::chrono::nanoseconds>(poll, kShortestPoll, kLongestPoll);
 }
 
-EventQueue::Clock::time_point EventQueue::window_start(Clock::time_point now) const {
+EventQueue::Clock::time_point EventQueue::Rhythm::window_start(Clock::time_point now) const {
   if (!predicts()) return Clock::time_point::max();
-  const auto start = last_urgent_ + shortest_period() * 3 / 4 - kShortestSleep;
+  const auto start = last + shortest_period() * 3 / 4 - kShortestSleep;
   return start > now ? start : Clock::time_point::max();
+}
+
+void EventQueue::learn(Clock::time_point now, int client) {
+  const auto index = std::min(static_cast<std::size_t>(std::max(client, 0)), kMostRhythms - 1);
+  if (index >= rhythms_.size()) rhythms_.resize(index + 1);  // once per client, at its start
+  rhythms_[index].learn(now);
+}
+
+std::optional<std::chrono::nanoseconds> EventQueue::poll_interval(Clock::time_point now) const {
+  std::optional<std::chrono::nanoseconds> shortest;
+  for (const Rhythm& rhythm : rhythms_) {
+    const auto poll = rhythm.poll_interval(now);
+    if (poll && (!shortest || *poll < *shortest)) shortest = poll;
+  }
+  return shortest;
+}
+
+EventQueue::Clock::time_point EventQueue::window_start(Clock::time_point now) const {
+  auto first = Clock::time_point::max();
+  for (const Rhythm& rhythm : rhythms_) first = std::min(first, rhythm.window_start(now));
+  return first;
 }
 
 void EventQueue::interrupt() {

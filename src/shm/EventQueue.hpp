@@ -1,13 +1,15 @@
 // A bounded multi-producer single-consumer queue of BlockMessages in shared memory; the consumer
 // sleeps on a futex while it is empty, producers sleep while it is full. Around the time the
-// next urgent event is due (from the interval between the last two), the consumer polls in
-// short sleeps instead, so that the producer of that event need not wake it (a futex wake of a
-// process asleep on another core costs 7-30 us in a VM, on the producer's path).
+// next urgent event of a client is due (from the interval between that client's last two), the
+// consumer polls in short sleeps instead, so that the producer of that event need not wake it
+// (a futex wake of a process asleep on another core costs 7-30 us in a VM, on the producer's
+// path).
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <optional>
+#include <vector>
 
 #include "block/BlockMessage.hpp"
 
@@ -42,20 +44,37 @@ class EventQueue {
  private:
   struct Header;
   using Clock = std::chrono::steady_clock;
+  /** The rhythm of one client's iterations (its urgent EndIteration events; signals and stops
+   * wake the consumer but do not count): the window where its next one is expected. Per client,
+   * because clients that end an iteration together would otherwise make the intervals alternate
+   * between microseconds and the whole iteration, and keep the consumer polling through the compute
+   * phase. */
+  struct Rhythm {
+    Clock::time_point last{};
+    Clock::duration period{0};    // between its last two urgent events
+    Clock::duration previous{0};  // the interval before
+    void learn(Clock::time_point now);
+    [[nodiscard]] bool predicts() const;
+    [[nodiscard]] Clock::duration shortest_period() const;
+    /** The poll interval if `now` is in the window of its next urgent event. */
+    [[nodiscard]] std::optional<std::chrono::nanoseconds> poll_interval(
+        Clock::time_point now) const;
+    /** When its next window opens (max() when none is predicted or it is open). */
+    [[nodiscard]] Clock::time_point window_start(Clock::time_point now) const;
+  };
+  /** Clients' rhythms kept; a larger client index shares the last one. */
+  static constexpr std::size_t kMostRhythms = 4096;
   explicit EventQueue(Header* header) : header_(header) {}
-  /** An urgent event was popped now: the interval since the last one predicts the next. */
-  void learn(Clock::time_point now);
-  /** The poll interval if `now` is in the window of the next urgent event. */
+  /** An urgent EndIteration of `client` was popped now: the interval since its last one
+   * predicts its next. */
+  void learn(Clock::time_point now, int client);
+  /** The shortest poll interval among the clients in whose window `now` is. */
   [[nodiscard]] std::optional<std::chrono::nanoseconds> poll_interval(Clock::time_point now) const;
-  [[nodiscard]] bool predicts() const;
-  [[nodiscard]] Clock::duration shortest_period() const;
-  /** When the next window opens (max() when none is predicted or it is open). */
+  /** When the first client's next window opens (max() when none is predicted or one is open). */
   [[nodiscard]] Clock::time_point window_start(Clock::time_point now) const;
   Header* header_;
-  // The consumer's own prediction (process-local: only the consumer pops).
-  Clock::time_point last_urgent_{};
-  Clock::duration period_{0};           // between the last two urgent events
-  Clock::duration previous_period_{0};  // the interval before
+  // The consumer's own predictions (process-local: only the consumer pops), by client index.
+  std::vector<Rhythm> rhythms_;
 };
 
 }  // namespace ecluse::shm

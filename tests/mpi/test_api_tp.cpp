@@ -225,6 +225,34 @@ TEST(ApiTp, BadCallsGetClearErrorsAndTheRunGoesOn) {
   EXPECT_EQ(it, 1);
 }
 
+// Damaris logs every failed call; so does Ecluse, into the rank's <log FileName> file (the
+// program has the code and the message; the file keeps the record). Nothing on stderr from it.
+TEST(ApiTp, FailedCallsAreRecordedInTheLogFile) {
+  const std::string dir = ecluse::test::fresh_dir("logged");
+  std::string xml = config(dir, R"(<layout name="l" type="double" dimensions="4"/>
+      <variable name="temp" layout="l"/>)",
+                           "FilePerCore");
+  xml.replace(xml.find("</simulation>"), 13,
+              "<log FileName=\"" + dir + "/log/run\" LogLevel=\"warning\"/></simulation>");
+  std::vector<double> data(4, 1.0);
+  std::vector<std::string> messages;
+  {
+    Init init(xml);
+    expect_ok(init.status);
+    EXPECT_EQ(ecluse_write("tmp", data.data()), ECLUSE_UNDEFINED_VARIABLE);
+    messages.emplace_back(ecluse_error_message());
+    EXPECT_EQ(ecluse_set_error(ECLUSE_INVALID_DIMENSIONS, "a binding's own check"),
+              ECLUSE_INVALID_DIMENSIONS);
+    messages.emplace_back(ecluse_error_message());
+    expect_ok(ecluse_write("temp", data.data()));
+    expect_ok(ecluse_end_iteration());
+  }
+  const std::string log =
+      ecluse::test::read_text(dir + "/log/run." + std::to_string(world_rank()) + ".log");
+  const std::string prefix = "[ecluse " + std::to_string(world_rank()) + "] error: call failed: ";
+  EXPECT_EQ(log, prefix + messages[0] + "\n" + prefix + messages[1] + "\n");
+}
+
 int calls = 0;
 int last_iteration = -1;
 void count_call(const char*, int32_t, int32_t iteration, const char*) {

@@ -34,6 +34,14 @@ BlockMessage event_of(int source, int iteration) {
   return e;
 }
 
+// An urgent end of iteration of node-local client `client`: what the consumer learns from.
+BlockMessage end_of(int client, int iteration) {
+  BlockMessage e = event_of(client, iteration);
+  e.type = MessageType::EndIteration;
+  e.client = client;
+  return e;
+}
+
 bool same_payload(const BlockMessage& e) {
   const auto expected = event_of(e.source, e.iteration);
   return e.handle == expected.handle && e.dims[kMaxDims - 1] == expected.dims[kMaxDims - 1] &&
@@ -169,7 +177,7 @@ TEST_F(EventQueueTest, ConsumerPollsOnlyAroundTheNextExpectedUrgentEvent) {
   });
   int asleep_early = 0, awake_in_window = 0;
   for (int i = 0; i < kTraining + kRounds; ++i) {
-    ASSERT_TRUE(queue.push(event_of(1, i), 1s));
+    ASSERT_TRUE(queue.push(end_of(1, i), 1s));
     std::this_thread::sleep_for(5ms);
     const bool early = queue.consumer_asleep();
     std::this_thread::sleep_for(13ms);
@@ -185,6 +193,55 @@ TEST_F(EventQueueTest, ConsumerPollsOnlyAroundTheNextExpectedUrgentEvent) {
   EXPECT_GE(asleep_early, kRounds * 2 / 3);
   EXPECT_GE(awake_in_window, kRounds * 2 / 3);
 }
+
+// Two clients end each iteration together (20 ms apart): the intervals between the urgent events
+// alternate between microseconds and the iteration, and learning from them kept the consumer
+// polling every 50 us through the whole compute phase (15-18% of a core on a 2-client node).
+// Learnt per client, it sleeps between iterations and polls around their ends. A signal just
+// before each end changes nothing: only ends of iterations set the rhythm.
+class TwoClientsTest : public EventQueueTest, public ::testing::WithParamInterface<bool> {};
+
+TEST_P(TwoClientsTest, EndingTogetherDoesNotKeepTheConsumerPolling) {
+  constexpr int kTraining = 3, kRounds = 12, kClients = 2;
+  const bool signal_first = GetParam();
+  const int per_round = kClients + (signal_first ? 1 : 0);
+  auto queue = make(16);
+  void* where = segment_.base();
+  const pid_t child = test::spawn([where, per_round] {
+    auto q = EventQueue::attach(where);
+    for (int i = 0; i < (kTraining + kRounds) * per_round; ++i) {
+      if (!q.pop(10s)) return 1;
+    }
+    return 0;
+  });
+  int asleep_early = 0, awake_in_window = 0;
+  for (int i = 0; i < kTraining + kRounds; ++i) {
+    if (signal_first) {
+      BlockMessage signal = event_of(0, i);
+      signal.type = MessageType::Signal;
+      ASSERT_TRUE(queue.push(signal, 1s));
+    }
+    for (int client = 0; client < kClients; ++client)
+      ASSERT_TRUE(queue.push(end_of(client, i), 1s));
+    std::this_thread::sleep_for(5ms);
+    const bool early = queue.consumer_asleep();
+    std::this_thread::sleep_for(13ms);
+    const bool in_window = queue.consumer_asleep();
+    std::this_thread::sleep_for(2ms);
+    if (i < kTraining) continue;
+    asleep_early += early ? 1 : 0;
+    awake_in_window += in_window ? 0 : 1;
+  }
+  EXPECT_EQ(test::wait_child(child), 0);
+  std::printf(
+      "2 clients%s: consumer asleep 5 ms after their ends: %d/%d; awake 18 ms after: "
+      "%d/%d\n",
+      signal_first ? " (a signal first)" : "", asleep_early, kRounds, awake_in_window, kRounds);
+  EXPECT_GE(asleep_early, kRounds * 2 / 3);
+  EXPECT_GE(awake_in_window, kRounds * 2 / 3);
+}
+
+INSTANTIATE_TEST_SUITE_P(SignalFirst, TwoClientsTest, ::testing::Bool());
 
 TEST_F(EventQueueTest, ManyProducerProcessesLoseNothing) {
   constexpr int kProducers = 3;

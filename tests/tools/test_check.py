@@ -300,3 +300,50 @@ def test_strict_refuses_a_file_that_initialize_accepts_with_warnings(tmp_path):
     status, out = run_json("--strict", ROOT / "examples" / "simulation.xml")
     assert (status, out["valid"], out["strict_passed"], out["warnings"]) == (0, True, True, [])
     assert run("--strict", ROOT / "examples" / "simulation.xml").returncode == 0
+
+
+PYSCRIPT_FILE = """<?xml version="1.0"?>
+<simulation name="s" xmlns="http://damaris.gforge.inria.fr/damaris/model">
+  <architecture><domains count="1"/><dedicated cores="1" nodes="0"/></architecture>
+  <data>
+    <layout name="l" type="double" dimensions="4"/>
+    <variable name="v" layout="l" script="stats"/>
+  </data>
+  <actions>
+    <event name="dump" action="dump_it" library="{library}"/>
+  </actions>
+  <scripts>
+    <pyscript name="stats" file="stats.py" language="python" frequency="1"/>
+  </scripts>
+</simulation>
+"""
+
+
+def test_files_initialize_would_not_find_are_warned_from_where_the_check_runs(tmp_path):
+    """A <pyscript>'s file and an event library given by a path are opened at initialize, which
+    refuses the file when they are missing: the check says so, as warnings (the job may run
+    elsewhere), without loading either."""
+    library = tmp_path / "lib" / "libdump.so"
+    path = write(tmp_path, PYSCRIPT_FILE.format(library=library))
+    result = run(path.name, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout
+    looked = (f" (ecluse-check looked from {tmp_path}; ecluse_initialize refuses the file unless "
+              "the job's working directory has it)")
+    warnings = [line for line in result.stdout.splitlines() if line.startswith("warning: ")]
+    assert warnings == [
+        "warning: sim.xml:12:28: cannot read the script file 'stats.py' of <pyscript "
+        "name=\"stats\">: No such file or directory (a relative path is taken from the working "
+        "directory); fix file= or the file's permissions." + looked,
+        f"warning: sim.xml:9:5: event 'dump': cannot read library '{library}' of action "
+        "'dump_it': No such file or directory; fix library=" + looked]
+    assert result.stdout.splitlines()[-1] == "sim.xml: valid, 2 warning(s)"
+    assert run("--strict", path.name, cwd=tmp_path).returncode == 1
+    status, out = run_json(path.name, cwd=tmp_path)
+    assert (status, [f"warning: {w}" for w in out["warnings"]]) == (0, warnings)
+    # Present, nothing is said; a library named without a path is left to the job's loader.
+    (tmp_path / "stats.py").write_text("def main(DD):\n    pass\n")
+    library.parent.mkdir()
+    library.write_bytes(b"not loaded by the check")
+    assert run("--strict", path.name, cwd=tmp_path).returncode == 0
+    bare = write(tmp_path, PYSCRIPT_FILE.format(library="libdump.so"), "bare.xml")
+    assert run("--strict", bare.name, cwd=tmp_path).returncode == 0

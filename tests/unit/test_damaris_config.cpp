@@ -283,6 +283,54 @@ TEST(DamarisModel, UnknownAttributesAreIgnoredWithAWarningAsDamarisIgnoresThem) 
             "vectorlength, comment.");
 }
 
+// What Damaris's own schema and files allow, found in its examples, documentation listings and
+// earlier revisions: each is read as Damaris reads it, without a warning of its own.
+TEST(DamarisModel, WhatDamarisSchemaAllowsIsAccepted) {
+  const std::string data =
+      "<layout name=\"l\" type=\"int\" dimensions=\"2\"/><variable name=\"v\" layout=\"l\"/>";
+  // The namespace of Damaris's schema for a while (its test.xml of that time) is Damaris's.
+  const Config gitlab =
+      ecluse::parse_config("g.xml", file("https://gitlab.inria.fr/Damaris/damaris", data,
+                                         "<storage><store name=\"s\" type=\"null\"/></storage>"));
+  EXPECT_EQ(gitlab.dialect, ecluse::Dialect::Damaris);
+  EXPECT_FALSE(gitlab.find_variable("v")->every_store);  // Damaris's meaning: no store=, none
+  EXPECT_EQ(gitlab.warnings,
+            Names{"g.xml:1:169: 1 variable(s) have no store= and, as in Damaris, are written by no "
+                  "store: v. Add store=\"s\" to those to keep."});
+  // <domains/> without count: one block per client (count is optional, default 1).
+  const Config domains =
+      ecluse::parse_config("d.xml", "<simulation name=\"s\" xmlns=\"" + std::string(kDamarisNs) +
+                                        "\"><architecture><domains/></architecture></simulation>");
+  EXPECT_EQ(domains.architecture.domains, 1);
+  EXPECT_TRUE(domains.warnings.empty());
+  // <error script=...> without event= (Damaris's listing errorscript.xml): warned as every
+  // <error> is, not refused.
+  const Config error = ecluse::parse_config(
+      "e.xml", file(kDamarisNs, "", "<actions><error script=\"my_script\"/></actions>"));
+  EXPECT_EQ(error.warnings,
+            Names{"e.xml:1:146: <error>: Ecluse runs no action on errors; an error reaches the "
+                  "simulation as a return code and is counted in the run report. Remove "
+                  "<error>."});
+  // XML Schema's attributes, and <paraview>'s realtime-timestep and end-iteration.
+  const Config xsi = ecluse::parse_config(
+      "x.xml",
+      "<simulation name=\"s\" xmlns=\"" + std::string(kDamarisNs) +
+          "\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" "
+          "xsi:schemaLocation=\"http://damaris.gforge.inria.fr/damaris/model Model.xsd\">"
+          "<architecture><domains count=\"1\"/></architecture>"
+          "<paraview update-frequency=\"1\" realtime-timestep=\"0.1\" end-iteration=\"0\"/>"
+          "</simulation>");
+  EXPECT_EQ(xsi.warnings,
+            Names{"x.xml:1:254: <paraview>: Ecluse has no ParaView Catalyst back-end; its 0 "
+                  "script(s) will not run (variables that name a store are still written). "
+                  "Remove <paraview>, or run the scripts on the HDF5 files afterwards."});
+  // Another namespace is still refused, naming Damaris's.
+  EXPECT_EQ(error_of(file("https://example.org/damaris", "")),
+            "c.xml:1:22: unknown namespace 'https://example.org/damaris'; use "
+            "xmlns=\"urn:ecluse:config:1\" (Ecluse) or "
+            "xmlns=\"http://damaris.gforge.inria.fr/damaris/model\" (Damaris 1.x).");
+}
+
 TEST(DamarisModel, TypeNamesAreOneElementLayoutsAsInDamaris) {
   const std::string data =
       "<group name=\"g\"><variable name=\"t\" layout=\"double\"/>"

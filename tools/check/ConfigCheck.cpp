@@ -2,13 +2,19 @@
 #include "ConfigCheck.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <map>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "config/Diagnostics.hpp"
 #include "config/Parameters.hpp"
+#include "config/ScriptsReader.hpp"
 #include "ecluse/Error.hpp"
 #include "shm/BufferAllocator.hpp"
 #include "topology/DedicatedNodePlan.hpp"
@@ -320,6 +326,34 @@ void describe_placement(const Config& config, const CheckOptions& options,
   }
 }
 
+// Said after each file initialize would not find: this check ran from its own directory.
+std::string looked_from() {
+  std::error_code error;
+  const std::string here = std::filesystem::current_path(error).string();
+  return " (ecluse-check looked from " + (error ? std::string("its working directory") : here) +
+         "; ecluse_initialize refuses the file unless the job's working directory has it)";
+}
+
+/** The files the run opens at initialize that cannot be read from here: each <pyscript>'s file,
+ * each event library given by a path (a bare name is found by the job's loader search path,
+ * which is not this shell's). Not opened or loaded: checking a file runs none of its code. */
+std::vector<std::string> unreadable_files(const Config& config) {
+  std::vector<std::string> found;
+  for (const PyScript& script : config.scripts) {
+    if (std::string problem = script_file_problem(script); !problem.empty()) {
+      found.push_back(problem + looked_from());
+    }
+  }
+  for (const Event& event : config.events) {
+    const std::string& library = event.library;
+    if (library.find('/') == std::string::npos || ::access(library.c_str(), R_OK) == 0) continue;
+    found.push_back(to_string(event.where) + ": event '" + event.name + "': cannot read library '" +
+                    library + "' of action '" + event.action + "': " + std::strerror(errno) +
+                    "; fix library=" + looked_from());
+  }
+  return found;
+}
+
 }  // namespace
 
 Config with_parameters(Config config, const CheckOptions& options) {
@@ -376,6 +410,7 @@ Description describe(const Config& config, const CheckOptions& options) {
     }
     d.json.set("placement", std::move(placement));
   }
+  d.warnings = unreadable_files(config);
   d.text = out.str();
   if (!d.text.empty() && d.text.back() == '\n') d.text.pop_back();
   return d;

@@ -112,21 +112,22 @@ int check(const Arguments& arguments) {
   const ecluse::Config config = ecluse::check::with_parameters(
       ecluse::parse_config(file, ecluse::read_config_file(file)), arguments.options);
   ecluse::check::Description d = ecluse::check::describe(config, arguments.options);
-  const bool refused_for_warnings = arguments.strict && !config.warnings.empty();
+  std::vector<std::string> warnings = config.warnings;
+  warnings.insert(warnings.end(), d.warnings.begin(), d.warnings.end());
+  const bool refused_for_warnings = arguments.strict && !warnings.empty();
   const int status = d.problems.empty() && !refused_for_warnings ? 0 : 1;
   if (arguments.json) {
-    std::cout
-        << verdict(file, config.warnings, d.problems, std::move(d.json), arguments.strict).dump()
-        << '\n';
+    std::cout << verdict(file, warnings, d.problems, std::move(d.json), arguments.strict).dump()
+              << '\n';
     return status;
   }
-  for (const std::string& w : config.warnings) std::cout << "warning: " << w << '\n';
+  for (const std::string& w : warnings) std::cout << "warning: " << w << '\n';
   std::cout << d.text << '\n';
   for (const std::string& p : d.problems) std::cout << "error: " << p << '\n';
   const char* verdict_word = !d.problems.empty()    ? "refused"
                              : refused_for_warnings ? "refused under --strict"
                                                     : "valid";
-  std::cout << file << ": " << verdict_word << ", " << config.warnings.size() << " warning(s)\n";
+  std::cout << file << ": " << verdict_word << ", " << warnings.size() << " warning(s)\n";
   return status;
 }
 
