@@ -41,7 +41,8 @@ def test_the_example_is_described_variable_by_variable():
     assert "approach: time partitioning: every rank writes its own blocks at end_iteration" in out
     assert "parameters: NX=64 NY=48 ROWS=64 G=1" in out
     # (64+2) x (48+2) doubles = 26400 bytes; 4 ints; 48 floats.
-    assert "  temperature: double 66 x 50, 26400 bytes (25.8 KiB) a block; files, shared" in out
+    assert ("  temperature: double 66 x 50, 26400 bytes (25.8 KiB) a block; ghosts 1:1 x 1:1 "
+            "(64 x 48 stored); global 64 x 48; files, shared") in out
     assert "  diagnostics/stats: int 4, 16 bytes a block; files" in out
     assert "  y: float 48, 192 bytes a block; files; not time-varying" in out
     assert "  total: 3 block(s), 26608 bytes (26.0 KiB)" in out
@@ -54,7 +55,8 @@ def test_param_resizes_the_layouts_and_an_undeclared_name_is_refused(tmp_path):
     path = write(tmp_path, EXAMPLE)
     result = run("--param", "ROWS=10", "--param", "NY=8", path)
     assert result.returncode == 0, result.stdout
-    assert "  temperature: double 12 x 10, 960 bytes a block; files, shared" in result.stdout
+    assert ("  temperature: double 12 x 10, 960 bytes a block; ghosts 1:1 x 1:1 (10 x 8 stored); "
+            "global 64 x 8; files, shared") in result.stdout
     result = run("--param", "NX=abc", path)
     assert result.returncode == 1
     assert (f"error: a --param value: {path}:11:5: parameter 'NX' has value 'abc' which is not a "
@@ -213,7 +215,8 @@ def test_json_gives_the_same_figures_as_the_text(tmp_path):
                              "buffer_bytes": 67108864}
     assert c["parameters"] == {"NX": "64", "NY": "48", "ROWS": "10", "G": "1"}
     assert c["variables"][0] == {"name": "temperature", "type": "double", "shape": [12, 50],
-                                 "bytes_per_block": 4800, "stores": ["files", "shared"],
+                                 "ghosts": [[1, 1], [1, 1]], "stored_shape": [10, 48],
+                                 "global": [64, 48], "bytes_per_block": 4800, "stores": ["files", "shared"],
                                  "every_store": False, "time_varying": True,
                                  "size_set_at_run_time": False}
     assert c["variables"][2]["time_varying"] is False

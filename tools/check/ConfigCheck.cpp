@@ -48,10 +48,40 @@ std::uint64_t suggested_size(std::uint64_t bytes) {
   return bytes <= kMiB ? bytes : (bytes + kMiB - 1) / kMiB * kMiB;
 }
 
-std::string shape_text(const LayoutShape& shape) {
+std::string shape_text(const std::vector<std::uint64_t>& dims) {
   std::string text;
-  for (const std::uint64_t d : shape.dims) text += (text.empty() ? "" : " x ") + std::to_string(d);
+  for (const std::uint64_t d : dims) text += (text.empty() ? "" : " x ") + std::to_string(d);
   return text.empty() ? "scalar" : text;
+}
+
+bool has_ghosts(const LayoutShape& shape) {
+  for (std::size_t i = 0; i < shape.ghost_lo.size(); ++i) {
+    if (shape.ghost_lo[i] != 0 || shape.ghost_hi[i] != 0) return true;
+  }
+  return false;
+}
+
+/** What the stores write of a block: its interior, without the ghost zones. */
+std::vector<std::uint64_t> stored_dims(const LayoutShape& shape) {
+  std::vector<std::uint64_t> dims = shape.dims;
+  if (!has_ghosts(shape)) return dims;
+  for (std::size_t i = 0; i < dims.size(); ++i) dims[i] -= shape.ghost_lo[i] + shape.ghost_hi[i];
+  return dims;
+}
+
+/** "; ghosts 1:1 x 1:1 (64 x 48 stored); global 64 x 48", each part only when declared. */
+std::string ghosts_and_global_text(const LayoutShape& shape) {
+  std::string text;
+  if (has_ghosts(shape)) {
+    std::string ghosts;
+    for (std::size_t i = 0; i < shape.ghost_lo.size(); ++i) {
+      ghosts += (i == 0 ? "" : " x ") + std::to_string(shape.ghost_lo[i]) + ":" +
+                std::to_string(shape.ghost_hi[i]);
+    }
+    text += "; ghosts " + ghosts + " (" + shape_text(stored_dims(shape)) + " stored)";
+  }
+  if (!shape.global.empty()) text += "; global " + shape_text(shape.global);
+  return text;
 }
 
 std::string join(const std::vector<std::string>& items, const std::string& separator) {
@@ -93,14 +123,25 @@ Json strings_json(const std::vector<std::string>& items) {
   return list;
 }
 
+Json numbers_json(const std::vector<std::uint64_t>& numbers) {
+  Json array = Json::array();
+  for (const std::uint64_t n : numbers) array.push_back(n);
+  return array;
+}
+
 Json variable_json(const Variable& v, const Layout& layout, const LayoutShape& shape,
                    std::uint64_t bytes) {
-  Json dims = Json::array();
-  for (const std::uint64_t d : shape.dims) dims.push_back(d);
+  Json ghosts = Json::array();
+  for (std::size_t i = 0; i < shape.ghost_lo.size() && has_ghosts(shape); ++i) {
+    ghosts.push_back(numbers_json({shape.ghost_lo[i], shape.ghost_hi[i]}));
+  }
   return Json::object()
       .set("name", v.name)
       .set("type", std::string(data_type_name(layout.type)))
-      .set("shape", std::move(dims))
+      .set("shape", numbers_json(shape.dims))
+      .set("ghosts", std::move(ghosts))
+      .set("stored_shape", numbers_json(stored_dims(shape)))
+      .set("global", numbers_json(shape.global))
       .set("bytes_per_block", bytes)
       .set("stores", strings_json(v.stores))
       .set("every_store", v.every_store)
@@ -134,7 +175,8 @@ ClientIteration describe_variables(const Config& config, const Parameters& param
     const std::uint64_t bytes = shape.elements * data_type_size(layout.type);
     out << "  " << v.name << ": " << data_type_name(layout.type) << ' '
         << (unset ? "size set at run time (parameter_set), not counted"
-                  : shape_text(shape) + ", " + bytes_text(bytes) + " a block")
+                  : shape_text(shape.dims) + ", " + bytes_text(bytes) + " a block" +
+                        ghosts_and_global_text(shape))
         << "; " << stores_of(v) << (v.time_varying ? "" : "; not time-varying") << '\n';
     variables.push_back(variable_json(v, layout, shape, bytes).set("size_set_at_run_time", unset));
     total += bytes * domains;
