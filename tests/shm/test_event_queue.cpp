@@ -160,69 +160,45 @@ TEST_F(EventQueueTest, InterruptEndsTheConsumersWaitOnce) {
   EXPECT_LT(elapsed_since(last), 30s);
 }
 
-// Urgent events every 20 ms: once it has seen two intervals, the consumer polls around the
-// expected time of the next one (a push then needs no wake-up system call) and sleeps on the
-// futex in between (a push then wakes it). Samples, not every round: the machine may be loaded.
-TEST_F(EventQueueTest, ConsumerPollsOnlyAroundTheNextExpectedUrgentEvent) {
+// Clients end an iteration every 20 ms: once it has seen two of a client's intervals, the
+// consumer polls around the expected time of that client's next end (a push then needs no
+// wake-up system call) and sleeps on the futex in between (a push then wakes it). Two clients
+// ending together make the intervals between urgent events alternate between microseconds and
+// the iteration: learnt from those, the consumer polled every 50 us through the whole compute
+// phase (15-18% of a core on a 2-client node); it learns per client. A signal just before each
+// end changes nothing: only ends of iterations set the rhythm. Samples, not every round: the
+// machine may be loaded.
+struct Rhythm {
+  int clients;
+  bool signal_first;
+};
+
+class RhythmTest : public EventQueueTest, public ::testing::WithParamInterface<Rhythm> {};
+
+TEST_P(RhythmTest, ConsumerPollsOnlyAroundTheClientsNextEnds) {
   constexpr int kTraining = 3, kRounds = 12;
-  auto queue = make(16);
-  void* where = segment_.base();
-  const pid_t child = test::spawn([where] {
-    auto q = EventQueue::attach(where);
-    for (int i = 0; i < kTraining + kRounds; ++i) {
-      auto e = q.pop(10s);
-      if (!e || e->iteration != i) return 1;
-    }
-    return 0;
-  });
-  int asleep_early = 0, awake_in_window = 0;
-  for (int i = 0; i < kTraining + kRounds; ++i) {
-    ASSERT_TRUE(queue.push(end_of(1, i), 1s));
-    std::this_thread::sleep_for(5ms);
-    const bool early = queue.consumer_asleep();
-    std::this_thread::sleep_for(13ms);
-    const bool in_window = queue.consumer_asleep();
-    std::this_thread::sleep_for(2ms);
-    if (i < kTraining) continue;
-    asleep_early += early ? 1 : 0;
-    awake_in_window += in_window ? 0 : 1;
-  }
-  EXPECT_EQ(test::wait_child(child), 0);
-  std::printf("consumer asleep 5 ms after an event: %d/%d; awake 18 ms after: %d/%d\n",
-              asleep_early, kRounds, awake_in_window, kRounds);
-  EXPECT_GE(asleep_early, kRounds * 2 / 3);
-  EXPECT_GE(awake_in_window, kRounds * 2 / 3);
-}
-
-// Two clients end each iteration together (20 ms apart): the intervals between the urgent events
-// alternate between microseconds and the iteration, and learning from them kept the consumer
-// polling every 50 us through the whole compute phase (15-18% of a core on a 2-client node).
-// Learnt per client, it sleeps between iterations and polls around their ends. A signal just
-// before each end changes nothing: only ends of iterations set the rhythm.
-class TwoClientsTest : public EventQueueTest, public ::testing::WithParamInterface<bool> {};
-
-TEST_P(TwoClientsTest, EndingTogetherDoesNotKeepTheConsumerPolling) {
-  constexpr int kTraining = 3, kRounds = 12, kClients = 2;
-  const bool signal_first = GetParam();
-  const int per_round = kClients + (signal_first ? 1 : 0);
+  const Rhythm rhythm = GetParam();
+  const int per_round = rhythm.clients + (rhythm.signal_first ? 1 : 0);
   auto queue = make(16);
   void* where = segment_.base();
   const pid_t child = test::spawn([where, per_round] {
     auto q = EventQueue::attach(where);
     for (int i = 0; i < (kTraining + kRounds) * per_round; ++i) {
-      if (!q.pop(10s)) return 1;
+      auto e = q.pop(10s);
+      if (!e || e->iteration != i / per_round) return 1;
     }
     return 0;
   });
   int asleep_early = 0, awake_in_window = 0;
   for (int i = 0; i < kTraining + kRounds; ++i) {
-    if (signal_first) {
+    if (rhythm.signal_first) {
       BlockMessage signal = event_of(0, i);
       signal.type = MessageType::Signal;
       ASSERT_TRUE(queue.push(signal, 1s));
     }
-    for (int client = 0; client < kClients; ++client)
+    for (int client = 0; client < rhythm.clients; ++client) {
       ASSERT_TRUE(queue.push(end_of(client, i), 1s));
+    }
     std::this_thread::sleep_for(5ms);
     const bool early = queue.consumer_asleep();
     std::this_thread::sleep_for(13ms);
@@ -234,14 +210,16 @@ TEST_P(TwoClientsTest, EndingTogetherDoesNotKeepTheConsumerPolling) {
   }
   EXPECT_EQ(test::wait_child(child), 0);
   std::printf(
-      "2 clients%s: consumer asleep 5 ms after their ends: %d/%d; awake 18 ms after: "
+      "%d client(s)%s: consumer asleep 5 ms after the ends: %d/%d; awake 18 ms after: "
       "%d/%d\n",
-      signal_first ? " (a signal first)" : "", asleep_early, kRounds, awake_in_window, kRounds);
+      rhythm.clients, rhythm.signal_first ? ", a signal first" : "", asleep_early, kRounds,
+      awake_in_window, kRounds);
   EXPECT_GE(asleep_early, kRounds * 2 / 3);
   EXPECT_GE(awake_in_window, kRounds * 2 / 3);
 }
 
-INSTANTIATE_TEST_SUITE_P(SignalFirst, TwoClientsTest, ::testing::Bool());
+INSTANTIATE_TEST_SUITE_P(Clients, RhythmTest,
+                         ::testing::Values(Rhythm{1, false}, Rhythm{2, false}, Rhythm{2, true}));
 
 TEST_F(EventQueueTest, ManyProducerProcessesLoseNothing) {
   constexpr int kProducers = 3;
