@@ -1,8 +1,12 @@
 ! Module damaris: Damaris 1.x's Fortran subroutines damaris_<name>_f(..., ierr) on the C calls of
 ! Damaris.h (same library), with the communicator and strings converted as module ecluse does.
 module damaris
-  use, intrinsic :: iso_c_binding, only: c_char, c_funloc, c_funptr, c_int, c_int32_t, &
-                                         c_int64_t, c_loc, c_null_ptr, c_ptr
+  ! Damaris's module is `use iso_c_binding` and two interfaces: its programs use c_ptr and
+  ! c_f_pointer through it alone, so its names are public here too (below).
+  use, intrinsic :: iso_c_binding
+#ifdef ECLUSE_HAVE_MPI_F08
+  use mpi_f08, only: MPI_Comm
+#endif
   ! The calls that mean the same in both APIs go straight to ecluse_*: start and stop (their
   ! NO_SERVER convention), the *_iteration variants, signal (a missing function is logged, as
   ! Damaris does), set_position (C order, as Damaris takes it) and the parameters (any integer
@@ -23,10 +27,51 @@ module damaris
   public :: damaris_parameter_get_f, damaris_parameter_set_f
   public :: damaris_set_position_f, damaris_set_block_position_f
   public :: damaris_client_comm_get_f, damaris_end_iteration_f, damaris_get_iteration_f
+  ! ISO_C_BINDING (Fortran 2008), as `use damaris` gives it with Damaris.
+  public :: c_int, c_short, c_long, c_long_long, c_signed_char, c_size_t, c_int8_t, c_int16_t
+  public :: c_int32_t, c_int64_t, c_int_least8_t, c_int_least16_t, c_int_least32_t
+  public :: c_int_least64_t, c_int_fast8_t, c_int_fast16_t, c_int_fast32_t, c_int_fast64_t
+  public :: c_intmax_t, c_intptr_t, c_float, c_double, c_long_double, c_float_complex
+  public :: c_double_complex, c_long_double_complex, c_bool, c_char, c_null_char, c_alert
+  public :: c_backspace, c_form_feed, c_new_line, c_carriage_return, c_horizontal_tab
+  public :: c_vertical_tab, c_ptr, c_funptr, c_null_ptr, c_null_funptr, c_associated
+  public :: c_f_pointer, c_f_procpointer, c_loc, c_funloc, c_sizeof
+
+  !> comm: an integer communicator (MPI_COMM_WORLD of mpif.h or module mpi) or, with an MPI
+  !> that has mpi_f08, a type(MPI_Comm).
+  interface damaris_initialize_f
+    module procedure initialize_fint
+#ifdef ECLUSE_HAVE_MPI_F08
+    module procedure initialize_f08
+#endif
+  end interface damaris_initialize_f
+
+  interface damaris_client_comm_get_f
+    module procedure client_comm_get_fint
+#ifdef ECLUSE_HAVE_MPI_F08
+    module procedure client_comm_get_f08
+#endif
+  end interface damaris_client_comm_get_f
+
+  !> size: default integer or integer(8) (Damaris's listings and Nek5000 pass SIZEOF(x)).
+  interface damaris_parameter_get_f
+    module procedure parameter_get_int, parameter_get_int64
+  end interface damaris_parameter_get_f
+
+  interface damaris_parameter_set_f
+    module procedure parameter_set_int, parameter_set_int64
+  end interface damaris_parameter_set_f
 
   ! No error-code constants: Damaris's module has none, and programs declare their own.
 
   interface
+    ! The failed calls that go straight to ecluse_* are said as libdamaris says its own (stderr,
+    ! the first 10 of a rank).
+    integer(c_int) function said(status) bind(C, name="ecluse_damaris_said")
+      import :: c_int
+      integer(c_int), value :: status
+    end function said
+
     ! damaris_initialize (a failed one ends the job, as Damaris does) with an integer comm.
     integer(c_int) function c_initialize(file, comm) bind(C, name="ecluse_damaris_initialize_fint")
       import :: c_char, c_int
@@ -88,17 +133,31 @@ module damaris
 
 contains
 
-  !> comm: an integer communicator (MPI_COMM_WORLD of mpif.h or module mpi, or comm%MPI_VAL).
-  subroutine damaris_initialize_f(configfile, comm, ierr)
+  subroutine initialize_fint(configfile, comm, ierr)
     character(len=*), intent(in) :: configfile
     integer, intent(in) :: comm
     integer, intent(out) :: ierr
     ierr = c_initialize(c_text(configfile), int(comm, c_int))
-  end subroutine damaris_initialize_f
+  end subroutine initialize_fint
+
+#ifdef ECLUSE_HAVE_MPI_F08
+  subroutine initialize_f08(configfile, comm, ierr)
+    character(len=*), intent(in) :: configfile
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(out) :: ierr
+    call initialize_fint(configfile, comm%MPI_VAL, ierr)
+  end subroutine initialize_f08
+
+  subroutine client_comm_get_f08(comm, ierr)
+    type(MPI_Comm), intent(inout) :: comm
+    integer, intent(out) :: ierr
+    call client_comm_get_fint(comm%MPI_VAL, ierr)
+  end subroutine client_comm_get_f08
+#endif
 
   subroutine damaris_finalize_f(ierr)
     integer, intent(out) :: ierr
-    ierr = c_finalize()
+    ierr = said(c_finalize())
   end subroutine damaris_finalize_f
 
   ! The outputs of start, client_comm_get and get_iteration are inout: a failed call leaves the
@@ -134,9 +193,9 @@ contains
     type(*), dimension(..), intent(in), target :: data
     integer, intent(out) :: ierr
     if (is_contiguous(data)) then
-      ierr = c_write_block(c_text(varname), int(block, c_int32_t), c_loc(data))
+      ierr = said(c_write_block(c_text(varname), int(block, c_int32_t), c_loc(data)))
     else
-      ierr = c_write_section(c_text(varname), int(block, c_int32_t), data)
+      ierr = said(c_write_section(c_text(varname), int(block, c_int32_t), data))
     end if
   end subroutine damaris_write_block_f
 
@@ -152,20 +211,20 @@ contains
     integer, intent(in) :: block
     integer, intent(out) :: ierr
     data = c_null_ptr
-    ierr = c_alloc_block(c_text(varname), int(block, c_int32_t), data)
+    ierr = said(c_alloc_block(c_text(varname), int(block, c_int32_t), data))
   end function damaris_alloc_block_f
 
   subroutine damaris_commit_f(varname, ierr)
     character(len=*), intent(in) :: varname
     integer, intent(out) :: ierr
-    ierr = c_commit_block(c_text(varname), 0_c_int32_t)
+    ierr = said(c_commit_block(c_text(varname), 0_c_int32_t))
   end subroutine damaris_commit_f
 
   subroutine damaris_commit_block_f(varname, block, ierr)
     character(len=*), intent(in) :: varname
     integer, intent(in) :: block
     integer, intent(out) :: ierr
-    ierr = c_commit_block(c_text(varname), int(block, c_int32_t))
+    ierr = said(c_commit_block(c_text(varname), int(block, c_int32_t)))
   end subroutine damaris_commit_block_f
 
   subroutine damaris_commit_iteration_f(varname, iteration, ierr)
@@ -185,14 +244,14 @@ contains
   subroutine damaris_clear_f(varname, ierr)
     character(len=*), intent(in) :: varname
     integer, intent(out) :: ierr
-    ierr = c_clear_block(c_text(varname), 0_c_int32_t)
+    ierr = said(c_clear_block(c_text(varname), 0_c_int32_t))
   end subroutine damaris_clear_f
 
   subroutine damaris_clear_block_f(varname, block, ierr)
     character(len=*), intent(in) :: varname
     integer, intent(in) :: block
     integer, intent(out) :: ierr
-    ierr = c_clear_block(c_text(varname), int(block, c_int32_t))
+    ierr = said(c_clear_block(c_text(varname), int(block, c_int32_t)))
   end subroutine damaris_clear_block_f
 
   subroutine damaris_clear_iteration_f(varname, iteration, ierr)
@@ -221,25 +280,48 @@ contains
     character(len=*), intent(in) :: signal_name
     procedure(damaris_action) :: action
     integer, intent(out) :: ierr
-    ierr = c_bind(c_text(signal_name), c_funloc(action))
+    ierr = said(c_bind(c_text(signal_name), c_funloc(action)))
   end subroutine damaris_bind_f
 
   !> buffer: a scalar (or array) of the parameter's type; size: its size in bytes.
-  subroutine damaris_parameter_get_f(param_name, buffer, size, ierr)
+  subroutine parameter_get_int(param_name, buffer, size, ierr)
     character(len=*), intent(in) :: param_name
     type(*), dimension(..), intent(inout), target, contiguous :: buffer
     integer, intent(in) :: size
     integer, intent(out) :: ierr
     ierr = c_parameter_get(c_text(param_name), c_loc(buffer), int(size, c_int))
-  end subroutine damaris_parameter_get_f
+  end subroutine parameter_get_int
 
-  subroutine damaris_parameter_set_f(param_name, buffer, size, ierr)
+  ! A size past what an int holds is given as -1: refused with the parameter's real size.
+  subroutine parameter_get_int64(param_name, buffer, size, ierr)
+    character(len=*), intent(in) :: param_name
+    type(*), dimension(..), intent(inout), target, contiguous :: buffer
+    integer(c_int64_t), intent(in) :: size
+    integer, intent(out) :: ierr
+    ierr = c_parameter_get(c_text(param_name), c_loc(buffer), c_size(size))
+  end subroutine parameter_get_int64
+
+  subroutine parameter_set_int(param_name, buffer, size, ierr)
     character(len=*), intent(in) :: param_name
     type(*), dimension(..), intent(in), target, contiguous :: buffer
     integer, intent(in) :: size
     integer, intent(out) :: ierr
     ierr = c_parameter_set(c_text(param_name), c_loc(buffer), int(size, c_int))
-  end subroutine damaris_parameter_set_f
+  end subroutine parameter_set_int
+
+  subroutine parameter_set_int64(param_name, buffer, size, ierr)
+    character(len=*), intent(in) :: param_name
+    type(*), dimension(..), intent(in), target, contiguous :: buffer
+    integer(c_int64_t), intent(in) :: size
+    integer, intent(out) :: ierr
+    ierr = c_parameter_set(c_text(param_name), c_loc(buffer), c_size(size))
+  end subroutine parameter_set_int64
+
+  pure integer(c_int) function c_size(size)
+    integer(c_int64_t), intent(in) :: size
+    c_size = -1_c_int
+    if (size >= 0 .and. size <= int(huge(c_size), c_int64_t)) c_size = int(size, c_int)
+  end function c_size
 
   !> position: integer(8), one per dimension, in C order as Damaris takes it (with
   !> language="fortran", whose dimensions are reversed, the reverse of the declared order).
@@ -258,19 +340,19 @@ contains
     ierr = c_set_position(c_text(varname), int(block, c_int32_t), position)
   end subroutine damaris_set_block_position_f
 
-  !> comm: the clients' communicator as an integer (type(MPI_Comm) :: c; c%MPI_VAL = comm).
-  subroutine damaris_client_comm_get_f(comm, ierr)
+  !> comm: the clients' communicator, an integer (or a type(MPI_Comm) with mpi_f08).
+  subroutine client_comm_get_fint(comm, ierr)
     integer, intent(inout) :: comm
     integer, intent(out) :: ierr
     integer(c_int) :: c
     c = int(comm, c_int)
-    ierr = c_client_comm_get(c)
+    ierr = said(c_client_comm_get(c))
     comm = c
-  end subroutine damaris_client_comm_get_f
+  end subroutine client_comm_get_fint
 
   subroutine damaris_end_iteration_f(ierr)
     integer, intent(out) :: ierr
-    ierr = c_end_iteration()
+    ierr = said(c_end_iteration())
   end subroutine damaris_end_iteration_f
 
   !> A C string given to an action (event, args) as a Fortran string; here, not in module ecluse,
@@ -286,7 +368,7 @@ contains
     integer, intent(out) :: ierr
     integer(c_int) :: c
     c = int(iteration, c_int)
-    ierr = c_get_iteration(c)
+    ierr = said(c_get_iteration(c))
     iteration = c
   end subroutine damaris_get_iteration_f
 

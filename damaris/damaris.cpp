@@ -14,6 +14,7 @@
 #include <type_traits>
 
 extern "C" int ecluse_damaris_initialize_fint(const char* configfile, MPI_Fint comm);
+extern "C" int ecluse_damaris_said(int status);
 
 namespace {
 
@@ -294,6 +295,11 @@ int damaris_initialize(const char* configfile, MPI_Comm comm) {
 // For module damaris (damaris.F90): its communicator is an integer.
 int ecluse_damaris_initialize_fint(const char* configfile, MPI_Fint comm) {
   return damaris_initialize(configfile, MPI_Comm_f2c(comm));
+}
+
+// For module damaris: the calls it makes straight to ecluse_* say their errors as these do.
+int ecluse_damaris_said(int status) {
+  return said(status);
 }
 
 int damaris_finalize(void) {

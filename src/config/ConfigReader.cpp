@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <sstream>
+#include <string_view>
 
 #include "config/AttributeReader.hpp"
 #include "config/DamarisCompat.hpp"
@@ -187,13 +188,35 @@ class Reader {
   void read_buffer(const pugi::xml_node& node) {
     Architecture& a = config_.architecture;
     a.buffer_name = attrs_.text(node, "name", a.buffer_name);
-    a.buffer_size = attrs_.bytes(node, "size", a.buffer_size);
+    if (damaris() && std::string_view(node.attribute("size").value()) == "0") {
+      read_zero_buffer_size(node);
+    } else {
+      a.buffer_size = attrs_.bytes(node, "size", a.buffer_size);
+    }
     a.buffer_type = attrs_.choice(node, "type", BufferType::Posix);
     a.allocator = attrs_.choice(node, "allocator", AllocatorKind::General);
     a.full_policy = attrs_.choice(node, "policy", FullPolicy::Block);
     a.buffer_prefault = attrs_.boolean(node, "prefault", a.buffer_prefault);
     a.buffer_copy = attrs_.choice(node, "copy", BufferCopy::Auto);
     warn_buffer(node, attrs_);
+  }
+
+  // Damaris's size is an unsignedInt, and its files without dedicated cores give 0 (Nek5000's
+  // "use MPI"): its synchronous mode and dedicated nodes do not use it. Ecluse's dedicated nodes
+  // do (their receive memory): the default then, said.
+  void read_zero_buffer_size(const pugi::xml_node& node) {
+    const Architecture& a = config_.architecture;
+    if (a.dedicated_cores > 0) {
+      diagnostics_.error(attrs_.where(node, "size"),
+                         "<buffer size=\"0\">: dedicated cores copy the clients' blocks into this "
+                         "node-wide buffer; give it a size, e.g. size=\"64MiB\" (ecluse-check "
+                         "--ranks N says what one iteration needs).");
+    } else if (a.dedicated_nodes > 0) {
+      diagnostics_.warning(attrs_.where(node, "size"), "buffer-zero",
+                           "<buffer size=\"0\">: a dedicated node receives the clients' blocks "
+                           "into memory of this size (per node); the default, 64 MiB, is used. "
+                           "Give a size to choose it.");
+    }
   }
 
   // `stores`: the store= of the enclosing groups, which Ecluse's variables inherit.

@@ -382,3 +382,53 @@ def test_select_file_without_its_index_is_an_error_the_program_sees(tmp_path):
             "'GLOBAL_CELL_INDEX' came from that source at or before this iteration") in output
     # Both stored variables refused: no file rather than one with misplaced cells.
     assert not list(tmp_path.glob("reservoir_It*.h5"))
+
+
+MODULE_XML = """<?xml version="1.0"?>
+<simulation name="compat" language="fortran" xmlns="http://damaris.gforge.inria.fr/damaris/model">
+  <architecture>
+    <domains count="1"/>
+    {dedicated}
+    <buffer name="buffer" size="16777216"/>
+  </architecture>
+  <data>
+    <parameter name="n" type="int" value="1"/>
+    <layout name="row" type="double" dimensions="n"/>
+    <variable name="cells" layout="row" store="h5"/>
+  </data>
+  <storage>
+    <store name="h5" type="HDF5">
+      <option key="FileMode">FilePerCore</option>
+      <option key="FilesPath">out/</option>
+    </store>
+  </storage>
+</simulation>
+"""
+
+
+@pytest.mark.parametrize("mode", ["sync", "DC"])
+def test_use_damaris_alone_gives_what_damaris_module_gives(tmp_path, mode):
+    """ISO_C_BINDING's names through module damaris, sizes from sizeof/c_sizeof (integer(8)),
+    mpi_f08 communicators where the MPI has them; a failed call through the module is said."""
+    path = BIN / "damaris_module_compat"
+    if not path.exists():
+        program("f")  # fails or skips as the other Fortran programs do
+        pytest.skip(f"{path} is not built")
+    dedicated, ranks = {"sync": (SYNC, 2), "DC": ('<dedicated cores="1" nodes="0"/>', 3)}[mode]
+    (tmp_path / "compat.xml").write_text(MODULE_XML.format(dedicated=dedicated))
+    env = dict(child_env(), ECLUSE_TIMEOUT="30")
+    env.pop("ECLUSE_RANKS_PER_NODE", None)
+    result = subprocess.run([mpiexec(), "-n", str(ranks), str(path), "compat.xml"], cwd=tmp_path,
+                            env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("module_compat: ok") == ranks
+    said = [line for line in result.stderr.splitlines() if line.startswith("[damaris] error: ")]
+    assert said == ["[damaris] error: variable 'nope' is not declared in compat.xml. Declare it "
+                    "with <variable name=\"nope\" layout=\"...\"/>."] * 2
+    files = sorted((tmp_path / "out").glob("compat_It0_Pr*.h5"))
+    assert len(files) == (2 if mode == "sync" else 1)
+    expected = np.arange(1, 7) * 0.5
+    for source in range(2):
+        name = files[source if mode == "sync" else 0]
+        with h5py.File(name, "r") as f:
+            assert np.array_equal(f[f"cells/P{source}"][()], expected)

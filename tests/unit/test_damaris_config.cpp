@@ -324,6 +324,28 @@ TEST(DamarisModel, WhatDamarisSchemaAllowsIsAccepted) {
             Names{"x.xml:1:254: <paraview>: Ecluse has no ParaView Catalyst back-end; its 0 "
                   "script(s) will not run (variables that name a store are still written). "
                   "Remove <paraview>, or run the scripts on the HDF5 files afterwards."});
+  // <buffer size="0"> (Nek5000's file: "use MPI"): unused without dedicated resources, the
+  // default on dedicated nodes (said), refused for dedicated cores, which need the buffer.
+  const auto zero = [](const std::string& dedicated) {
+    return "<simulation name=\"s\" xmlns=\"" + std::string(kDamarisNs) +
+           "\"><architecture><domains count=\"1\"/>" + dedicated +
+           "<buffer name=\"b\" size=\"0\"/></architecture></simulation>";
+  };
+  const Config tp = ecluse::parse_config("z.xml", zero("<dedicated cores=\"0\" nodes=\"0\"/>"));
+  EXPECT_TRUE(tp.warnings.empty());
+  const Config dn = ecluse::parse_config("z.xml", zero("<dedicated cores=\"0\" nodes=\"1\"/>"));
+  EXPECT_EQ(dn.architecture.buffer_size, 64u << 20);
+  EXPECT_EQ(dn.warnings,
+            Names{"z.xml:1:158: <buffer size=\"0\">: a dedicated node receives the clients' "
+                  "blocks into memory of this size (per node); the default, 64 MiB, is used. "
+                  "Give a size to choose it."});
+  EXPECT_EQ(error_of(zero("<dedicated cores=\"1\" nodes=\"0\"/>")),
+            "c.xml:1:158: <buffer size=\"0\">: dedicated cores copy the clients' blocks into "
+            "this node-wide buffer; give it a size, e.g. size=\"64MiB\" (ecluse-check --ranks N "
+            "says what one iteration needs).");
+  EXPECT_NE(error_of("<simulation name=\"s\"><architecture><domains count=\"1\"/>"
+                     "<buffer size=\"0\"/></architecture></simulation>"),
+            "");  // an Ecluse file keeps refusing it
   // Another namespace is still refused, naming Damaris's.
   EXPECT_EQ(error_of(file("https://example.org/damaris", "")),
             "c.xml:1:22: unknown namespace 'https://example.org/damaris'; use "
