@@ -44,6 +44,15 @@ cmake -S "$root/tests/damaris/consumer" -B "$work/cmake-build" \
   ${mpif90:+-DCMAKE_Fortran_COMPILER="$mpif90"} >/dev/null
 cmake --build "$work/cmake-build" >/dev/null
 run_programs "$work/cmake-build"
+# 1b. A C and C++ project against the package built with Fortran (Damaris's Python examples:
+# project(... C)): the package must not need the project's Fortran.
+if [ $fortran = ON ]; then
+  cmake -S "$root/tests/damaris/consumer" -B "$work/cmake-c" \
+    -DDamaris_DIR="$prefix/share/cmake/damaris" -DWITH_FORTRAN=OFF \
+    -DCMAKE_C_COMPILER="$mpicc" -DCMAKE_CXX_COMPILER="$mpicxx" >/dev/null
+  cmake --build "$work/cmake-c" >/dev/null
+  echo "ok: a C and C++ project finds and links the package built with Fortran"
+fi
 
 # 2. pkg-config damaris: -I<prefix>/include (Damaris.h, damaris.mod) and -ldamaris.
 export PKG_CONFIG_PATH=$libdir/pkgconfig
