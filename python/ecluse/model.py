@@ -576,10 +576,10 @@ def _predict_tp(app, platform, workload, approach, options, layout, compute) -> 
     if platform.host_cpus:
         ranks = layout.sim_nodes * layout.sim_cores
         p_comp = node_power(p_idle, p_max, min(1.0, ranks / platform.host_cpus))
-        writing = ranks * io_busy(app, options)
+        writing = ranks * io_busy(app, options, terms)
         p_io = node_power(p_idle, p_max, min(1.0, writing / platform.host_cpus))
     else:
-        p_comp, p_io = p_max, node_power(p_idle, p_max, io_busy(app, options))
+        p_comp, p_io = p_max, node_power(p_idle, p_max, io_busy(app, options, terms))
     energy = ((compute + overhead) * p_comp + io_total * p_io) * platform.physical_nodes
     return _finish(approach, platform, time, compute, io_total, 0.0, energy, notes)
 

@@ -255,6 +255,21 @@ def test_tp_with_a_client_per_cpu_uses_the_terms_measured_so():
                                         Approach("tp")).time_s)
 
 
+def test_tp_power_while_writing_is_its_own_runs_store_cpu_share():
+    # TP's writers are busy at the store CPU share their own runs measured (two clients on a
+    # 2-CPU host: 0.47 in the demo's profile), not at the profile's single-writer figure (0.71):
+    # the dedicated approaches already took theirs, and TP's I/O power was 7% too high.
+    both = ApproachTerms(compute_factor=0.2, bytes_per_client=3e6, overhead_s=0.1,
+                         store_bytes_per_s=1e8, store_writers=2, io_busy=0.4)
+    app = AppModel(0.01, Scalability(points=((1.0, 0.01), (2.0, 0.005))), Scalability(),
+                   Bandwidth((1, 2), (4e8, 6e8)), terms=(("tp", TP_TERMS), ("tp@2", both)),
+                   io_busy=0.9)
+    p = predict(app, Platform(1, 2, host_cpus=2), Workload(100, 10, 6e6), Approach("tp"))
+    # Compute 0.6 s and overhead 0.1 s at full load (250 W); 0.6 s of stores with both ranks
+    # at 0.4 of a CPU: 100 + 150 x 0.4 = 160 W.
+    assert p.energy_j == approx(0.7 * 250 + 0.6 * 160)
+
+
 def test_dc_with_terms():
     dc = ApproachTerms(compute_factor=0.05, bytes_per_client=8e6, overhead_s=0.3,
                        store_bytes_per_s=1e8, copy_bytes_per_s=4e8, io_busy=0.5)
