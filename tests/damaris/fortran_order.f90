@@ -43,12 +43,6 @@ program fortran_order
 
 contains
 
-  subroutine expect(got, want, what)
-    integer, intent(in) :: got, want
-    character(len=*), intent(in) :: what
-    if (got == want) return
-    write (0, '(a,a,i0,a,i0)') what, ' returned ', got, ', expected ', want
-    call exit(1)
-  end subroutine expect
+  include 'expect.inc'
 
 end program fortran_order

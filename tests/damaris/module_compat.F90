@@ -58,11 +58,5 @@ program module_compat
 
 contains
 
-  subroutine expect(got, want, what)
-    integer, intent(in) :: got, want
-    character(len=*), intent(in) :: what
-    if (got == want) return
-    write (0, '(a,a,i0,a,i0)') what, ': got ', got, ', expected ', want
-    stop 1
-  end subroutine expect
+  include 'expect.inc'
 end program module_compat

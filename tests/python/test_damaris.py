@@ -253,21 +253,28 @@ FORTRAN_ORDER_XML = """<?xml version="1.0"?>
 """
 
 
-@pytest.mark.parametrize("mode", ["sync", "DC"])
-def test_fortran_layout_takes_positions_in_c_order_as_damaris_does(tmp_path, mode):
-    # Damaris reverses a language="fortran" layout's dimensions but uses a position as given:
-    # a Fortran program that gets right files from Damaris passes x's offset last.
-    path = BIN / "damaris_fortran_order"
+def run_fortran_program(name, directory, xml_name, xml_template, mode):
+    """Runs Fortran test program `name` with `xml_template` (its {dedicated} filled for `mode`:
+    sync on 2 ranks, DC on 3) in `directory`; returns the completed process and the ranks."""
+    path = BIN / name
     if not path.exists():
         program("f")  # fails or skips as the other Fortran programs do
         pytest.skip(f"{path} is not built")
     dedicated, ranks = {"sync": (SYNC, 2), "DC": ('<dedicated cores="1" nodes="0"/>', 3)}[mode]
-    (tmp_path / "order.xml").write_text(FORTRAN_ORDER_XML.format(dedicated=dedicated))
+    (directory / xml_name).write_text(xml_template.format(dedicated=dedicated))
     env = dict(child_env(), ECLUSE_TIMEOUT="30")
     env.pop("ECLUSE_RANKS_PER_NODE", None)
-    result = subprocess.run([mpiexec(), "-n", str(ranks), str(path), "order.xml"], cwd=tmp_path,
+    result = subprocess.run([mpiexec(), "-n", str(ranks), str(path), xml_name], cwd=directory,
                             env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
+    return result, ranks
+
+
+@pytest.mark.parametrize("mode", ["sync", "DC"])
+def test_fortran_layout_takes_positions_in_c_order_as_damaris_does(tmp_path, mode):
+    # Damaris reverses a language="fortran" layout's dimensions but uses a position as given:
+    # a Fortran program that gets right files from Damaris passes x's offset last.
+    run_fortran_program("damaris_fortran_order", tmp_path, "order.xml", FORTRAN_ORDER_XML, mode)
     with h5py.File(tmp_path / "out" / "order_It0.h5", "r") as f:
         stored = f["u"][()]
     expected = np.empty((2, 3, 8))
@@ -410,17 +417,8 @@ MODULE_XML = """<?xml version="1.0"?>
 def test_use_damaris_alone_gives_what_damaris_module_gives(tmp_path, mode):
     """ISO_C_BINDING's names through module damaris, sizes from sizeof/c_sizeof (integer(8)),
     mpi_f08 communicators where the MPI has them; a failed call through the module is said."""
-    path = BIN / "damaris_module_compat"
-    if not path.exists():
-        program("f")  # fails or skips as the other Fortran programs do
-        pytest.skip(f"{path} is not built")
-    dedicated, ranks = {"sync": (SYNC, 2), "DC": ('<dedicated cores="1" nodes="0"/>', 3)}[mode]
-    (tmp_path / "compat.xml").write_text(MODULE_XML.format(dedicated=dedicated))
-    env = dict(child_env(), ECLUSE_TIMEOUT="30")
-    env.pop("ECLUSE_RANKS_PER_NODE", None)
-    result = subprocess.run([mpiexec(), "-n", str(ranks), str(path), "compat.xml"], cwd=tmp_path,
-                            env=env, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stdout + result.stderr
+    result, ranks = run_fortran_program("damaris_module_compat", tmp_path, "compat.xml",
+                                        MODULE_XML, mode)
     assert result.stdout.count("module_compat: ok") == ranks
     said = [line for line in result.stderr.splitlines() if line.startswith("[damaris] error: ")]
     assert said == ["[damaris] error: variable 'nope' is not declared in compat.xml. Declare it "
