@@ -289,7 +289,7 @@ contains
     type(*), dimension(..), intent(inout), target, contiguous :: buffer
     integer, intent(in) :: size
     integer, intent(out) :: ierr
-    ierr = c_parameter_get(c_text(param_name), c_loc(buffer), int(size, c_int))
+    call parameter_get_int64(param_name, buffer, int(size, c_int64_t), ierr)
   end subroutine parameter_get_int
 
   ! A size past what an int holds is given as -1: refused with the parameter's real size.
@@ -306,7 +306,7 @@ contains
     type(*), dimension(..), intent(in), target, contiguous :: buffer
     integer, intent(in) :: size
     integer, intent(out) :: ierr
-    ierr = c_parameter_set(c_text(param_name), c_loc(buffer), int(size, c_int))
+    call parameter_set_int64(param_name, buffer, int(size, c_int64_t), ierr)
   end subroutine parameter_set_int
 
   subroutine parameter_set_int64(param_name, buffer, size, ierr)

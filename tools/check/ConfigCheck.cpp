@@ -132,8 +132,10 @@ Json numbers_json(const std::vector<std::uint64_t>& numbers) {
 Json variable_json(const Variable& v, const Layout& layout, const LayoutShape& shape,
                    std::uint64_t bytes) {
   Json ghosts = Json::array();
-  for (std::size_t i = 0; i < shape.ghost_lo.size() && has_ghosts(shape); ++i) {
-    ghosts.push_back(numbers_json({shape.ghost_lo[i], shape.ghost_hi[i]}));
+  if (has_ghosts(shape)) {
+    for (std::size_t i = 0; i < shape.ghost_lo.size(); ++i) {
+      ghosts.push_back(numbers_json({shape.ghost_lo[i], shape.ghost_hi[i]}));
+    }
   }
   return Json::object()
       .set("name", v.name)
@@ -389,8 +391,9 @@ std::vector<std::string> unreadable_files(const Config& config) {
   for (const Event& event : config.events) {
     const std::string& library = event.library;
     if (library.find('/') == std::string::npos || ::access(library.c_str(), R_OK) == 0) continue;
+    const std::string why = std::strerror(errno);  // before anything else can change errno
     found.push_back(to_string(event.where) + ": event '" + event.name + "': cannot read library '" +
-                    library + "' of action '" + event.action + "': " + std::strerror(errno) +
+                    library + "' of action '" + event.action + "': " + why +
                     "; fix library=" + looked_from());
   }
   return found;
