@@ -82,8 +82,10 @@ int ecluse_initialize(const char* config_file, MPI_Comm comm);
  * errors, messages located in "<string>". */
 int ecluse_initialize_string(const char* config_xml, MPI_Comm comm);
 /** Sets *is_client to 1 on simulation ranks (returns at once), 0 on server ranks (returns
- * when all their clients stopped). Errors on a server: those of its stores (ECLUSE_IO_ERROR,
- * ECLUSE_DATASPACE_ERROR, ECLUSE_MPI_ERROR) and ECLUSE_CHANNEL_ERROR when a client died.
+ * when all their clients stopped). Errors on a server: ECLUSE_CHANNEL_ERROR when a client died.
+ * A server whose store fails goes on serving (later iterations may still be stored): the
+ * failure reaches the clients as ECLUSE_IO_ERROR from a later ecluse_end_iteration (from
+ * ecluse_finalize at the latest), and the server itself from ecluse_finalize, not from here.
  * After ecluse_stop, start again opens a new phase (Damaris's restart): it is then collective
  * over the initialize communicator (every rank calls it, servers once they returned from the
  * previous start); clients write again, continuing the iteration count, and servers serve

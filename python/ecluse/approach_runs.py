@@ -85,6 +85,16 @@ def _size_bytes(text: str) -> Optional[int]:
     return int(m.group(1)) * _UNITS[m.group(2).lower()]
 
 
+def has_dedicated(text: str) -> bool:
+    """Whether the configuration `text` gives the run dedicated cores or nodes."""
+    arch = _ARCH.search(text)
+    element = _DEDICATED.search(arch.group(1)) if arch else None
+    if not element:
+        return False
+    counts = re.findall(r"""\b(?:cores|nodes)\s*=\s*["']\s*(\d+)""", element.group(0))
+    return any(int(c) > 0 for c in counts)
+
+
 def approach_config(text: str, cores: int, nodes: int, min_buffer: int, path: str = "") -> str:
     """The configuration `text` with its `<dedicated>` set to `cores`/`nodes` and its buffer at
     least `min_buffer` bytes (DC/DN), everything else as it was (namespace, comments, lines).

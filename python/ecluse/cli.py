@@ -181,6 +181,9 @@ def cmd_profile(args) -> int:
         approaches=args.bandwidth and not args.no_approaches, config=args.xml,
         long_every=args.output_every_long)
     command, launcher = prof.strip_launcher(command)
+    command = prof.absolute_paths(command)
+    if settings.config is not None:
+        settings.config = prof.absolute_paths([settings.config])[0]
     if launcher:
         print(f"note: the command's launcher '{' '.join(launcher)}' is replaced by "
               f"{prof.mpiexec()} with the profile's own rank counts (set ECLUSE_MPIEXEC to "
@@ -416,6 +419,12 @@ def cmd_validate(args) -> int:
     power = power_from(args, doc)
     options = model_options(args)
     reports = [val.read_report(p, args.iterations, args.output_every) for p in args.reports]
+    writing = [m.path for m in reports if m.workload.outputs and m.workload.bytes_per_output]
+    if writing and app.bandwidth is None:  # never zero I/O by default, as predict and advise
+        raise ValueError(f"{args.profile} has no write bandwidth, and {writing[0]} wrote output"
+                         f"{f' (and {len(writing) - 1} more reports)' if len(writing) > 1 else ''}"
+                         ": profile with --bandwidth (ecluse profile --bandwidth -- ...) to "
+                         "measure it")
     host_cpus = args.host_cpus or int(doc.get("cpus") or os.cpu_count() or 1)
     comparisons = val.compare(reports, app, power, options, host_cpus,
                               measured_idle=args.idle_fraction == "measured")
@@ -431,6 +440,8 @@ def cmd_validate(args) -> int:
     for label in sorted({m.energy_label for m in reports}):
         print(f"measured energy: {label}")
     print(val.format_comparisons(comparisons))
+    profiled = prof.profile_bytes_per_output(doc)
+    _print_if(prof.small_output_note(profiled) or val.output_size_note(reports, profiled))
     print(val.errors_line(comparisons))
     _print_if(val.measured_compute_line(comparisons))
     _print_if(val.measured_speeds_line(comparisons))

@@ -3,10 +3,12 @@ s_cores, s_nodes and T_base, optionally measure write bandwidth per writer count
 profile (schema `ecluse-profile/1`, docs/model.md)."""
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import math
 import os
+import re
 import shutil
 import socket
 import statistics
@@ -83,6 +85,32 @@ def strip_launcher(command: Sequence[str]) -> tuple:
     if i >= len(command):
         raise ValueError(f"'{' '.join(command)}': no program after the launcher's options")
     return list(command[i:]), list(command[:i])
+
+
+def absolute_paths(command: Sequence[str]) -> list:
+    """The command with every argument that names an existing file or directory relative to the
+    current directory made absolute (also after `=` in `--opt=path`): the profile runs each
+    command in a fresh temporary directory, where `./app sim.xml` would not be found. Paths
+    inside the configuration (a `<pyscript file>`) are not rewritten: give them absolutely."""
+    out = []
+    for part in command:
+        key, eq, value = part.rpartition("=") if part.startswith("-") else ("", "", part)
+        if value and "{" not in value and not os.path.isabs(value) and os.path.exists(value):
+            value = os.path.abspath(value)
+        out.append(key + eq + value)
+    return out
+
+
+def failure_lines(stderr: str, most: int = 4) -> str:
+    """What a failed run said, for the profile's error: its lines that name an error (each once:
+    every rank prints the same), else its last lines, without the launcher's banners."""
+    lines = [line.strip() for line in stderr.splitlines()
+             if line.strip() and set(line.strip()) != {"-"}]
+    named = list(dict.fromkeys(line for line in lines
+                               if re.search(r"error|ECLUSE_|not found|unable|No such|^Executable:", line,
+                                            re.IGNORECASE)))
+    chosen = named[:most] or lines[-most:] or ["no message"]
+    return "\n  ".join(chosen)
 
 
 def dims_create(n: int) -> tuple:
@@ -188,8 +216,8 @@ def run_once(command: list, ranks: int, ranks_per_node: int, timeout_s: float) -
         wall = time.monotonic() - start
         report = read_report(report_path)
     if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(argv)} failed ({done.returncode}): "
-                           + (done.stderr.strip().splitlines() or ["no message"])[-1])
+        raise RuntimeError(f"{' '.join(argv)} failed ({done.returncode}), run in a temporary "
+                           f"directory:\n  {failure_lines(done.stderr + done.stdout)}")
     return last_json_line(done.stdout) or {}, wall, report
 
 
@@ -325,7 +353,25 @@ def measure_bandwidth(settings: ProfileSettings, progress: Callable[[str], None]
         points.append(point)
         progress(f"[bandwidth {i}/{len(settings.writers)}] {w} writers: "
                  f"{per_output / write_s / 1e6:.1f} MB/s")
+    note = small_output_note(median([p["bytes_per_output"] for p in points]))
+    if note:
+        progress(note)
     return points
+
+
+# Below this many bytes per output a write's time is mostly its fixed cost per file (create,
+# metadata, close), which the model, proportional to the bytes, does not separate.
+SMALL_OUTPUT_BYTES = 1 << 20
+
+
+def small_output_note(per_output: Optional[float]) -> Optional[str]:
+    """A note when the profile's outputs are too small to measure a bandwidth, else None."""
+    if not per_output or per_output >= SMALL_OUTPUT_BYTES:
+        return None
+    return (f"note: the profile's output runs wrote {per_output:.0f} bytes per output: at that "
+            "size a write's time is mostly its fixed cost per file, and the model takes I/O time as "
+            "bytes / bandwidth, so it will predict runs that write more per output too slow. "
+            "Profile with the output size of the runs to predict (their grid, their variables).")
 
 
 def report_write_time(report: ReportLike) -> Optional[float]:
@@ -470,6 +516,29 @@ def load_average() -> float:
         return 0.0
 
 
+def as_time_partitioning(settings: ProfileSettings, tmp: str) -> ProfileSettings:
+    """The settings of the scaling and bandwidth runs, which measure the program without
+    dedicated resources: when the command's configuration has dedicated cores or nodes, a copy
+    set to time partitioning (written in `tmp`) takes its place (a DC file on 1 rank would
+    leave no rank to the simulation)."""
+    replaced = {}
+    for name in ("command", "bandwidth_command"):
+        command = list(getattr(settings, name))
+        at = ar.config_index(command, settings.config)
+        if at is None or not os.path.exists(command[at]):
+            continue
+        with open(command[at], encoding="utf-8") as f:
+            text = f.read()
+        if not ar.has_dedicated(text):
+            continue
+        path = os.path.join(tmp, f"tp-{name}.xml")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(ar.approach_config(text, 0, 0, 0, command[at]))
+        command[at] = path
+        replaced[name] = command
+    return dataclasses.replace(settings, **replaced) if replaced else settings
+
+
 def run_profile(settings: ProfileSettings, power: Power,
                 progress: Callable[[str], None] = lambda s: print(s, file=sys.stderr)) -> dict:
     """Measures, fits and returns the profile document."""
@@ -486,8 +555,10 @@ def run_profile(settings: ProfileSettings, power: Power,
     if load > 0.5:
         progress(f"note: load average {load:.2f} before profiling: other processes share the CPUs "
                  "and will skew the times (use --repeats)")
-    runs = measure_scaling(settings, progress)
-    bandwidth = measure_bandwidth(settings, progress) if settings.writers else []
+    with tempfile.TemporaryDirectory(prefix="ecluse-profile-tp-") as tmp:
+        tp = as_time_partitioning(settings, tmp)
+        runs = measure_scaling(tp, progress)
+        bandwidth = measure_bandwidth(tp, progress) if settings.writers else []
     points = measure_approaches(settings, bandwidth, progress) if settings.approaches else {}
     doc = build_profile(settings, runs, bandwidth, power)
     doc["load_average_before"] = load

@@ -77,6 +77,7 @@ class Role:
     wall_s: Optional[float] = None
     cpu_s: Optional[float] = None
     cpu_usage_percent: Optional[float] = None
+    finalize_wait_s: Optional[float] = None  # clients: waiting in finalize for the last stores
     phases: Mapping[str, Phase] = field(default_factory=dict)
 
     @classmethod

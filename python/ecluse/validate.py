@@ -364,6 +364,23 @@ def _width(comparisons) -> int:
     return max([14] + [len(_name(c)) + 2 for c in comparisons])
 
 
+def output_size_note(reports: Sequence[Measured], profile_per_output: Optional[float],
+                     factor: float = 4.0) -> Optional[str]:
+    """A note when runs write `factor` times more (or less) per output than the profile's
+    output runs: their I/O time is then extrapolated as bytes / bandwidth."""
+    sizes = [m.workload.bytes_per_output for m in reports
+             if m.workload.outputs and m.workload.bytes_per_output]
+    if not profile_per_output or not sizes:
+        return None
+    far = [s for s in sizes if not profile_per_output / factor <= s <= profile_per_output * factor]
+    if not far:
+        return None
+    return (f"note: {len(far)} of the runs write {min(far):.0f} to {max(far):.0f} bytes per "
+            f"output, the profile's output runs {profile_per_output:.0f}: their I/O time is "
+            "extrapolated as bytes / bandwidth, which a file's fixed cost makes wrong far from "
+            "the profiled size; profile at the runs' output size")
+
+
 def format_comparisons(comparisons: Sequence[Comparison]) -> str:
     """One row per report; with several scenarios, a heading line before each."""
     unit, div = energy_unit([c.predicted.energy_j for c in comparisons]

@@ -223,6 +223,14 @@ void Client::commit(std::string_view name, int block) {
     mark_handed_over(v, block);
     return;
   }
+  if (handed_over_now(v, block) && !transport_.allocated_now(v, block)) {
+    throw Error(ECLUSE_BLOCK_NOT_FOUND,
+                "commit of block " + std::to_string(block) + " of variable '" + v.name +
+                    "': the block was already handed over in iteration " +
+                    std::to_string(iteration_) +
+                    " (committed or written); its data is on its way to be stored. Commit a "
+                    "block once per iteration; alloc it again after ecluse_end_iteration.");
+  }
   transport_.commit(v, block);
   mark_handed_over(v, block);
   if (auto it = blocks_.find({&v, block}); it != blocks_.end()) {

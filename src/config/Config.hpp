@@ -153,6 +153,7 @@ struct Architecture {
   std::string queue_name = "ecluse-queue";
   int queue_size = 1024;
   SourceLocation dedicated_where;
+  SourceLocation buffer_where;    // of <buffer>; line 0 when the file has none
   std::vector<ServerRole> roles;  // <dedicated roles>, by core index on a node; empty: symmetric
   SourceLocation roles_where;
 

@@ -188,6 +188,7 @@ class Reader {
   void read_buffer(const pugi::xml_node& node) {
     Architecture& a = config_.architecture;
     a.buffer_name = attrs_.text(node, "name", a.buffer_name);
+    a.buffer_where = source_.of(node);
     if (damaris() && std::string_view(node.attribute("size").value()) == "0") {
       read_zero_buffer_size(node);
     } else {

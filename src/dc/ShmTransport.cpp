@@ -85,14 +85,15 @@ shm::Handle ShmTransport::acquire(const BlockData& block, std::size_t bytes, boo
 void ShmTransport::check_capacity(const Variable& variable, std::size_t bytes) const {
   const std::size_t need = shm::block_footprint(bytes);
   const std::size_t share = buffer_.share(client_);
-  if (need > share) throw_never_fits(variable, need, share, "buffer (data and bookkeeping)");
+  if (need > share)
+    throw_never_fits(variable, need, share, "buffer (data and bookkeeping)", config_.architecture);
 }
 
 void ShmTransport::check_iteration_capacity(const std::vector<std::size_t>& blocks) const {
   std::size_t need = 0;
   for (const std::size_t bytes : blocks) need += shm::block_footprint(bytes);
   warn_iteration_too_big(log_, blocks.size(), need, buffer_.share(client_),
-                         "buffer (data and bookkeeping)");
+                         "buffer (data and bookkeeping)", config_.architecture);
 }
 
 void ShmTransport::raise_store_failures() {
@@ -104,7 +105,7 @@ void ShmTransport::raise_store_failures() {
 }
 
 void ShmTransport::too_big(const BlockData& block, std::size_t need, std::size_t share) const {
-  throw_too_big(block, need, share, held_, "buffer (data and bookkeeping)");
+  throw_too_big(block, need, share, held_, "buffer (data and bookkeeping)", config_.architecture);
 }
 
 shm::Handle ShmTransport::skip(const BlockData& block) {

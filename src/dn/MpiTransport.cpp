@@ -114,19 +114,22 @@ bool MpiTransport::skipping() const {
 
 void MpiTransport::check_fits(const BlockData& block, std::size_t need, bool may_skip) const {
   if (held_ + need <= window_ || (may_skip && skipping())) return;
-  throw_too_big(block, held_ + need, window_, held_, "the dedicated node's receive memory");
+  throw_too_big(block, held_ + need, window_, held_, "the dedicated node's receive memory",
+                config_.architecture);
 }
 
 void MpiTransport::check_capacity(const Variable& variable, std::size_t bytes) const {
   if (bytes > window_) {
-    throw_never_fits(variable, bytes, window_, "the dedicated node's receive memory");
+    throw_never_fits(variable, bytes, window_, "the dedicated node's receive memory",
+                     config_.architecture);
   }
 }
 
 void MpiTransport::check_iteration_capacity(const std::vector<std::size_t>& blocks) const {
   std::size_t need = 0;
   for (const std::size_t bytes : blocks) need += bytes;
-  warn_iteration_too_big(log_, blocks.size(), need, window_, "the dedicated node's receive memory");
+  warn_iteration_too_big(log_, blocks.size(), need, window_, "the dedicated node's receive memory",
+                         config_.architecture);
 }
 
 bool MpiTransport::wait_for_credit(const BlockData& block, std::size_t need, bool may_skip) {

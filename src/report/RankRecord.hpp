@@ -26,6 +26,9 @@ struct RankTotals {
   double wall = 0;  // initialize to finalize
   double cpu = 0;   // process user + system
   double bytes = 0;
+  // A client's wait in finalize for its servers to store what they still held (part of its
+  // setup phase): the drain at the end of a DC or DN run.
+  double finalize_wait = 0;
   std::array<PhaseTime, kPhaseCount> phases{};
 };
 

@@ -30,6 +30,7 @@ Json role_json(const RoleTotals& role, bool client) {
   r["cpu_s"] = role.cpu;
   r["cpu_usage_percent"] = role.wall > 0 ? 100 * role.cpu / role.wall : 0.0;
   r["bytes"] = role.bytes;
+  if (client) r["finalize_wait_s"] = role.finalize_wait;
   r["phases"] = phases_json(role, client);
   return r;
 }

@@ -46,6 +46,7 @@ void add_rank(RoleTotals& role, const RankRecord& r, double joules) {
   role.wall += r.totals.wall;
   role.cpu += r.totals.cpu;
   role.bytes += r.totals.bytes;
+  role.finalize_wait += r.totals.finalize_wait;
   role.joules += joules;
   double phase_cpu = 0;
   for (const PhaseTime& p : r.totals.phases) phase_cpu += p.cpu;

@@ -18,6 +18,7 @@ namespace ecluse {
 struct RoleTotals {
   int ranks = 0;
   double wall = 0, cpu = 0, bytes = 0, joules = 0;
+  double finalize_wait = 0;  // RankTotals::finalize_wait, summed
   std::array<PhaseTime, kPhaseCount> phases{};
   std::array<double, kPhaseCount> phase_joules{};
 };

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <map>
 #include <optional>
 
@@ -304,7 +305,12 @@ void Runtime::finalize(bool report) {
   std::string failure;
   {
     const WaitScope scope("in finalize for the store failures of the servers");
-    failure = store_failure_of_run();
+    const auto start = std::chrono::steady_clock::now();
+    failure = store_failure_of_run();  // a client waits here for its servers' last stores
+    if (client_ && has_servers()) {
+      finalize_wait_ =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
   }
   const WaitScope scope("in finalize for the report gather");
   write_report();
@@ -368,6 +374,7 @@ void Runtime::write_report() {
   mine.totals.wall = accounting_->wall_seconds();
   mine.totals.cpu = process_cpu_seconds_now() - cpu_start_;
   mine.totals.bytes = accounting_->bytes();
+  mine.totals.finalize_wait = finalize_wait_;
   mine.totals.phases = accounting_->totals();
   mine.series = accounting_->finish_series();
   mine.statistics = statistics();

@@ -69,8 +69,9 @@ class Runtime {
 
   std::unique_ptr<Accounting> accounting_;  // first: the run's time starts at initialize
   MPI_Comm comm_;
-  std::string job_;   // run-unique identifier, the same on every rank
-  double cpu_start_;  // process CPU seconds at initialize (MPI_Init's are not the run's)
+  std::string job_;           // run-unique identifier, the same on every rank
+  double cpu_start_;          // process CPU seconds at initialize (MPI_Init's are not the run's)
+  double finalize_wait_ = 0;  // a client's wait in finalize for its servers' last stores
   std::uint64_t dropped_allocations_ = 0;  // allocated, never committed, dropped at iteration end
 
   Config config_;

@@ -1037,7 +1037,11 @@ void Hdf5CollectiveStore::warn_uncovered(int iteration,
       env_.log->warning(variable_error_prefix(options_.store_name, v.name) + ": at iteration " +
                         std::to_string(iteration) + " its " + std::to_string(v.total) +
                         " blocks have no position and hold the same bytes (every client wrote "
-                        "the whole array): written once (said once per variable)");
+                        "the whole array): written once. If they are pieces of a larger array "
+                        "that only happen to be equal, set each one's position "
+                        "(ecluse_set_position): at an iteration where they differ they are "
+                        "refused (one dataset per block in a Damaris file) (said once per "
+                        "variable)");
     }
     if (counted_exactly(v)) continue;  // check_indices said it, with exact counts
     if (v.overlapping && warned_.insert(v.name + "\n(overlap)").second) {

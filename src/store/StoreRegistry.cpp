@@ -230,7 +230,13 @@ std::unique_ptr<StoreBackend> make_hdf5(const Store& store, const StoreEnv& env)
   options.compression = typed.compression;
   options.sync = typed.sync;
   check_output_root(store, options.directory);
-  std::unique_ptr<OutputLock> lock = lock_on_first_writer(options, env);
+  std::unique_ptr<OutputLock> lock;
+  try {
+    lock = lock_on_first_writer(options, env);
+  } catch (const Error& e) {  // an output directory that cannot be made: where the store is
+    if (store.where.line <= 0) throw;
+    throw Error(e.status(), to_string(store.where) + ": " + e.what());
+  }
   return std::make_unique<LockedStore>(std::move(lock), with_xdmf(store, typed.mode, options, env));
 }
 

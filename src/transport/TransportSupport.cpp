@@ -2,6 +2,7 @@
 #include "transport/TransportSupport.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #if defined(__x86_64__)
 #include <emmintrin.h>
@@ -9,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/ByteText.hpp"
 #include "core/Collective.hpp"
 #include "core/DataType.hpp"
 #include "ecluse/Error.hpp"
@@ -103,41 +105,55 @@ void copy_source(void* to, const BlockData& block, const StridedSource* strided,
   copy_block(to, block.data, bytes, streaming);
 }
 
+std::string raise_buffer(const Architecture& a, std::size_t need, std::size_t share) {
+  // A client's share grows with the buffer: the size that gives it `need`.
+  const long double scaled =
+      static_cast<long double>(a.buffer_size) * need / std::max<std::size_t>(share, 1);
+  const auto at_least = scaled >= 1.8e19L
+                            ? UINT64_MAX
+                            : suggested_size(static_cast<std::uint64_t>(std::ceil(scaled)));
+  const std::string now = "now " + bytes_text(a.buffer_size);
+  return a.buffer_where.line > 0
+             ? "raise <buffer size> (" + now + ", at " + to_string(a.buffer_where) +
+                   ") to at least " + bytes_text(at_least)
+             : "add <buffer size=\"...\"/> to <architecture> with at least " +
+                   bytes_text(at_least) + " (the default is " + bytes_text(a.buffer_size) + ")";
+}
+
 void throw_too_big(const BlockData& block, std::size_t need, std::size_t share, std::size_t held,
-                   const std::string& memory) {
+                   const std::string& memory, const Architecture& a) {
   const std::string what =
       "block " + std::to_string(block.block) + " of variable '" + block.variable->name + "'";
   throw Error(ECLUSE_ALLOCATION_ERROR,
               held == 0 ? what + " needs " + std::to_string(need) + " bytes of " + memory +
                               " but a client may hold at most " + std::to_string(share) +
-                              " bytes; raise <buffer size> in the configuration."
+                              " bytes; " + raise_buffer(a, need, share) + "."
                         : "iteration " + std::to_string(block.iteration) + " needs " +
                               std::to_string(need) + " bytes of " + memory + " with " + what +
                               " but a client may hold at most " + std::to_string(share) +
-                              " bytes and the server frees an iteration only once it ends; raise "
-                              "<buffer size> in the configuration.");
+                              " bytes and the server frees an iteration only once it ends; " +
+                              raise_buffer(a, need, share) + ".");
 }
 
 void throw_never_fits(const Variable& variable, std::size_t need, std::size_t share,
-                      const std::string& memory) {
+                      const std::string& memory, const Architecture& a) {
   throw Error(ECLUSE_ALLOCATION_ERROR,
               "variable '" + variable.name + "' has blocks of " + std::to_string(need) +
                   " bytes of " + memory + " but a client may hold at most " +
-                  std::to_string(share) +
-                  " bytes: no write of it could ever be handed over; raise <buffer size> in the "
-                  "configuration.");
+                  std::to_string(share) + " bytes: no write of it could ever be handed over; " +
+                  raise_buffer(a, need, share) + ".");
 }
 
 void warn_iteration_too_big(Log& log, std::size_t blocks, std::size_t need, std::size_t share,
-                            const std::string& memory) {
+                            const std::string& memory, const Architecture& a) {
   if (need <= share) return;
   log.warning("an iteration that writes all " + std::to_string(blocks) +
               " blocks of this client (every variable, every domain) needs " +
               std::to_string(need) + " bytes of " + memory + " but a client may hold at most " +
               std::to_string(share) +
               " bytes, and the server frees an iteration only once it ends: the writes of such "
-              "an iteration past that would be refused (ECLUSE_ALLOCATION_ERROR); raise <buffer "
-              "size> in the configuration, or write fewer blocks per iteration.");
+              "an iteration past that would be refused (ECLUSE_ALLOCATION_ERROR); " +
+              raise_buffer(a, need, share) + ", or write fewer blocks per iteration.");
 }
 
 std::string store_failure_message(const std::string& server, const std::string& first,

@@ -221,7 +221,8 @@ TEST(ApiDc, ClearedAndOversizedBlocks) {
   if (message) {
     EXPECT_EQ(*message,
               "block 0 of variable 'field' needs 384 bytes of buffer (data and bookkeeping) but "
-              "a client may hold at most 192 bytes; raise <buffer size> in the configuration.");
+              "a client may hold at most 192 bytes; raise <buffer size> (now 200 bytes, at "
+              "<string>:4:5) to at least 400 bytes.");
   }
   expect_ok(ecluse_finalize());
 }
@@ -237,7 +238,7 @@ TEST(ApiDc, ABlockThatCanNeverFitIsRefusedAtInitialize) {
   EXPECT_STREQ(ecluse_error_message(),
                "variable 'field' has blocks of 384 bytes of buffer (data and bookkeeping) but a "
                "client may hold at most 192 bytes: no write of it could ever be handed over; "
-               "raise <buffer size> in the configuration.");
+               "raise <buffer size> (now 200 bytes, at <string>:4:5) to at least 400 bytes.");
 }
 
 TEST(ApiDc, TheSameBlockTwiceInOneIterationIsRefused) {

@@ -394,8 +394,8 @@ TEST(ApiDn, OversizedBlockAndUnknownStatistic) {
   if (message) {
     EXPECT_EQ(*message,
               "block 0 of variable 'field' needs 320 bytes of the dedicated node's receive "
-              "memory but a client may hold at most 200 bytes; raise <buffer size> in the "
-              "configuration.");
+              "memory but a client may hold at most 200 bytes; raise <buffer size> (now 200 "
+              "bytes, at <string>:4:5) to at least 320 bytes.");
     double v = 0;
     EXPECT_EQ(ecluse_get_statistic("dn.nothing", &v), ECLUSE_ARGUMENT_ERROR);
     EXPECT_STREQ(ecluse_error_message(),

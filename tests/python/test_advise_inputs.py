@@ -84,3 +84,27 @@ def test_advice_from_a_report_runs_as_pasted(capsys, tmp_path):
     assert arch["ranks_per_node"] == 2
     size = int(re.search(r'size="(\d+)MiB"', xml).group(1))
     assert arch["buffer_bytes"] == size * 2 ** 20
+
+
+@pytest.mark.skipif(not EXAMPLE.exists(), reason="example not built")
+def test_from_report_takes_the_drain_out_of_the_fixed_overhead(capsys, tmp_path):
+    # Under DC the clients wait in finalize for their dedicated cores' last stores; the report
+    # says how long (finalize_wait_s, within their setup phase), and the advice's fixed overhead
+    # leaves it out: the model counts the drain as I/O already.
+    text = (ROOT / "examples" / "simulation.xml").read_text()
+    dc = text.replace('<dedicated cores="0" nodes="0"/>',
+                      '<dedicated cores="1" nodes="0"/><virtual-nodes ranks-per-node="2"/>')
+    report = mpi_run(tmp_path, 4, dc)
+    sim = report["roles"]["simulation"]
+    setup, wait = sim["phases"]["setup"]["wall_s"], sim["finalize_wait_s"]
+    assert 0 < wait < setup
+    code, out, err = run(capsys, "advise", "--from-report", tmp_path / "run.json",
+                         "--host-cpus", 2)
+    assert code == 0, err
+    ranks = sim["ranks"]
+    assert (f"input: fixed overhead: {(setup - wait) / ranks * 1e3:.1f} ms (clients' setup "
+            f"phase, without their {wait / ranks * 1e3:.1f} ms wait in finalize for the "
+            "servers' last stores) [measured]") in out
+    # Time partitioning has no servers to wait for.
+    tp = mpi_run(tmp_path, 2, text)
+    assert tp["roles"]["simulation"]["finalize_wait_s"] == 0

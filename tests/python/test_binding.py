@@ -351,9 +351,10 @@ with ecluse.Session("bind.xml") as s:
         c = s.alloc("field")                    # allocated again: b no longer owns the room
         c[...] = 3.0
         s.commit("field")
+        again = error_of(s.commit, "field")      # committed already: said so, data kept
         s.end_iteration()
         s.stop()
-        report(twice=twice, dropped_view=dropped_view, late=late,
+        report(twice=twice, dropped_view=dropped_view, late=late, again=again,
                again_view=b.flags.writeable, dropped=s.statistic("client.dropped_allocations"))
 """
 
@@ -378,6 +379,11 @@ def test_an_allocation_lives_for_its_iteration(tmp_path, architecture):
         "ECLUSE_BLOCK_NOT_FOUND", r["late"][1],
         "commit of block 0 of variable 'field': nothing is allocated in this iteration (a block "
         "allocated and not committed is dropped when its iteration ends); call alloc first."]
+    assert r["again"] == [
+        "ECLUSE_BLOCK_NOT_FOUND", r["late"][1],
+        "commit of block 0 of variable 'field': the block was already handed over in iteration 1 "
+        "(committed or written); its data is on its way to be stored. Commit a block once per "
+        "iteration; alloc it again after ecluse_end_iteration."]
     assert r["dropped"] == 1.0
     assert not list((tmp_path / "out").glob("bind_It0_*.h5")), "iteration 0 stored nothing"
     (path,) = (tmp_path / "out").glob("bind_It1_Pr*.h5")
@@ -535,7 +541,8 @@ def test_an_iteration_larger_than_a_clients_share_is_warned_at_initialize(tmp_pa
         r"every domain\) needs (\d+) bytes of buffer \(data and bookkeeping\) but a client may "
         r"hold at most (\d+) bytes, and the server frees an iteration only once it ends: the "
         r"writes of such an iteration past that would be refused \(ECLUSE_ALLOCATION_ERROR\); "
-        r"raise <buffer size> in the configuration, or write fewer blocks per iteration\.",
+        r"raise <buffer size> \(now 1048576 bytes \(1\.00 MiB\), at bind\.xml:2:\d+\) to at "
+        r"least (\d+) bytes \(\d+\.\d+ MiB\), or write fewer blocks per iteration\.",
         result.stderr), result.stderr
 
 

@@ -4,6 +4,7 @@ import copy
 import json
 import os
 import pathlib
+import re
 import shutil
 import sys
 
@@ -12,6 +13,7 @@ from pytest import approx
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))
+from ecluse import profile as prof  # noqa: E402
 from ecluse.cli import main  # noqa: E402
 
 PROXY = pathlib.Path(os.environ.get("ECLUSE_BUILD", ROOT / "build")) / "apps/proxy/ecluse_proxy"
@@ -215,6 +217,44 @@ def validation(tmp_path):
     return profile, reports
 
 
+def test_validate_refuses_a_profile_without_bandwidth_for_runs_with_output(capsys, validation,
+                                                                         tmp_path):
+    # As predict and advise, validate never takes I/O as zero: the runs wrote output, the
+    # profile measured no bandwidth.
+    _, reports = validation
+    doc = profile_doc(0.02, [1, 2], [4e8, 2e8], 4)
+    del doc["bandwidth"]
+    profile = write(tmp_path / "nobw.json", doc)
+    code, out, err = run(capsys, "validate", *reports, "--profile", profile)
+    assert code == 2 and out == ""
+    assert err == (f"ecluse validate: {profile} has no write bandwidth, and {reports[0]} wrote "
+                   "output (and 2 more reports): profile with --bandwidth (ecluse profile "
+                   "--bandwidth -- ...) to measure it\n")
+
+
+def test_validate_notes_outputs_too_small_or_far_from_the_profiled_size(capsys, validation,
+                                                                        tmp_path):
+    _, reports = validation  # 8e6 bytes per output
+    for per_output, note in [
+            (4e6, None),
+            (1.5e6, "note: 3 of the runs write 8000000 to 8000000 bytes per output, the "
+                    "profile's output runs 1500000: their I/O time is extrapolated as bytes / "
+                    "bandwidth, which a file's fixed cost makes wrong far from the profiled "
+                    "size; profile at the runs' output size"),
+            (708, "note: the profile's output runs wrote 708 bytes per output: at that size a "
+                  "write's time is mostly its fixed cost per file, and the model takes I/O time "
+                  "as bytes / bandwidth, so it will predict runs that write more per output too "
+                  "slow. Profile with the output size of the runs to predict (their grid, their "
+                  "variables).")]:
+        doc = profile_doc(0.02, [1, 2], [4e8, 2e8], 4)
+        doc["bandwidth"]["points"] = [{"writers": 1, "bytes_per_output": per_output}]
+        profile = write(tmp_path / "p.json", doc)
+        code, out, _ = run(capsys, "validate", *reports, "--profile", profile)
+        assert code == 0
+        notes = [line for line in out.splitlines() if line.startswith("note: ")]
+        assert notes == ([note] if note else []), per_output
+
+
 def table_row(out, label):
     return next(line for line in out.splitlines() if line.startswith(label)).split()
 
@@ -339,6 +379,46 @@ def test_profile_of_a_command_that_writes_at_its_own_interval(capsys, tmp_path):
     assert f"[approach {runs + 1}/" not in err
     for terms in doc["approaches"].values():
         assert [(p["output_every"], p["outputs"]) for p in terms["points"]] == [(5, 2)]
+
+
+@pytest.mark.skipif(not PROXY.exists(), reason=f"{PROXY} is not built (scripts/setup.sh)")
+@pytest.mark.skipif(not _mpiexec(), reason="no Open MPI launcher (mpiexec.openmpi)")
+def test_profile_of_a_dc_file_given_by_relative_paths(capsys, tmp_path, monkeypatch):
+    # The way a user launches the program: `mpiexec -n 4 ./app dc.xml` from its directory. The
+    # profile runs each command in a temporary directory, so relative paths are made absolute;
+    # its scaling runs need no dedicated cores (on 1 rank a DC file leaves no client), so they
+    # run a time-partitioning copy of the file.
+    shutil.copy(PROXY, tmp_path / "app")
+    config = (PROXY.parent / "proxy-tp.xml").read_text()
+    (tmp_path / "dc.xml").write_text(re.sub(r'<dedicated[^>]*/>',
+                                            '<dedicated cores="1" nodes="0"/>', config))
+    assert '<dedicated cores="1" nodes="0"/>' in (tmp_path / "dc.xml").read_text()
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "profile", "-o", "p.json", "--cores", "1", "--nodes", "1",
+                       "--ranks-per-node", 1, "--", "mpiexec", "-n", "4", "./app", "--config",
+                       "dc.xml", "--iterations", "{iterations}", "--local", "8x8x2")
+    assert code == 0, err
+    assert "[1/2] cores: 1 cores x 1 nodes = 1 ranks" in err
+    # A program that fails says why, not the launcher's banner.
+    code, _, err = run(capsys, "profile", "-o", "p.json", "--cores", "1", "--nodes", "1",
+                       "--", "./app", "--config", "missing.xml")
+    assert code != 0
+    assert "failed (1), run in a temporary directory:\n  " in err
+    assert "missing.xml" in err and "-----" not in err
+
+
+def test_profile_paths_and_failure_lines(tmp_path, monkeypatch):
+    (tmp_path / "sim.xml").write_text("<simulation/>")
+    monkeypatch.chdir(tmp_path)
+    assert prof.absolute_paths(["./app", "sim.xml", "--config=sim.xml", "-n", "4", "{local}"]) \
+        == ["./app", str(tmp_path / "sim.xml"), f"--config={tmp_path / 'sim.xml'}", "-n", "4",
+            "{local}"]
+    stderr = ("-------\nrank 0: ECLUSE_CONFIG_ERROR: x.xml:3:1: bad\n"
+              "rank 1: ECLUSE_CONFIG_ERROR: x.xml:3:1: bad\n-------\nPrimary job terminated\n")
+    assert prof.failure_lines(stderr) == "rank 0: ECLUSE_CONFIG_ERROR: x.xml:3:1: bad\n  " \
+        "rank 1: ECLUSE_CONFIG_ERROR: x.xml:3:1: bad"
+    assert prof.failure_lines("---\nsomething odd\n---\n") == "something odd"
+    assert prof.failure_lines("") == "no message"
 
 
 # --- validate on reports as the runtime writes them ---------------------------------------------

@@ -284,7 +284,10 @@ TEST(StoreCollective, IdenticalWholeArraysWithoutPositionAreWrittenOnce) {
             "[ecluse 0] warning: store 'h5': variable 'coord/x': at iteration 0 its " +
                 std::to_string(world_size()) +
                 " blocks have no position and hold the same bytes (every client wrote the "
-                "whole array): written once (said once per variable)\n");
+                "whole array): written once. If they are pieces of a larger array that only "
+                "happen to be equal, set each one's position (ecluse_set_position): at an "
+                "iteration where they differ they are refused (one dataset per block in a "
+                "Damaris file) (said once per variable)\n");
 }
 
 TEST(StoreCollective, DifferentWholeArraysWithoutPositionAreRefused) {

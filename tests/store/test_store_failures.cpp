@@ -74,6 +74,13 @@ TEST(StoreFailures, FilesPathBelowAFile) {
                                          "/blocker/out' for store 'h5': Not a directory" + kFix)
         << mode;
   }
+  // From a file, the message starts with the store's place in it.
+  Store located = hdf5_store(dir + "/blocker/out", "FilePerCore");
+  located.where = {"sim.xml", 17, 5};
+  Error e = error_of(
+      [&] { run_collectively(MPI_COMM_WORLD, [&] { make_store(located, world_env()); }); });
+  EXPECT_EQ(std::string(e.what()), "sim.xml:17:5: cannot create output directory '" + dir +
+                                       "/blocker/out' for store 'h5': Not a directory" + kFix);
 }
 
 TEST(StoreFailures, CollectiveImpossibleDirectoryFailsOnEveryRank) {

@@ -350,3 +350,35 @@ def test_files_initialize_would_not_find_are_warned_from_where_the_check_runs(tm
     assert run("--strict", path.name, cwd=tmp_path).returncode == 0
     bare = write(tmp_path, PYSCRIPT_FILE.format(library="libdump.so"), "bare.xml")
     assert run("--strict", bare.name, cwd=tmp_path).returncode == 0
+
+
+OUTPUT = """<simulation name="s" xmlns="urn:ecluse:config:1">
+  <architecture><domains count="1"/></architecture>
+  <data/>
+  <storage>
+    <store name="files" type="HDF5"><option key="FilesPath">{path}</option></store>
+    <store name="none" type="null"/>
+  </storage>
+</simulation>
+"""
+
+
+@pytest.mark.parametrize("path, why", [
+    ("blocker/out", "made: '{tmp}/blocker' is not a directory"),
+    ("/proc/ecluse-out", "written: '/proc' is on a kernel (proc or sys) file system"),
+])
+def test_an_output_directory_the_run_could_not_make_is_warned(tmp_path, path, why):
+    (tmp_path / "blocker").write_text("a file where the directory would go")
+    result = run(write(tmp_path, OUTPUT.format(path=path)).name, cwd=tmp_path)
+    relative = ("" if path.startswith("/") else
+                f" (a relative FilesPath, looked at from {tmp_path}: the run makes it from the "
+                "job's working directory)")
+    assert result.returncode == 0, result.stdout
+    assert [line for line in result.stdout.splitlines() if line.startswith("warning: ")] == [
+        f"warning: sim.xml:5:5: store 'files': FilesPath '{path}' cannot be "
+        + why.format(tmp=tmp_path) + "; fix FilesPath or the directory's permissions" + relative]
+    # A directory that can be made is not warned about.
+    result = run(write(tmp_path, OUTPUT.format(path="new/out")).name, cwd=tmp_path)
+    assert not [line for line in result.stdout.splitlines() if line.startswith("warning: ")]
+    assert result.stdout.splitlines()[-1] == "sim.xml: valid, 0 warning(s)"
+    assert not (tmp_path / "new").exists()

@@ -52,5 +52,26 @@ TEST(CopyBlock, LargeStreamingCopyMatchesMemcpy) {
   check_copy(bytes, 0, 0, true);
 }
 
+TEST(RaiseBuffer, SaysWhereTheBufferIsAndTheSizeThatFits) {
+  Architecture a;
+  a.buffer_size = 262144;
+  a.buffer_where = {"sim.xml", 4, 5};
+  // A client's share grows with the buffer: 262080 of 262144 bytes, a block of 720064 needs
+  // 720064 * 262144 / 262080 (rounded up).
+  EXPECT_EQ(raise_buffer(a, 720064, 262080),
+            "raise <buffer size> (now 262144 bytes (256.0 KiB), at sim.xml:4:5) to at least "
+            "720240 bytes (703.4 KiB)");
+  // From 1 MiB on, whole MiB.
+  a.buffer_size = 64ull << 20;
+  EXPECT_EQ(raise_buffer(a, 100000000, 33554400),
+            "raise <buffer size> (now 67108864 bytes (64.0 MiB), at sim.xml:4:5) to at least "
+            "200278016 bytes (191.0 MiB)");
+  // No <buffer> in the file: the default, and where to add it.
+  a.buffer_where = {};
+  EXPECT_EQ(raise_buffer(a, 100000000, 33554400),
+            "add <buffer size=\"...\"/> to <architecture> with at least 200278016 bytes (191.0 "
+            "MiB) (the default is 67108864 bytes (64.0 MiB))");
+}
+
 }  // namespace
 }  // namespace ecluse

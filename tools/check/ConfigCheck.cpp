@@ -10,11 +10,16 @@
 #include <map>
 #include <sstream>
 
+#include <linux/magic.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "config/Diagnostics.hpp"
 #include "config/Parameters.hpp"
 #include "config/ScriptsReader.hpp"
+#include "config/StoreKinds.hpp"
+#include "core/ByteText.hpp"
 #include "ecluse/Error.hpp"
 #include "shm/BufferAllocator.hpp"
 #include "topology/DedicatedNodePlan.hpp"
@@ -24,29 +29,6 @@
 namespace ecluse::check {
 
 namespace {
-
-std::string bytes_text(std::uint64_t bytes) {
-  static const char* const units[] = {"KiB", "MiB", "GiB", "TiB"};
-  std::ostringstream out;
-  out << bytes << " bytes";
-  if (bytes < 1024) return out.str();
-  double value = static_cast<double>(bytes);
-  int unit = -1;
-  while (value >= 1024 && unit < 3) {
-    value /= 1024;
-    ++unit;
-  }
-  out.precision(value < 10 ? 2 : 1);
-  out << std::fixed << " (" << value << ' ' << units[unit] << ')';
-  return out.str();
-}
-
-/** A <buffer size> to suggest: `bytes` rounded up to a whole MiB from 1 MiB on, so that the
- * size written in MiB, as its text shows it, is not a few bytes short. */
-std::uint64_t suggested_size(std::uint64_t bytes) {
-  constexpr std::uint64_t kMiB = 1 << 20;
-  return bytes <= kMiB ? bytes : (bytes + kMiB - 1) / kMiB * kMiB;
-}
 
 std::string shape_text(const std::vector<std::uint64_t>& dims) {
   std::string text;
@@ -378,6 +360,44 @@ std::string looked_from() {
          "; ecluse_initialize refuses the file unless the job's working directory has it)";
 }
 
+/** Why the store's output directory (FilesPath) could not be made or written from here, or
+ * "": its nearest existing component is not a directory, not writable, on a read-only file
+ * system or in /proc or /sys. Nothing is created: the store makes the directory at initialize. */
+std::string output_directory_problem(const Store& store) {
+  const StoreKind* kind = find_store_kind(store.type);
+  if (!store.enabled || !kind || kind->name != "HDF5") return {};
+  const std::string files_path = option_or_default(store, *kind, "FilesPath");
+  std::error_code error;
+  std::filesystem::path existing =
+      std::filesystem::absolute(files_path.empty() ? "." : files_path, error).lexically_normal();
+  if (error) return {};
+  while (!std::filesystem::exists(existing, error) && existing.has_relative_path()) {
+    existing = existing.parent_path();
+  }
+  const std::string at = to_string(store.where) + ": store '" + store.name + "': FilesPath '" +
+                         files_path + "' cannot be ";
+  std::string fix = "; fix FilesPath or the directory's permissions";
+  if (!std::filesystem::path(files_path).is_absolute()) {
+    fix += " (a relative FilesPath, looked at from " +
+           std::filesystem::current_path(error).string() +
+           ": the run makes it from the job's working directory)";
+  }
+  if (!std::filesystem::is_directory(existing, error)) {
+    return at + "made: '" + existing.string() + "' is not a directory" + fix;
+  }
+  if (::access(existing.c_str(), W_OK | X_OK) != 0) {
+    const std::string why = std::strerror(errno);
+    return at + "written: '" + existing.string() + "': " + why + fix;
+  }
+  struct statfs fs {};
+  if (::statfs(existing.c_str(), &fs) == 0 &&
+      (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC || (fs.f_flags & ST_RDONLY))) {
+    return at + "written: '" + existing.string() + "' is on a " +
+           ((fs.f_flags & ST_RDONLY) ? "read-only" : "kernel (proc or sys)") + " file system" + fix;
+  }
+  return {};
+}
+
 /** The files the run opens at initialize that cannot be read from here: each <pyscript>'s file,
  * each event library given by a path (a bare name is found by the job's loader search path,
  * which is not this shell's). Not opened or loaded: checking a file runs none of its code. */
@@ -395,6 +415,10 @@ std::vector<std::string> unreadable_files(const Config& config) {
     found.push_back(to_string(event.where) + ": event '" + event.name + "': cannot read library '" +
                     library + "' of action '" + event.action + "': " + why +
                     "; fix library=" + looked_from());
+  }
+  for (const Store& store : config.stores) {
+    found.push_back(output_directory_problem(store));
+    if (found.back().empty()) found.pop_back();
   }
   return found;
 }
