@@ -199,7 +199,8 @@ void Client::hand_over(const Variable& v, int block, const void* data,
   const std::size_t bytes = bytes_of(b);
   const bool handed_over = transport_.put(b, bytes, strided);  // false: dropped (policy skip)
   mark_handed_over(v, block);
-  if (handed_over) accounting_.add_bytes(bytes);
+  if (!handed_over) return;  // a constant variable dropped is written at its next write
+  accounting_.add_bytes(bytes);
   if (!v.time_varying) written_now_.insert(&v);
 }
 

@@ -39,6 +39,7 @@ DedicatedCoreServer::DedicatedCoreServer(const Config& config, const Topology& t
 
 void DedicatedCoreServer::run() {
   stopped_ = 0;  // a restarted phase counts its clients' Stops again
+  collector_->restart();
   last_message_ = std::chrono::steady_clock::now();
   while (stopped_ < static_cast<int>(my_clients_.size())) {
     accounting_.switch_to(Phase::Idle);
@@ -69,6 +70,10 @@ void DedicatedCoreServer::run() {
   publish_failures();
 }
 
+std::uint32_t DedicatedCoreServer::store_failures() const {
+  return collector_->failures();
+}
+
 std::string DedicatedCoreServer::store_failure() const {
   if (collector_->failures() == 0) return {};
   return store_failure_message("dedicated core", collector_->first_failure(),
@@ -95,6 +100,7 @@ void DedicatedCoreServer::handle(const BlockMessage& event) {
       return collector_->on_signal(event);
     case MessageType::Stop:
       ++stopped_;
+      collector_->on_stop(event);
       if (forward_ >= 0) stops_.push_back(event);
       return;
     default:

@@ -26,6 +26,7 @@ class DedicatedCoreServer {
   void run();
   /** Why this server could not store, for its clients ("" when every iteration was stored). */
   [[nodiscard]] std::string store_failure() const;
+  [[nodiscard]] std::uint32_t store_failures() const;
 
  private:
   void handle(const BlockMessage& event);

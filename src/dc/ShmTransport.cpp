@@ -96,6 +96,14 @@ void ShmTransport::check_iteration_capacity(const std::vector<std::size_t>& bloc
                          "buffer (data and bookkeeping)", config_.architecture);
 }
 
+// The node's buffer holds the server's final count: it published it before leaving its loop.
+std::string ShmTransport::unraised_store_failures(const std::vector<std::uint32_t>& /*failures*/,
+                                                  const std::vector<std::string>& /*texts*/) const {
+  const std::uint32_t failures = buffer_.store_failures(server_);
+  if (failures <= failures_seen_) return {};
+  return store_failure_message("dedicated core", buffer_.store_failure(server_), failures);
+}
+
 void ShmTransport::raise_store_failures() {
   const std::uint32_t failures = buffer_.store_failures(server_);
   if (failures == failures_seen_) return;

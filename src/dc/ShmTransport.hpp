@@ -32,6 +32,9 @@ class ShmTransport : public Transport {
   void check_iteration_capacity(const std::vector<std::size_t>& blocks) const override;
   void raise_store_failures() override;
   [[nodiscard]] std::uint32_t store_failures_raised() const override { return failures_seen_; }
+  [[nodiscard]] std::string unraised_store_failures(
+      const std::vector<std::uint32_t>& failures,
+      const std::vector<std::string>& texts) const override;
   void end_iteration(int iteration) override;
   bool signal(const std::string& event, int iteration) override;
   void stop() override;

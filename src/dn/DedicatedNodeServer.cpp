@@ -73,6 +73,7 @@ void DedicatedNodeServer::rearm() {
     p.freed = 0;
   }
   stopped_ = 0;
+  collector_->restart();
 }
 
 void DedicatedNodeServer::run() {
@@ -216,6 +217,7 @@ void DedicatedNodeServer::handle(std::size_t client, Pending& p) {
     case MessageType::Stop:
       peers_[client].stopped = true;
       ++stopped_;
+      collector_->on_stop(p.header);
       return send_credit(client, kBye);
     default:
       log_.warning("unknown event type ignored");
@@ -285,6 +287,10 @@ void DedicatedNodeServer::log_statistics() const {
             std::to_string(peers_.size()) + " client(s); peak receive memory " +
             std::to_string(peak_held_) + " of " + std::to_string(memory_) + " bytes; " +
             std::to_string(credit_messages_) + " credit message(s)");
+}
+
+std::uint32_t DedicatedNodeServer::store_failures() const {
+  return collector_->failures();
 }
 
 std::string DedicatedNodeServer::store_failure() const {

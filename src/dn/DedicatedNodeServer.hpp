@@ -38,6 +38,7 @@ class DedicatedNodeServer {
   void prefault(const std::vector<std::size_t>& block_bytes);
   /** Why this server could not store, for its clients ("" when every iteration was stored). */
   [[nodiscard]] std::string store_failure() const;
+  [[nodiscard]] std::uint32_t store_failures() const;
 
  private:
   struct Pending {

@@ -41,6 +41,9 @@ class MpiTransport : public Transport {
    * raised (the server's own message comes at finalize). */
   void raise_store_failures() override;
   [[nodiscard]] std::uint32_t store_failures_raised() const override { return failures_seen_; }
+  [[nodiscard]] std::string unraised_store_failures(
+      const std::vector<std::uint32_t>& failures,
+      const std::vector<std::string>& texts) const override;
   [[nodiscard]] Statistics statistics() const override;
   /** <buffer prefault>: maps at initialize the outgoing memory of as many iterations of
    * `block_bytes` (block_bytes_per_iteration) as this client's window holds. */
@@ -61,6 +64,7 @@ class MpiTransport : public Transport {
   void collect_credits();
   void complete_sends();
   bool wait_for_credit(const BlockData& block, std::size_t need, bool may_skip);
+  bool credit_arrives(std::size_t need);
   void check_server(std::chrono::steady_clock::time_point deadline, const std::string& what);
   void send(const BlockMessage& header, BufferPool::Buffer buffer);
   [[nodiscard]] BlockMessage header_of(MessageType type, int iteration) const;

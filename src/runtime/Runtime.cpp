@@ -353,12 +353,30 @@ void Runtime::end_unended_iteration() {
 // one it was not told of at an end_iteration (TP clients were told at each).
 std::string Runtime::store_failure_of_run() const {
   std::string mine;
-  if (server_) mine = server_->store_failure();
-  if (node_server_) mine = node_server_->store_failure();
-  const std::vector<std::string> all = gather_strings(comm_, mine);
+  std::uint32_t failures = 0;
+  if (server_) {
+    mine = server_->store_failure();
+    failures = server_->store_failures();
+  }
+  if (node_server_) {
+    mine = node_server_->store_failure();
+    failures = node_server_->store_failures();
+  }
+  // Each rank's count, a newline, then its message.
+  const std::vector<std::string> all =
+      gather_strings(comm_, std::to_string(failures) + '\n' + mine);
   if (!client_) return mine;
-  if (transport_->store_failures_raised() > 0) return {};
-  for (const std::string& failure : all) {
+  std::vector<std::uint32_t> counts;
+  std::vector<std::string> texts;
+  for (const std::string& entry : all) {
+    const std::size_t cut = entry.find('\n');
+    counts.push_back(static_cast<std::uint32_t>(std::stoul(entry.substr(0, cut))));
+    texts.push_back(entry.substr(cut + 1));
+  }
+  if (transport_->store_failures_raised() > 0) {
+    return transport_->unraised_store_failures(counts, texts);
+  }
+  for (const std::string& failure : texts) {
     if (!failure.empty()) return failure;
   }
   return {};

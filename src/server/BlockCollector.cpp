@@ -1,6 +1,7 @@
 // Iteration assembly, storage order, and user events on the server side.
 #include "server/BlockCollector.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -47,7 +48,26 @@ void BlockCollector::on_write(const BlockMessage& e, const void* data) {
 
 void BlockCollector::on_end(const BlockMessage& e) {
   ++iterations_[e.iteration].ended;
-  while (!iterations_.empty() && iterations_.begin()->second.ended >= clients_) {
+  int& next = next_of_[e.source];
+  next = std::max(next, e.iteration + 1);
+  flush_complete();
+}
+
+void BlockCollector::on_stop(const BlockMessage& e) {
+  const auto next = next_of_.find(e.source);
+  stopped_from_.push_back(next == next_of_.end() ? 0 : next->second);
+  flush_complete();
+}
+
+// The clients that ended the iteration, and those that stopped before it.
+int BlockCollector::ended(int number, const Iteration& it) const {
+  return it.ended + static_cast<int>(std::count_if(stopped_from_.begin(), stopped_from_.end(),
+                                                   [number](int from) { return from <= number; }));
+}
+
+void BlockCollector::flush_complete() {
+  while (!iterations_.empty() &&
+         ended(iterations_.begin()->first, iterations_.begin()->second) >= clients_) {
     flush(iterations_.begin());
   }
 }

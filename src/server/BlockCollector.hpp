@@ -39,6 +39,11 @@ class BlockCollector {
   /** Client `e.source` ended `e.iteration`; stores every complete iteration, in order (on
    * the store thread: collect_stored() then releases them). */
   void on_end(const BlockMessage& e);
+  /** Client `e.source` stopped: it counts as having ended every iteration after the last one
+   * it ended, so that the others' later iterations are stored as they end, not at finish. */
+  void on_stop(const BlockMessage& e);
+  /** A restarted phase: the clients that stopped write again. */
+  void restart() { stopped_from_.clear(); }
   /** Fires the event once every iteration handed to the stores before it is stored, so that
    * an action sees what was stored when it was signalled, as with synchronous stores. */
   void on_signal(const BlockMessage& e);
@@ -82,6 +87,8 @@ class BlockCollector {
     std::vector<BlockMessage> writes;
     int ended = 0;
   };
+  [[nodiscard]] int ended(int number, const Iteration& it) const;
+  void flush_complete();
   void fire(const std::string& name, int source, int iteration);
   void signal_now(const BlockMessage& e);
   void flush(std::map<int, Iteration>::iterator it);
@@ -99,6 +106,8 @@ class BlockCollector {
   int group_size_;
   Release release_;
   std::map<int, Iteration> iterations_;
+  std::map<int, int> next_of_;     // by client (source): the iteration after its last ended one
+  std::vector<int> stopped_from_;  // each stopped client: the first iteration it did not end
   bool store_thread_allowed_;
   std::function<void()> notify_stored_;
   std::unique_ptr<StoreThread> store_thread_;  // made at the first background store

@@ -39,6 +39,15 @@ class Transport {
   virtual void raise_store_failures() {}
   /** Store failures already raised to this client. */
   [[nodiscard]] virtual std::uint32_t store_failures_raised() const { return 0; }
+  /** At finalize, once every server has stored all it will: the message of this client's
+   * server's store failures that were never raised to it (they came after its last call), or
+   * "" when none. `failures` and `texts`: each rank's count and message (by rank of the
+   * initialize communicator; servers' store_failure(), clients' 0 and ""). */
+  [[nodiscard]] virtual std::string unraised_store_failures(
+      const std::vector<std::uint32_t>& /*failures*/,
+      const std::vector<std::string>& /*texts*/) const {
+    return {};
+  }
   /** Every block of `iteration` has been put; the writer may persist them. */
   virtual void end_iteration(int iteration) = 0;
   /** Sends a user event to the server side; false when there is none (run it locally). */

@@ -546,6 +546,146 @@ def test_an_iteration_larger_than_a_clients_share_is_warned_at_initialize(tmp_pa
         result.stderr), result.stderr
 
 
+SKIPPED_CONSTANT = """<simulation name="bind" xmlns="urn:ecluse:config:1">
+  <architecture><domains count="1"/>ARCHITECTURE<buffer size="1100" policy="skip"/></architecture>
+  <data><layout name="a" type="double" dimensions="100"/><layout name="c" type="int" dimensions="100"/>
+    <variable name="a" layout="a"/><variable name="c" layout="c" time-varying="false"/></data>
+  <storage><store name="files" type="HDF5"><option key="FilesPath">out</option></store></storage>
+  <log LogLevel="warning"/>
+</simulation>
+"""
+
+WRITE_SKIPPED_CONSTANT = """
+import time
+with ecluse.Session("bind.xml") as s:
+    if s.is_client:
+        s.write("a", np.full(100, 1.0))
+        s.write("c", np.arange(100, dtype=np.int32))      # no room left: skipped
+        s.end_iteration()
+        time.sleep(0.5)                                    # iteration 0 stored, room again
+        s.write("c", np.arange(100, dtype=np.int32) + 7)  # first handed over: stored once
+        s.write("a", np.full(100, 2.0))                    # no room left: skipped
+        s.end_iteration()
+        time.sleep(0.5)
+        s.write("c", np.arange(100, dtype=np.int32) + 9)  # constant, handed over already
+        s.write("a", np.full(100, 3.0))
+        s.end_iteration()
+"""
+
+
+@pytest.mark.parametrize("architecture", [DC.replace('"3"', '"2"'),
+                                          '<dedicated cores="0" nodes="1"/>'
+                                          '<virtual-nodes ranks-per-node="1"/>'])
+def test_a_constant_variable_whose_write_was_skipped_is_written_at_its_next_write(
+        tmp_path, architecture):
+    """policy="skip" drops a write that finds no room; a constant (time-varying="false")
+    variable whose first write was dropped is still written once, at its next write."""
+    import h5py
+    result = run_plain(tmp_path, 2, SKIPPED_CONSTANT.replace("ARCHITECTURE", architecture),
+                       WRITE_SKIPPED_CONSTANT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    stored = {}
+    for it in range(3):
+        (path,) = (tmp_path / "out").glob(f"bind_It{it}_Pr*.h5")
+        with h5py.File(path, "r") as f:
+            stored[it] = {name: f[name]["P0"][()] for name in f}
+    assert sorted(stored[0]) == ["a"] and list(stored[0]["a"]) == [1.0] * 100
+    assert sorted(stored[1]) == ["c"] and list(stored[1]["c"]) == list(range(7, 107))
+    assert sorted(stored[2]) == ["a"] and list(stored[2]["a"]) == [3.0] * 100
+
+
+FAILING_STORES = """<simulation name="bind" xmlns="urn:ecluse:config:1">
+  <architecture><domains count="1"/>ARCHITECTURE</architecture>
+  <data><layout name="l" type="int" dimensions="4"/><variable name="v" layout="l"/></data>
+  <storage><store name="files" type="HDF5"><option key="FilesPath">out</option>
+    <option key="FileName">It{iteration}/{simulation}_Pr{writer}.h5</option></store></storage>
+  <log LogLevel="error"/>
+</simulation>
+"""
+
+WRITE_THROUGH_FAILURES = """
+import os, time
+if MPI.COMM_WORLD.Get_rank() == 0:
+    os.makedirs("out")
+    for it in (1, 3):                       # a file where the iteration's directory goes
+        open(f"out/It{it}", "w").close()
+MPI.COMM_WORLD.Barrier()
+raised, final = [], None
+try:
+    with ecluse.Session("bind.xml") as s:
+        if s.is_client:
+            for it in range(4):
+                s.write("v", np.full(4, it, dtype=np.int32))
+                error = error_of(s.end_iteration)
+                if error:
+                    raised.append([it] + error[:2])
+                time.sleep(0.4)             # the server stores (or fails) the iteration
+except ecluse.Error as e:
+    final = [e.status, e.code]
+report(raised=raised, final=final)
+"""
+
+
+@pytest.mark.parametrize("architecture", [DC.replace('"3"', '"2"'),
+                                          '<dedicated cores="0" nodes="1"/>'
+                                          '<virtual-nodes ranks-per-node="1"/>'])
+def test_a_store_failure_after_the_last_call_reaches_the_client_at_finalize(tmp_path,
+                                                                            architecture):
+    """Iterations 1 and 3 cannot be stored. The client hears of the first at a later
+    end_iteration; the last one fails after its last end_iteration, and finalize says so,
+    although the client was told of a failure already (no write lost without an error)."""
+    result = run_plain(tmp_path, 2, FAILING_STORES.replace("ARCHITECTURE", architecture),
+                       WRITE_THROUGH_FAILURES)
+    assert result.returncode == 0, result.stdout + result.stderr
+    client, server = sorted(results(result.stdout), key=lambda r: r["rank"])
+    assert client["raised"] == [[2, "ECLUSE_IO_ERROR", 23]]
+    assert client["final"] == ["ECLUSE_IO_ERROR", 23]
+    assert server["final"] == ["ECLUSE_IO_ERROR", 23]
+    assert sorted(str(p.relative_to(tmp_path / "out")) for p in (tmp_path / "out").glob(
+        "It*/*.h5")) == ["It0/bind_Pr0.h5", "It2/bind_Pr0.h5"]
+
+
+STOP_EARLY = """
+import os, time
+with ecluse.Session("bind.xml") as s:
+    if s.is_client:
+        source = s.client_comm.Get_rank()
+        for it in range(2 if source == 0 else 5):
+            s.write("v", np.full(4, 10 * it + source, dtype=np.int32))
+            s.end_iteration()
+        stored = None
+        if source == 1:  # iteration 3 is stored while this client still runs
+            start = time.monotonic()
+            while not os.path.exists("out/It3/bind_Pr0.h5") and time.monotonic() - start < 10:
+                time.sleep(0.01)
+            stored = os.path.exists("out/It3/bind_Pr0.h5")
+        report(source=source, stored=stored)
+"""
+
+
+@pytest.mark.parametrize("architecture", [DC, '<dedicated cores="0" nodes="1"/>'
+                                              '<virtual-nodes ranks-per-node="1"/>'])
+def test_a_client_that_stops_early_does_not_hold_the_others_iterations(tmp_path, architecture):
+    """Client 0 stops after 2 iterations, client 1 runs 5: its iterations 2 to 4 are stored
+    as they end (the stopped client counts as having ended them), not held until every client
+    stopped, and without the warning about iterations not ended by every client."""
+    import h5py
+    xml = FAILING_STORES.replace("ARCHITECTURE", architecture).replace(
+        'LogLevel="error"', 'LogLevel="warning"')
+    result = run_plain(tmp_path, 3, xml, STOP_EARLY)  # one server for both clients
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert [r["stored"] for r in sorted(results(result.stdout), key=lambda r: r["source"])] == [
+        None, True]
+    assert "not ended by every client" not in result.stderr
+    for it in range(5):
+        stored = {}
+        for path in (tmp_path / "out" / f"It{it}").glob("*.h5"):
+            with h5py.File(path, "r") as f:
+                stored.update({name: list(f["v"][name][()]) for name in f["v"]})
+        sources = [0, 1] if it < 2 else [1]
+        assert stored == {f"P{s}": [10 * it + s] * 4 for s in sources}, it
+
+
 NO_FINALIZE = """
 s = ecluse.Session("bind.xml")
 if s.is_client:
