@@ -100,8 +100,12 @@ void DedicatedCoreServer::handle(const BlockMessage& event) {
       return collector_->on_signal(event);
     case MessageType::Stop:
       ++stopped_;
-      collector_->on_stop(event);
-      if (forward_ >= 0) stops_.push_back(event);
+      collector_->on_stop(event);  // forwards the iterations it completes, if any
+      if (forward_ < 0) return;
+      // The partner counts this client out of later iterations at once; the last Stop waits
+      // for the blocks of the iterations stored at the end (forward_stops).
+      if (stopped_ < static_cast<int>(my_clients_.size())) return forward(event);
+      stops_.push_back(event);
       return;
     default:
       log_.warning("unknown event type ignored");
@@ -122,12 +126,19 @@ void DedicatedCoreServer::hand_on(const BlockMessage& w) {
 // them does, and the partner's wake-up prediction sees one event per client and iteration.
 void DedicatedCoreServer::forward(const BlockMessage& event) {
   const bool wake = event.type != MessageType::Write;
+  const auto deadline = std::chrono::steady_clock::now() + timeout_;
   while (!buffer_.queue(forward_).push(event, kIdleSlice, wake)) {
     const pid_t pid = buffer_.server_pid(forward_);
     if (process_gone(pid)) {
       throw Error(ECLUSE_CHANNEL_ERROR, "the analysis dedicated core (process " +
                                             std::to_string(pid) +
                                             ") of this node died; the storing core stops.");
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      throw Error(ECLUSE_CHANNEL_ERROR,
+                  "the analysis dedicated core (process " + std::to_string(pid) +
+                      ") of this node took no event for " + std::to_string(timeout_.count()) +
+                      " s (ECLUSE_TIMEOUT): its actions may hang; the storing core stops.");
     }
   }
 }
