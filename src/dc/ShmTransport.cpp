@@ -30,8 +30,8 @@ ShmTransport::ShmTransport(NodeBuffer& buffer, const Config& config, int server,
       timeout_(peer_timeout()),
       streaming_from_(streaming_copy_from(config)) {}
 
-void ShmTransport::check_alive(std::chrono::steady_clock::time_point deadline,
-                               const char* what) const {
+void ShmTransport::check_alive(std::chrono::steady_clock::time_point deadline, const char* what,
+                               const char* why) const {
   const pid_t pid = buffer_.server_pid(server_);
   if (process_gone(pid)) {
     const std::string cause = "the Ecluse server of this node (process " + std::to_string(pid) +
@@ -40,10 +40,10 @@ void ShmTransport::check_alive(std::chrono::steady_clock::time_point deadline,
     fail_on_lost_peer({cause, "dedicated-core", -1, pid, -1, -1});
   }
   if (std::chrono::steady_clock::now() > deadline) {
-    throw Error(ECLUSE_CHANNEL_ERROR, "waited " + std::to_string(timeout_.count()) + " s " +
-                                          std::string(what) +
-                                          ": the dedicated core does not answer; check "
-                                          "its log, or raise ECLUSE_TIMEOUT.");
+    throw Error(ECLUSE_CHANNEL_ERROR,
+                "waited " + std::to_string(timeout_.count()) + " s " + what + ": " +
+                    (why ? why : "the dedicated core does not answer; check its log") +
+                    ", or raise ECLUSE_TIMEOUT.");
   }
 }
 
@@ -58,6 +58,8 @@ shm::Handle ShmTransport::acquire(const BlockData& block, std::size_t bytes, boo
   auto waited = [&] {
     if (waiting) buffer_wait_seconds_ += seconds_since(since);
   };
+  bool only_this_iteration = false;  // the last attempt found nothing older held, and
+  std::uint32_t releases_then = 0;   // this many releases
   while (true) {
     const std::uint32_t seen = a.release_counter().load();
     if (held.load() + need <= share) {
@@ -66,6 +68,16 @@ shm::Handle ShmTransport::acquire(const BlockData& block, std::size_t bytes, boo
         held_ += need;
         waited();
         return *handle;
+      }
+      // A part of its own holds only this client's blocks: when they are all of this iteration
+      // (freed once it is stored, after it ends) and no release came through a whole wait, the
+      // block can never fit between them.
+      if (config_.architecture.allocator == AllocatorKind::Partitioned && held.load() == held_) {
+        if (only_this_iteration && releases_then == seen) no_room_in_part(block, need);
+        only_this_iteration = true;
+        releases_then = seen;
+      } else {
+        only_this_iteration = false;
       }
     }
     if (may_skip && skipping()) {
@@ -78,8 +90,25 @@ shm::Handle ShmTransport::acquire(const BlockData& block, std::size_t bytes, boo
       since = std::chrono::steady_clock::now();
     }
     shm::futex_wait(a.release_counter(), seen, kSlice);
-    check_alive(since + timeout_, "waiting for room in the buffer");
+    check_alive(since + timeout_, "waiting for room in the buffer",
+                "the dedicated core is alive but freed no room that fits: its stores take longer "
+                "than that, or the buffer is too small or too fragmented for the node's "
+                "iterations (raise <buffer size>)");
   }
+}
+
+void ShmTransport::no_room_in_part(const BlockData& block, std::size_t need) const {
+  throw Error(ECLUSE_ALLOCATION_ERROR,
+              "iteration " + std::to_string(block.iteration) + ": block " +
+                  std::to_string(block.block) + " of variable '" + block.variable->name +
+                  "' needs " + std::to_string(need) +
+                  " bytes of this client's part of the buffer (allocator=\"partitioned\"), "
+                  "and its other blocks of this iteration (" +
+                  std::to_string(held_) +
+                  " bytes) leave no contiguous room: a part is a ring that no block wraps "
+                  "around, and they are freed only once the iteration is stored; " +
+                  raise_buffer(config_.architecture, 2 * (held_ + need), buffer_.share(client_)) +
+                  ", or use allocator=\"general\".");
 }
 
 void ShmTransport::check_capacity(const Variable& variable, std::size_t bytes) const {

@@ -62,7 +62,11 @@ class ShmTransport : public Transport {
   void release(shm::Handle handle, std::size_t bytes);
   void notify(const BlockData& block, shm::Handle handle, std::size_t bytes);
   void push(const BlockMessage& event, int server, bool wake = true);
-  void check_alive(std::chrono::steady_clock::time_point deadline, const char* what) const;
+  /** Throws when the server is gone, or ECLUSE_CHANNEL_ERROR "waited N s <what>: <why>" past
+   * the deadline (why: by default, that the dedicated core does not answer). */
+  void check_alive(std::chrono::steady_clock::time_point deadline, const char* what,
+                   const char* why = nullptr) const;
+  [[noreturn]] void no_room_in_part(const BlockData& block, std::size_t need) const;
   [[nodiscard]] BlockMessage event_of(MessageType type, int iteration) const;
 
   NodeBuffer& buffer_;

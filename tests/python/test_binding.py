@@ -691,6 +691,46 @@ def test_a_client_that_stops_early_does_not_hold_the_others_iterations(tmp_path,
         assert stored == {f"P{s}": [10 * it + s] * 4 for s in sources}, it
 
 
+PARTITIONED_RING = """<simulation name="bind" xmlns="urn:ecluse:config:1">
+  <architecture><domains count="1"/><dedicated cores="1" nodes="0"/>
+    <virtual-nodes ranks-per-node="2"/><buffer size="64KiB" allocator="partitioned"/></architecture>
+  <data><layout name="x" type="double" dimensions="4800"/><variable name="x" layout="x"/>
+    <layout name="a" type="double" dimensions="800"/><variable name="a" layout="a"/>
+    <layout name="b" type="double" dimensions="6400"/><variable name="b" layout="b"/></data>
+  <storage><store name="files" type="HDF5"><option key="FilesPath">out</option></store></storage>
+  <log LogLevel="error"/>
+</simulation>
+"""
+
+FILL_THE_RING = """
+with ecluse.Session("bind.xml") as s:
+    if s.is_client:
+        s.write("x", np.zeros(4800))     # 59% of the part, stored while the next ones come
+        s.end_iteration()
+        s.write("a", np.zeros(800))      # behind x
+        error = error_of(s.write, "b", np.zeros(6400))  # 78%: only behind a, once x is freed
+        report(error=error)
+"""
+
+
+def test_a_block_that_cannot_fit_between_its_iterations_blocks_is_refused(tmp_path):
+    """allocator="partitioned": a client's part is a ring that no block wraps around. a (10%)
+    sits behind x (59%); b (78%) does not fit after a, and before a only once x is freed, which
+    leaves 59%: b can never fit while a is held, and a is freed only once the iteration is
+    stored. The write is refused at once, not after ECLUSE_TIMEOUT."""
+    result = run_plain(tmp_path, 2, PARTITIONED_RING, FILL_THE_RING)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (r,) = results(result.stdout)
+    assert r["error"][:2] == ["ECLUSE_ALLOCATION_ERROR", 5]
+    assert re.fullmatch(
+        r"iteration 1: block 0 of variable 'b' needs 51264 bytes of this client's part of the "
+        r"buffer \(allocator=\"partitioned\"\), and its other blocks of this iteration \(6464 "
+        r"bytes\) leave no contiguous room: a part is a ring that no block wraps around, and "
+        r"they are freed only once the iteration is stored; raise <buffer size> \(now 65536 "
+        r"bytes \(64\.0 KiB\), at bind\.xml:3:\d+\) to at least \d+ bytes \([0-9.]+ KiB\), or "
+        r"use allocator=\"general\"\.", r["error"][2]), r["error"][2]
+
+
 NO_FINALIZE = """
 s = ecluse.Session("bind.xml")
 if s.is_client:
