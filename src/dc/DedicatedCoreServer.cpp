@@ -1,6 +1,8 @@
 // The server loop of a dedicated core.
 #include "dc/DedicatedCoreServer.hpp"
 
+#include <algorithm>
+
 #include "core/Process.hpp"
 #include "core/RunFailure.hpp"
 #include "ecluse/Error.hpp"
@@ -35,13 +37,27 @@ DedicatedCoreServer::DedicatedCoreServer(const Config& config, const Topology& t
       config, writer, events, log, topology.servers(), static_cast<int>(my_clients_.size()),
       plan.clients, [this](const BlockMessage& e) { hand_on(e); }, forward_ < 0);
   collector_->notify_stored([this] { buffer_.queue(index_).interrupt(); });
+  node_clients_ = plan.clients;
+  gathers_group_signals_ = index_ == 0 && plan.servers > 1 &&
+                           std::any_of(config.events.begin(), config.events.end(),
+                                       [](const Event& e) { return e.scope == EventScope::Group; });
+}
+
+// The node's first server counts the group signals of every client of the node, not only of
+// its own: it serves until all of them stopped (a client of another server may signal after
+// this server's own clients stopped), or until one of them is gone.
+bool DedicatedCoreServer::serves() const {
+  if (stopped_ < static_cast<int>(my_clients_.size())) return true;
+  if (!gathers_group_signals_ || node_client_gone_) return false;
+  return buffer_.client_stops() < static_cast<std::uint32_t>(runs_ * node_clients_);
 }
 
 void DedicatedCoreServer::run() {
   stopped_ = 0;  // a restarted phase counts its clients' Stops again
   collector_->restart();
+  ++runs_;
   last_message_ = std::chrono::steady_clock::now();
-  while (stopped_ < static_cast<int>(my_clients_.size())) {
+  while (serves()) {
     accounting_.switch_to(Phase::Idle);
     if (auto event = buffer_.queue(index_).pop(kIdleSlice)) {
       accounting_.switch_to(Phase::Gather);
@@ -64,6 +80,7 @@ void DedicatedCoreServer::run() {
     check_silence();
   }
   accounting_.switch_to(Phase::Gather);
+  while (auto event = buffer_.queue(index_).try_pop()) handle(*event);  // the last group signals
   collector_->flush_unended();
   forward_stops();
   collector_->finish();
@@ -157,6 +174,7 @@ void DedicatedCoreServer::release(const BlockMessage& w) {
 // Clients that send nothing for the timeout are blocked (or much slower than the user said).
 void DedicatedCoreServer::check_silence() const {
   if (!silence_is_bounded() || collector_->storing()) return;
+  if (stopped_ >= static_cast<int>(my_clients_.size())) return;  // waits for other servers' clients
   if (std::chrono::steady_clock::now() - last_message_ < timeout_) return;
   abort_silent_clients("dedicated core", my_clients_.size() - static_cast<std::size_t>(stopped_));
 }
@@ -165,6 +183,11 @@ void DedicatedCoreServer::check_clients() {
   const auto now = std::chrono::steady_clock::now();
   if (now - last_check_ < kLivenessPeriod) return;
   last_check_ = now;
+  if (gathers_group_signals_ && stopped_ >= static_cast<int>(my_clients_.size())) {
+    for (int client = 0; client < node_clients_; ++client) {
+      if (process_gone(buffer_.client_pid(client))) node_client_gone_ = true;  // its server says
+    }
+  }
   for (int client : my_clients_) {
     const pid_t pid = buffer_.client_pid(client);
     if (process_gone(pid)) {

@@ -35,6 +35,7 @@ class DedicatedCoreServer {
   void forward(const BlockMessage& event);
   void forward_stops();
   void check_clients();
+  [[nodiscard]] bool serves() const;
   void check_silence() const;
   void publish_failures();
 
@@ -46,7 +47,11 @@ class DedicatedCoreServer {
   int forward_ = -1;                 // the analysis server fed by this storing server, or -1
   std::vector<BlockMessage> stops_;  // held until the last iteration was handed on
   int stopped_ = 0;
-  std::uint32_t published_ = 0;  // store failures published to the clients
+  int runs_ = 0;                        // phases served (start, restarts)
+  int node_clients_ = 0;                // clients of the whole node
+  bool gathers_group_signals_ = false;  // the node's first server, with group events
+  bool node_client_gone_ = false;       // a client of the node died: stop waiting for its Stop
+  std::uint32_t published_ = 0;         // store failures published to the clients
   std::unique_ptr<BlockCollector> collector_;
   std::chrono::steady_clock::time_point last_check_;
   std::chrono::steady_clock::time_point last_message_;  // from any client of this server

@@ -53,6 +53,7 @@ struct NodeBuffer::Header {
   std::uint32_t partitioned;
   std::atomic<std::uint32_t> store_failures[kMaxServers];
   char store_failure[kMaxServers][kFailureText];
+  std::atomic<std::uint32_t> client_stops;  // Stops pushed by the node's clients, every phase
 };
 
 std::string job_identifier(MPI_Comm comm) {
@@ -182,6 +183,14 @@ pid_t NodeBuffer::server_pid(int server) const {
 }
 pid_t NodeBuffer::client_pid(int client) const {
   return header().client_pid[client];
+}
+
+void NodeBuffer::count_client_stop() {
+  header().client_stops.fetch_add(1, std::memory_order_release);
+}
+
+std::uint32_t NodeBuffer::client_stops() const {
+  return header().client_stops.load(std::memory_order_acquire);
 }
 
 }  // namespace ecluse

@@ -41,6 +41,10 @@ class NodeBuffer {
   [[nodiscard]] std::uint32_t store_failures(int server) const;
   [[nodiscard]] std::string store_failure(int server) const;
   void publish_store_failures(int server, std::uint32_t failures, const std::string& first);
+  /** A client counts its Stop once it pushed it (after every event of its phase); the node's
+   * first server waits for them all when it gathers group signals. */
+  void count_client_stop();
+  [[nodiscard]] std::uint32_t client_stops() const;
   [[nodiscard]] int servers() const { return servers_; }
   [[nodiscard]] int clients() const { return clients_; }
 

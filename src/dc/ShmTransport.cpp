@@ -259,6 +259,7 @@ void ShmTransport::stop() {
   if (stopped_) return;
   stopped_ = true;
   push(event_of(MessageType::Stop, 0), server_);
+  buffer_.count_client_stop();
   // A client that never waited would not have noticed; it must not call this run a success.
   const pid_t pid = buffer_.server_pid(server_);
   if (process_gone(pid)) {

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <chrono>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "TestSupport.hpp"
 #include "ecluse/ecluse.h"
@@ -125,6 +127,34 @@ TEST(DcSignals, EachScopeReachesTheRightServers) {
     EXPECT_EQ(last_group_iteration, 2);
     EXPECT_EQ(bcast_calls, 1);  // every server, once
     EXPECT_EQ(local_calls, 0);
+  }
+  expect_ok(ecluse_finalize());
+}
+
+TEST(DcSignals, GroupSignalsSentAfterTheFirstServersClientsStoppedAreCounted) {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size != 6) GTEST_SKIP() << "runs on one node of 6 ranks";
+  // Two dedicated cores (world ranks 4 and 5), four clients: 0 and 1 go to the first core,
+  // 2 and 3 to the second. Group signals of the node go to the first core, whose own clients
+  // stop at once while the others signal later: it must still count them.
+  const int is_client =
+      start_with_events(R"(<dedicated cores="2"/><virtual-nodes ranks-per-node="6"/>)");
+  if (is_client) {
+    MPI_Comm comm;
+    expect_ok(ecluse_client_comm_get(&comm));
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rank >= 2) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    for (int it = 0; it < 3; ++it) {
+      expect_ok(ecluse_signal("group"));
+      expect_ok(ecluse_end_iteration());
+    }
+    expect_ok(ecluse_stop());
+  } else {
+    int world = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &world);
+    EXPECT_EQ(group_calls, world == 4 ? 3 : 0) << "world rank " << world;
   }
   expect_ok(ecluse_finalize());
 }
