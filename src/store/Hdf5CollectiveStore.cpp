@@ -419,6 +419,33 @@ void settle(CollectiveVariable& v, const Leniency& lenient, const std::string& s
   check_overlap(v, store);
 }
 
+// A variable written as one dataset ("fluid") takes the name a group needs for the variables
+// nested under it ("fluid/p"): those are refused, the others written.
+void refuse_nested_in_datasets(CollectivePlan& plan, std::map<std::string, Error>& refused,
+                               const std::string& store) {
+  std::vector<std::string> datasets;
+  for (const CollectiveVariable& v : plan.variables) {
+    if (!v.per_block) datasets.push_back(v.name);
+  }
+  std::erase_if(plan.variables, [&](const CollectiveVariable& v) {
+    for (const std::string& d : datasets) {
+      if (v.name.size() <= d.size() || v.name.compare(0, d.size() + 1, d + "/") != 0) continue;
+      refused.emplace(v.name, Error(ECLUSE_DATASPACE_ERROR,
+                                    variable_error_prefix(store, v.name) +
+                                        ": its dataset would go "
+                                        "in group '" +
+                                        d + "', but '" + d +
+                                        "' is the dataset of "
+                                        "variable '" +
+                                        d +
+                                        "' in this Collective file; rename one of "
+                                        "them (a variable and a group cannot share a name here)"));
+      return true;
+    }
+    return false;
+  });
+}
+
 // Runs on every writer with the same input, so every writer plans the same datasets and refuses
 // the same variables (with the same first error, in `refused`).
 CollectivePlan merge(const std::vector<std::string>& packed, const Leniency& lenient,
@@ -446,6 +473,7 @@ CollectivePlan merge(const std::vector<std::string>& packed, const Leniency& len
       refused.emplace(name, e);
     }
   }
+  refuse_nested_in_datasets(plan, refused, store);
   for (auto& [name, error] : refused) plan.refused.push_back({name, std::move(error)});
   return plan;
 }
@@ -824,8 +852,11 @@ void Hdf5CollectiveStore::write_variable(hid_t file, const CollectiveVariable& v
       }
     });
   }
-  const BlockingCall call({options_.store_name, path, env_.comm}, "H5Dclose");
-  dataset.close();
+  run_collectively(env_.comm, [&] {  // the close writes cached chunks: its failure counts
+    const BlockingCall call({options_.store_name, path, env_.comm}, "H5Dclose");
+    hdf5_check(dataset.close(), "close dataset '" + variable.name + "' (writing its last data)",
+               path);
+  });
 }
 
 // One dataset per block, named as FilePerCore names them (<var>/P<source>[/B<block>]), in the
@@ -855,6 +886,7 @@ void Hdf5CollectiveStore::write_pieces(hid_t file, const CollectiveVariable& var
       Hdf5Handle dataset = create_dataset(file, piece, encoding, path);
       write_string_attribute(dataset.get(), "units", piece.units, path);
       write_collective_block(dataset.get(), piece, encoding, block, path);
+      hdf5_check(dataset.close(), "close dataset '" + piece.name + "'", path);
     });
   }
 }

@@ -35,8 +35,10 @@ StoreBackend::Completion Hdf5FilePerProcessStore::write_iteration_deferred(
     int iteration, const std::vector<BlockData>& blocks) {
   const std::string path = write_part(iteration, blocks);
   if (path.empty()) return {};
-  // Only an fsync is worth handing to another thread; a rename alone is done here.
-  if (!options_.sync) {
+  // Only an fsync is worth handing to another thread; a rename alone is done here. So is one
+  // whose FileName has no {iteration}: the next iteration writes the same part, which must not
+  // find this one still there.
+  if (!options_.sync || options_.file_name.find("{iteration}") == std::string::npos) {
     publish_part(path, options_);
     return {};
   }

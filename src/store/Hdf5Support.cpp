@@ -336,6 +336,9 @@ void write_block_dataset(hid_t file, const BlockData& block, int domains, const 
   if (compression.method != Hdf5Compression::None) {
     write_compression_attributes(dataset.get(), applied, block.type, range, path);
   }
+  // HDF5 writes cached chunks (compressed ones included) and small sieved writes at close, and
+  // closes the dataset even when that write fails: the failure is only in the result.
+  hdf5_check(dataset.close(), "close dataset '" + name + "' (writing its last data)", path);
 }
 
 std::string output_file_path(const Hdf5Options& options, const std::string& simulation,

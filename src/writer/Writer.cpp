@@ -91,7 +91,11 @@ Writer::StoredIteration Writer::store(int iteration, const std::vector<BlockData
       if (!indices.empty()) store.backend->take_indices(indices);
       const TurnScope turn(store.schedule.get(), accounting_);
       if (auto rest = store.backend->write_iteration_deferred(iteration, mine)) {
-        stored.pending.push_back({store.config, std::move(rest)});
+        if (store.schedule) {
+          rest();  // the fsync is disk I/O too: inside the turn that bounds the writers
+        } else {
+          stored.pending.push_back({store.config, std::move(rest)});
+        }
       }
     } catch (const Error& e) {
       stored.failures.push_back({store.config, e});

@@ -731,6 +731,41 @@ def test_a_block_that_cannot_fit_between_its_iterations_blocks_is_refused(tmp_pa
         r"use allocator=\"general\"\.", r["error"][2]), r["error"][2]
 
 
+NAME_CLASH = """<simulation name="bind" xmlns="urn:ecluse:config:1">
+  <architecture><domains count="1"/><dedicated cores="0" nodes="0"/></architecture>
+  <data><layout name="row" type="int" dimensions="4" global="4"/>
+    <variable name="fluid" layout="row"/><variable name="other" layout="row"/>
+    <group name="fluid"><variable name="p" layout="row"/></group></data>
+  <storage><store name="shared" type="HDF5"><option key="FileMode">Collective</option>
+    <option key="FilesPath">out</option></store></storage>
+  <log LogLevel="error"/>
+</simulation>
+"""
+
+WRITE_NAME_CLASH = """
+with ecluse.Session("bind.xml") as s:
+    for name, first in (("fluid", 0), ("fluid/p", 10), ("other", 20)):
+        s.write(name, np.arange(first, first + 4, dtype=np.int32))
+    report(error=error_of(s.end_iteration))
+"""
+
+
+def test_a_variable_nested_under_another_variables_dataset_is_refused_alone(tmp_path):
+    """Collective: variable 'fluid' is a dataset, so group 'fluid' cannot hold 'fluid/p'. Only
+    'fluid/p' is refused: the file holds the other variables, and the iteration says why."""
+    import h5py
+    result = run_plain(tmp_path, 1, NAME_CLASH, WRITE_NAME_CLASH)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (r,) = results(result.stdout)
+    assert r["error"][0] == "ECLUSE_DATASPACE_ERROR"
+    assert ("store 'shared': variable 'fluid/p': its dataset would go in group 'fluid', but "
+            "'fluid' is the dataset of variable 'fluid' in this Collective file; rename one of "
+            "them (a variable and a group cannot share a name here)") in r["error"][2]
+    with h5py.File(tmp_path / "out" / "bind_It0.h5", "r") as f:
+        assert sorted(f) == ["fluid", "other"]
+        assert list(f["fluid"][()]) == [0, 1, 2, 3] and list(f["other"][()]) == [20, 21, 22, 23]
+
+
 NO_FINALIZE = """
 s = ecluse.Session("bind.xml")
 if s.is_client:

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@ std::string g_watched;             // only calls on paths under this directory a
 std::vector<std::string> g_calls;  // "fsync <path>" / "rename <from>"
 std::string g_fail_suffix;         // fsync of a path ending so fails with EIO
 std::string g_fail_exact;          // fsync of exactly this path fails with EIO
+std::string g_fail_write;          // the next write of more than 4 KiB to this path fails
 
 std::string path_of(int fd) {
   char buffer[4096];
@@ -53,6 +55,20 @@ extern "C" int fsync(int fd) {
   return static_cast<int>(::syscall(SYS_fsync, fd));
 }
 
+// HDF5's sec2 driver writes with pwrite (pwrite64 under large-file builds).
+extern "C" ssize_t pwrite64(int fd, const void* data, size_t count, off_t offset) {
+  if (!g_fail_write.empty() && count > 4096 && path_of(fd) == g_fail_write) {
+    g_fail_write.clear();
+    errno = EIO;
+    return -1;
+  }
+  return static_cast<ssize_t>(::syscall(SYS_pwrite64, fd, data, count, offset));
+}
+
+extern "C" ssize_t pwrite(int fd, const void* data, size_t count, off_t offset) {
+  return pwrite64(fd, data, count, offset);
+}
+
 extern "C" int rename(const char* from, const char* to) {
   if (watched(from)) g_calls.push_back(std::string("rename ") + from);
   return static_cast<int>(::syscall(SYS_renameat, AT_FDCWD, from, AT_FDCWD, to));
@@ -67,6 +83,7 @@ void watch(const std::string& dir) {
   g_calls.clear();
   g_fail_suffix.clear();
   g_fail_exact.clear();
+  g_fail_write.clear();
 }
 
 std::string per_core_file(const std::string& dir, int iteration, int writer) {
@@ -224,6 +241,52 @@ TEST(StoreSync, SyncAcceptsYesAndNoOnly) {
   EXPECT_EQ(e.status(), ECLUSE_CONFIG_ERROR);
   EXPECT_EQ(std::string(e.what()),
             "store 'h5' of type 'HDF5': option Sync is 'always'; allowed values: yes, no");
+}
+
+// HDF5 keeps a chunk that fits its cache (here a compressed 32 KiB block) until the dataset
+// is closed, and closes the dataset even when that write fails: the store must see the failure
+// and publish nothing, not a file whose chunk is missing.
+TEST(StoreSync, AChunkWriteThatFailsAtDatasetCloseFailsTheIteration) {
+  const std::string dir = std::filesystem::canonical(fresh_dir("close_fails")).string();
+  auto store = make_store_collectively(hdf5_store(dir, "FilePerCore", {{"Compression", "deflate"}}),
+                                       world_env());
+  const Variable v = variable("x");
+  const int w = world_rank();
+  std::mt19937_64 random(7 + w);
+  std::vector<double> data(4096);
+  for (double& x : data) x = std::uniform_real_distribution<double>()(random);
+  store->write_iteration(0, {block_of(v, data, {{4096}}, w)});
+  watch(dir);
+  g_fail_write = per_core_file(dir, 1, w) + ".part";
+  const Error e = error_of([&] { store->write_iteration(1, {block_of(v, data, {{4096}}, w)}); });
+  EXPECT_TRUE(g_fail_write.empty()) << "no large write to " << g_fail_write;
+  EXPECT_EQ(e.status(), ECLUSE_IO_ERROR);
+  EXPECT_NE(std::string(e.what()).find("close dataset 'x/P" + std::to_string(w) +
+                                       "' (writing its last data)"),
+            std::string::npos)
+      << e.what();
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_FALSE(std::filesystem::exists(per_core_file(dir, 1, w)));
+  EXPECT_FALSE(std::filesystem::exists(per_core_file(dir, 1, w) + ".part"));
+  EXPECT_EQ(read_dataset(per_core_file(dir, 0, w), "x/P" + std::to_string(w)).bytes,
+            as_bytes(data));
+}
+
+// A FileName without {iteration} names the same file at every iteration: its fsync and rename
+// cannot wait for another thread, or the next iteration would find the part still there.
+TEST(StoreSync, AFileNameWithoutTheIterationIsPublishedBeforeTheNextIteration) {
+  const std::string dir = std::filesystem::canonical(fresh_dir("sync_same_name")).string();
+  auto store = make_store_collectively(
+      hdf5_store(dir, "FilePerCore",
+                 {{"Sync", "yes"}, {"FileName", "{simulation}_last_Pr{writer}.h5"}}),
+      world_env());
+  const Variable v = variable("x");
+  const int w = world_rank();
+  const auto first = values(w), second = values(w + 100);
+  EXPECT_FALSE(store->write_iteration_deferred(0, {block_of(v, first, {{4096}}, w)}));
+  EXPECT_FALSE(store->write_iteration_deferred(1, {block_of(v, second, {{4096}}, w)}));
+  const std::string file = dir + "/sim_last_Pr" + std::to_string(w) + ".h5";
+  EXPECT_EQ(read_dataset(file, "x/P" + std::to_string(w)).bytes, as_bytes(second));
 }
 
 }  // namespace
