@@ -11,18 +11,24 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("ECLUSE_BUILD", ROOT / "build"))
 
 
-def iteration_datasets(out, simulation, iteration):
-    """Every dataset of one iteration's per-core files (<simulation>_It<i>_Pr*.h5) by path, and
-    how many files there were; a path in two files fails."""
-    stored, files = {}, sorted(pathlib.Path(out).glob(f"{simulation}_It{iteration}_Pr*.h5"))
+def datasets_of(files):
+    """Every dataset of `files` (HDF5) by path; a path in two files fails."""
+    stored = {}
     for path in files:
         with h5py.File(path, "r") as f:
             def visit(name, obj):
                 if isinstance(obj, h5py.Dataset):
-                    assert name not in stored, f"{name} stored twice"
+                    assert name not in stored, f"{name} stored twice ({pathlib.Path(path).name})"
                     stored[name] = obj[()]
             f.visititems(visit)
-    return stored, len(files)
+    return stored
+
+
+def iteration_datasets(out, simulation, iteration):
+    """Every dataset of one iteration's per-core files (<simulation>_It<i>_Pr*.h5) by path, and
+    how many files there were; a path in two files fails."""
+    files = sorted(pathlib.Path(out).glob(f"{simulation}_It{iteration}_Pr*.h5"))
+    return datasets_of(files), len(files)
 
 
 def mpiexec():

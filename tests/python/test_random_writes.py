@@ -21,13 +21,12 @@ import random
 import subprocess
 import sys
 
-import h5py
 import numpy as np
 import pytest
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from mpirun import BUILD, child_env, mpiexec  # noqa: E402
+from mpirun import BUILD, child_env, datasets_of, mpiexec  # noqa: E402
 from random_writes_values import DTYPES, block_values  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
@@ -286,15 +285,7 @@ def read_iteration(out, mode, iteration):
                "FilePerNode": f"{SIMULATION}_It{iteration}_Node*.h5",
                "Collective": f"{SIMULATION}_It{iteration}.h5"}[mode]
     files = sorted(out.glob(pattern))
-    stored = {}
-    for path in files:
-        with h5py.File(path, "r") as f:
-            def visit(name, obj):
-                if isinstance(obj, h5py.Dataset):
-                    assert name not in stored, f"{name} stored twice ({path.name})"
-                    stored[name] = obj[()]
-            f.visititems(visit)
-    return stored, [p.name for p in files]
+    return datasets_of(files), [p.name for p in files]
 
 
 # ---- running a case -------------------------------------------------------------------------
