@@ -88,8 +88,9 @@ int ecluse_initialize_string(const char* config_xml, MPI_Comm comm);
  * ecluse_finalize at the latest), and the server itself from ecluse_finalize, not from here.
  * After ecluse_stop, start again opens a new phase (Damaris's restart): it is then collective
  * over the initialize communicator (every rank calls it, servers once they returned from the
- * previous start); clients write again, continuing the iteration count, and servers serve
- * until their clients stop again. */
+ * previous start); clients write again, continuing the iteration count from the furthest any
+ * client got (all clients go on at the same iteration), and servers serve until their clients
+ * stop again. */
 int ecluse_start(int* is_client);
 /** The communicator of the simulation ranks only (MPI_COMM_NULL on servers). */
 int ecluse_client_comm_get(MPI_Comm* comm);

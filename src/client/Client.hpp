@@ -1,6 +1,7 @@
 // The simulation side of the API: checks a write, describes the block, hands it over.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <span>
@@ -41,6 +42,9 @@ class Client {
   void parameter_set(std::string_view name, const void* buffer, std::size_t size);
   void end_iteration();
   [[nodiscard]] int iteration() const { return iteration_; }
+  /** A restarted phase: this client goes on at `iteration` when it is further (it has nothing
+   * unended then: stop ended it). */
+  void continue_from(int iteration) { iteration_ = std::max(iteration_, iteration); }
   /** This client's id among the clients (the source of its blocks and signals). */
   [[nodiscard]] int source() const { return source_; }
   /** True when a block was handed over since the last end_iteration (a forgotten one). */

@@ -217,6 +217,10 @@ bool Runtime::start() {
 void Runtime::restart_client() {
   const WaitScope scope("in start for the servers of a restarted phase");
   barrier(comm_);
+  // The clients go on from the same iteration, the next after the furthest any of them got:
+  // one that stopped earlier (or ended one iteration fewer at stop) would else write iterations
+  // its server already stored, which no other client ends again.
+  client_->continue_from(allreduce_int(client_comm(), client_->iteration(), MPI_MAX));
   transport_->restart();
   stopped_ = false;
 }

@@ -227,6 +227,51 @@ TEST(ApiDc, ClearedAndOversizedBlocks) {
   expect_ok(ecluse_finalize());
 }
 
+// Client 0 stops after 2 iterations, client 1 after 4; both start again (Damaris's restart):
+// they go on together at iteration 4, not client 0 at 2 (iterations its server already stored,
+// which client 1 would never end again).
+TEST(ApiDc, ClientsThatStoppedAtDifferentIterationsRestartTogether) {
+  if (world_size() != 3) GTEST_SKIP() << "runs with 3 ranks";
+  RunSetup s{3, 1};
+  const std::string dir = ecluse::test::fresh_dir("restart-uneven");
+  expect_ok(ecluse_initialize_string(config(dir, s).c_str(), MPI_COMM_WORLD));
+  int is_client = 0;
+  expect_ok(ecluse_start(&is_client));
+  int source = -1;
+  if (is_client) {
+    MPI_Comm comm = MPI_COMM_NULL;
+    expect_ok(ecluse_client_comm_get(&comm));
+    MPI_Comm_rank(comm, &source);
+    for (int it = 0; it < (source == 0 ? 2 : 4); ++it) {
+      ecluse::test::write_api_iteration(it, source, 2);
+      expect_ok(ecluse_end_iteration());
+    }
+    expect_ok(ecluse_stop());
+  }
+  expect_ok(ecluse_start(&is_client));  // every rank: the restarted phase
+  if (is_client) {
+    int iteration = -1;
+    expect_ok(ecluse_get_iteration(&iteration));
+    EXPECT_EQ(iteration, 4);
+    for (int it = 4; it < 6; ++it) {
+      ecluse::test::write_api_iteration(it, source, 2);
+      expect_ok(ecluse_end_iteration());
+    }
+    expect_ok(ecluse_stop());
+  }
+  expect_ok(ecluse_finalize());
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() != 0) return;
+  for (int it : {0, 1, 4, 5}) {
+    ecluse::test::check_api_iteration({dir + "/dc_It" + std::to_string(it) + "_Pr0.h5"}, it, 2, 2);
+  }
+  for (int it : {2, 3}) {  // client 1 alone
+    const std::string file = dir + "/dc_It" + std::to_string(it) + "_Pr0.h5";
+    EXPECT_EQ(ecluse::test::read_dataset(file, "field/P1/B0").dims,
+              (std::vector<std::uint64_t>{6, 5}));
+  }
+}
+
 TEST(ApiDc, ABlockThatCanNeverFitIsRefusedAtInitialize) {
   if (world_size() != 2) GTEST_SKIP() << "runs with 2 ranks";
   RunSetup s{2, 1};
