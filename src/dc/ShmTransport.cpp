@@ -128,17 +128,20 @@ void ShmTransport::check_iteration_capacity(const std::vector<std::size_t>& bloc
 // The node's buffer holds the server's final count: it published it before leaving its loop.
 std::string ShmTransport::unraised_store_failures(const std::vector<std::uint32_t>& /*failures*/,
                                                   const std::vector<std::string>& /*texts*/) const {
-  const std::uint32_t failures = buffer_.store_failures(server_);
+  return unraised_failure(buffer_.store_failures(server_));
+}
+
+std::string ShmTransport::unraised_failure(std::uint32_t failures) const {
   if (failures <= failures_seen_) return {};
   return store_failure_message("dedicated core", buffer_.store_failure(server_), failures);
 }
 
 void ShmTransport::raise_store_failures() {
   const std::uint32_t failures = buffer_.store_failures(server_);
-  if (failures == failures_seen_) return;
+  std::string message = unraised_failure(failures);
+  if (message.empty()) return;
   failures_seen_ = failures;
-  throw Error(ECLUSE_IO_ERROR,
-              store_failure_message("dedicated core", buffer_.store_failure(server_), failures));
+  throw Error(ECLUSE_IO_ERROR, std::move(message));
 }
 
 void ShmTransport::too_big(const BlockData& block, std::size_t need, std::size_t share) const {

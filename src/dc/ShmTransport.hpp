@@ -67,6 +67,9 @@ class ShmTransport : public Transport {
   void check_alive(std::chrono::steady_clock::time_point deadline, const char* what,
                    const char* why = nullptr) const;
   [[noreturn]] void no_room_in_part(const BlockData& block, std::size_t need) const;
+  /** The message of this client's server's `failures` store failures, "" when it was told of
+   * them all already. */
+  [[nodiscard]] std::string unraised_failure(std::uint32_t failures) const;
   [[nodiscard]] BlockMessage event_of(MessageType type, int iteration) const;
 
   NodeBuffer& buffer_;

@@ -22,6 +22,7 @@
 #include "report/RunReport.hpp"
 #include "runtime/ServerCommCheck.hpp"
 #include "transport/DirectTransport.hpp"
+#include "transport/TransportSupport.hpp"
 
 namespace ecluse {
 
@@ -311,10 +312,7 @@ void Runtime::finalize(bool report) {
     const WaitScope scope("in finalize for the store failures of the servers");
     const auto start = std::chrono::steady_clock::now();
     failure = store_failure_of_run();  // a client waits here for its servers' last stores
-    if (client_ && has_servers()) {
-      finalize_wait_ =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    }
+    if (client_ && has_servers()) finalize_wait_ = seconds_since(start);
   }
   const WaitScope scope("in finalize for the report gather");
   write_report();
