@@ -759,7 +759,7 @@ void Hdf5CollectiveStore::write_iteration(int iteration, const std::vector<Block
   const std::string path = output_file_path(options_, env_.simulation, iteration, 0, 0);
   const std::string directory = std::filesystem::path(path).parent_path().string();
   run_collectively(env_.comm, [&] {
-    if (is_root()) ensure_output_directory(directory, options_.store_name);
+    if (is_root()) ensure_output_directory(directory, options_.store_name, options_.sync);
     if (is_root()) check_part_absent(path);  // before the try: that part is not ours
   });
   try {

@@ -360,7 +360,8 @@ void Hdf5FilePerNodeStore::write_as_leader(const std::string& path, int iteratio
 Hdf5Handle Hdf5FilePerNodeStore::create_file(const std::string& path, int iteration,
                                              const std::vector<NodeWriterBlocks>& node,
                                              bool& created) const {
-  ensure_output_directory(std::filesystem::path(path).parent_path().string(), options_.store_name);
+  ensure_output_directory(std::filesystem::path(path).parent_path().string(), options_.store_name,
+                          options_.sync);
   Hdf5Handle file = create_serial_part(path);
   created = true;
   write_file_attributes(file.get(), env_.simulation, iteration, -1, path);

@@ -53,7 +53,8 @@ std::string Hdf5FilePerProcessStore::write_part(int iteration,
   quiet_hdf5_errors();
   const std::string path =
       output_file_path(options_, env_.simulation, iteration, env_.writer, env_.node);
-  ensure_output_directory(std::filesystem::path(path).parent_path().string(), options_.store_name);
+  ensure_output_directory(std::filesystem::path(path).parent_path().string(), options_.store_name,
+                          options_.sync);
   Hdf5Handle file = create_serial_part(path);  // outside the try: an existing part is not ours
   try {
     write_file(file, path, iteration, blocks);

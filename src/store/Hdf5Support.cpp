@@ -89,12 +89,36 @@ bool is_directory(const std::string& path) {
   return ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
 }
 
-// mkdir one level; an existing directory is fine (another writer may have just made it), an
-// existing file in the way is reported as ENOTDIR, which is what the user has to fix.
+// mkdir one level: 0 when made, EEXIST when already a directory (another writer may have just
+// made it), else the errno to report; a file in the way is ENOTDIR, which the user has to fix.
 int make_one_directory(const std::string& path) {
   if (::mkdir(path.c_str(), 0777) == 0) return 0;
   if (errno != EEXIST) return errno;
-  return is_directory(path) ? 0 : ENOTDIR;
+  return is_directory(path) ? EEXIST : ENOTDIR;
+}
+
+// fsync of an open descriptor, closed in any case: 0 or the errno of the first failure.
+int sync_and_close(int fd) {
+  if (fd < 0) return errno;
+  const int error = ::fsync(fd) == 0 ? 0 : errno;
+  ::close(fd);
+  return error;
+}
+
+int sync_directory(const std::string& directory) {
+  return sync_and_close(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+}
+
+// A directory just made survives a crash of the node once its parent's entry is on disk.
+void sync_parent_of_made(const std::filesystem::path& made, const std::string& store) {
+  const std::string parent = made.parent_path().string();
+  const int error = sync_directory(parent);
+  if (error == 0) return;
+  throw Error(ECLUSE_IO_ERROR, "output directory '" + made.string() + "' of store '" + store +
+                                   "' was made, but its parent '" + parent +
+                                   "' could not be flushed (fsync): " + std::strerror(error) +
+                                   ". Fix: check the file system (dmesg), or set the store's "
+                                   "option Sync to no");
 }
 
 [[noreturn]] void throw_directory_error(const std::string& directory, const std::string& store,
@@ -350,15 +374,17 @@ std::string output_file_path(const Hdf5Options& options, const std::string& simu
   return options.directory + "/" + name;
 }
 
-void ensure_output_directory(const std::string& directory, const std::string& store_name) {
+void ensure_output_directory(const std::string& directory, const std::string& store_name,
+                             bool sync) {
   if (is_directory(directory)) return;
   std::filesystem::path prefix;
   for (const auto& part : std::filesystem::path(directory)) {
     prefix /= part;
     if (part == prefix.root_path() || part.empty()) continue;
-    if (int error = make_one_directory(prefix.string()); error != 0) {
-      throw_directory_error(directory, store_name, error);
-    }
+    const int error = make_one_directory(prefix.string());
+    if (error == EEXIST) continue;
+    if (error != 0) throw_directory_error(directory, store_name, error);
+    if (sync) sync_parent_of_made(prefix, store_name);
   }
 }
 
@@ -393,17 +419,9 @@ std::string part_path(const std::string& final_path) {
 
 namespace {
 
-// fsync of an open descriptor, closed in any case: 0 or the errno of the first failure.
-int sync_and_close(int fd) {
-  if (fd < 0) return errno;
-  const int error = ::fsync(fd) == 0 ? 0 : errno;
-  ::close(fd);
-  return error;
-}
-
 void sync_directory_of(const std::string& final_path) {
   const std::string directory = std::filesystem::path(final_path).parent_path().string();
-  const int error = sync_and_close(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  const int error = sync_directory(directory);
   if (error == 0) return;
   throw Error(ECLUSE_IO_ERROR, "'" + final_path + "' was written and renamed, but its directory '" +
                                    directory +

@@ -109,8 +109,11 @@ void write_block_dataset(hid_t file, const BlockData& block, int domains, const 
 /** Full path of the file of one iteration: directory / expanded pattern. */
 std::string output_file_path(const Hdf5Options& options, const std::string& simulation,
                              int iteration, int writer, int node);
-/** Creates the directory and its parents; throws ECLUSE_IO_ERROR with a fix if impossible. */
-void ensure_output_directory(const std::string& directory, const std::string& store_name);
+/** Creates the directory and its parents; throws ECLUSE_IO_ERROR with a fix if impossible.
+ * With `sync` (the store's Sync option) the parent of each directory made is flushed (fsync),
+ * so that the files published in it are not lost with their directory's entry in a crash. */
+void ensure_output_directory(const std::string& directory, const std::string& store_name,
+                             bool sync = false);
 /** Bytes to reserve for a file holding `payload` bytes of data in `datasets` datasets: the
  * data plus a margin for HDF5's metadata (64 KiB + 16 KiB per dataset). */
 std::uint64_t reservation_size(std::uint64_t payload, std::size_t datasets);

@@ -134,11 +134,12 @@ std::vector<std::string> leftover_parts(const std::string& directory, const std:
 }
 
 OutputLock::OutputLock(const std::string& directory, const std::string& simulation,
-                       const std::string& file_pattern, const std::string& store_name, Log* log)
+                       const std::string& file_pattern, const std::string& store_name, bool sync,
+                       Log* log)
     : path_(directory + "/." + simulation + ".ecluse-lock"),
       store_name_(store_name),
       made_(missing_directories(directory)) {
-  ensure_output_directory(directory, store_name);
+  ensure_output_directory(directory, store_name, sync);
   for (int attempt = 0; attempt < 2 && !owner_; ++attempt) {
     if (try_create()) break;
     const std::string holder = read_holder(path_);

@@ -17,7 +17,7 @@ namespace ecluse {
 class OutputLock {
  public:
   OutputLock(const std::string& directory, const std::string& simulation,
-             const std::string& file_pattern, const std::string& store_name, Log* log);
+             const std::string& file_pattern, const std::string& store_name, bool sync, Log* log);
   ~OutputLock();
   OutputLock(const OutputLock&) = delete;
   OutputLock& operator=(const OutputLock&) = delete;

@@ -219,7 +219,7 @@ std::unique_ptr<OutputLock> lock_on_first_writer(const Hdf5Options& options, con
   if (env.comm != MPI_COMM_NULL) MPI_Comm_rank(env.comm, &rank);
   if (rank != 0) return nullptr;
   return std::make_unique<OutputLock>(options.directory, env.simulation, options.file_name,
-                                      options.store_name, env.log);
+                                      options.store_name, options.sync, env.log);
 }
 
 std::unique_ptr<StoreBackend> make_hdf5(const Store& store, const StoreEnv& env) {

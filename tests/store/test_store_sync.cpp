@@ -289,5 +289,43 @@ TEST(StoreSync, AFileNameWithoutTheIterationIsPublishedBeforeTheNextIteration) {
   EXPECT_EQ(read_dataset(file, "x/P" + std::to_string(w)).bytes, as_bytes(second));
 }
 
+// Directories a FileName with '/' makes are part of the file's name: with Sync each new one's
+// entry is flushed (its parent's fsync) before the file in it is published.
+std::vector<std::string> calls_of_nested_writes(const std::string& dir, const std::string& sync) {
+  auto store = make_store_collectively(
+      hdf5_store(dir, "FilePerCore",
+                 {{"Sync", sync}, {"FileName", "w{writer}/it{iteration}/{simulation}.h5"}}),
+      world_env());
+  const Variable v = variable("x");
+  const int w = world_rank();
+  watch(dir);
+  store->write_iteration(0, {block_of(v, values(w), {{4096}}, w)});
+  store->write_iteration(1, {block_of(v, values(w + 1), {{4096}}, w)});
+  const std::string file = dir + "/w" + std::to_string(w) + "/it1/sim.h5";
+  EXPECT_EQ(read_dataset(file, "x/P" + std::to_string(w)).bytes, as_bytes(values(w + 1)));
+  return g_calls;
+}
+
+TEST(StoreSync, DirectoriesMadeForAFileAreFlushedBeforeTheFileIsPublished) {
+  const std::string dir = std::filesystem::canonical(fresh_dir("sync_nested")).string();
+  const std::string mine = dir + "/w" + std::to_string(world_rank());
+  std::vector<std::string> expected = {"fsync " + dir, "fsync " + mine};  // w<n>, then it0
+  for (const std::string iteration : {"it0", "it1"}) {
+    if (iteration == "it1") expected.push_back("fsync " + mine);  // it1
+    const std::string file = mine + "/" + iteration + "/sim.h5";
+    for (const std::string& call : flushed_then_named(file, mine + "/" + iteration))
+      expected.push_back(call);
+  }
+  EXPECT_EQ(calls_of_nested_writes(dir, "yes"), expected);
+}
+
+TEST(StoreSync, DirectoriesMadeWithoutSyncAreNotFlushed) {
+  const std::string dir = std::filesystem::canonical(fresh_dir("sync_nested_off")).string();
+  const std::string mine = dir + "/w" + std::to_string(world_rank());
+  EXPECT_EQ(calls_of_nested_writes(dir, "no"),
+            (std::vector<std::string>{"rename " + mine + "/it0/sim.h5.part",
+                                      "rename " + mine + "/it1/sim.h5.part"}));
+}
+
 }  // namespace
 }  // namespace ecluse::test
