@@ -55,8 +55,6 @@ struct CollectiveVariable {
   }
 };
 
-namespace {
-
 /** How one dataset of the shared file is compressed, the same on every writer. */
 struct DatasetEncoding {
   const CompressionSettings* settings = nullptr;
@@ -65,6 +63,8 @@ struct DatasetEncoding {
   Hdf5Compression applied = Hdf5Compression::None;
   ScaledRange range;  // scaled16: over all writers' blocks
 };
+
+namespace {
 
 /** What every writer writes at one iteration, and the variables refused (each with its first
  * error), the same on every writer. */
@@ -786,6 +786,23 @@ void Hdf5CollectiveStore::write_file(const std::string& path, int iteration,
                                      const std::vector<CollectiveVariable>& plan,
                                      const std::vector<BlockData>& blocks) const {
   Hdf5Handle file;
+  try {
+    write_into(file, path, iteration, plan, blocks);
+  } catch (...) {
+    close_after_failure(file, path);
+    throw;
+  }
+}
+
+void Hdf5CollectiveStore::close_after_failure(Hdf5Handle& handle,
+                                              const std::string& path) const noexcept {
+  const BlockingCall call({options_.store_name, path, env_.comm}, "a close after a failure");
+  handle.close();
+}
+
+void Hdf5CollectiveStore::write_into(Hdf5Handle& file, const std::string& path, int iteration,
+                                     const std::vector<CollectiveVariable>& plan,
+                                     const std::vector<BlockData>& blocks) const {
   run_collectively(env_.comm, [&] {
     file = create_file(path);
     const BlockingCall call({options_.store_name, path, env_.comm}, "its attributes and H5Fflush");
@@ -839,6 +856,23 @@ void Hdf5CollectiveStore::write_variable(hid_t file, const CollectiveVariable& v
     write_compression_attributes(dataset.get(), encoding.applied, encoding.type, encoding.range,
                                  path);
   });
+  try {
+    write_blocks(dataset.get(), variable, encoding, mine, path);
+  } catch (...) {
+    close_after_failure(dataset, path);
+    throw;
+  }
+  run_collectively(env_.comm, [&] {  // the close writes cached chunks: its failure counts
+    const BlockingCall call({options_.store_name, path, env_.comm}, "H5Dclose");
+    hdf5_check(dataset.close(), "close dataset '" + variable.name + "' (writing its last data)",
+               path);
+  });
+}
+
+void Hdf5CollectiveStore::write_blocks(hid_t dataset, const CollectiveVariable& variable,
+                                       const DatasetEncoding& encoding,
+                                       const std::vector<const BlockData*>& mine,
+                                       const std::string& path) const {
   for (std::size_t i = 0; i < static_cast<std::size_t>(variable.blocks); ++i) {
     const BlockData* block = i < mine.size() ? mine[i] : nullptr;
     const Selection* selection =
@@ -846,17 +880,12 @@ void Hdf5CollectiveStore::write_variable(hid_t file, const CollectiveVariable& v
     run_collectively(env_.comm, [&] {
       const BlockingCall call({options_.store_name, path, env_.comm}, "H5Dwrite (collective)");
       if (selection != nullptr) {
-        write_selected_block(dataset.get(), variable, *block, *selection, path);
+        write_selected_block(dataset, variable, *block, *selection, path);
       } else {
-        write_collective_block(dataset.get(), variable, encoding, block, path);
+        write_collective_block(dataset, variable, encoding, block, path);
       }
     });
   }
-  run_collectively(env_.comm, [&] {  // the close writes cached chunks: its failure counts
-    const BlockingCall call({options_.store_name, path, env_.comm}, "H5Dclose");
-    hdf5_check(dataset.close(), "close dataset '" + variable.name + "' (writing its last data)",
-               path);
-  });
 }
 
 // One dataset per block, named as FilePerCore names them (<var>/P<source>[/B<block>]), in the
@@ -1098,11 +1127,12 @@ void Hdf5CollectiveStore::warn_uncovered(int iteration,
 }
 
 Hdf5Handle Hdf5CollectiveStore::create_file(const std::string& path) const {
+  // Watched from the start: H5Pset_fapl_mpio duplicates the communicator, a collective call.
+  const BlockingCall call({options_.store_name, path, env_.comm}, "H5Fcreate (collective open)");
   Hdf5Handle fapl = hdf5_own(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create a property list", path);
   hdf5_check(H5Pset_fapl_mpio(fapl.get(), env_.comm, MPI_INFO_NULL), "select MPI-IO", path);
   hdf5_check(H5Pset_all_coll_metadata_ops(fapl.get(), 1), "make metadata reads collective", path);
   hdf5_check(H5Pset_coll_metadata_write(fapl.get(), 1), "make metadata writes collective", path);
-  const BlockingCall call({options_.store_name, path, env_.comm}, "H5Fcreate (collective open)");
   return hdf5_own(H5Fcreate(part_path(path).c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()),
                   H5Fclose, "create the file", path);
 }

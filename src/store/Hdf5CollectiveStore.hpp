@@ -16,6 +16,7 @@
 namespace ecluse {
 
 struct CollectiveVariable;
+struct DatasetEncoding;
 
 /** Every HDF5 call here is collective on env.comm, so every decision that could differ between
  * writers (which datasets, their extents, whether a step failed) is first agreed over MPI:
@@ -45,11 +46,20 @@ class Hdf5CollectiveStore final : public StoreBackend {
   void write_file(const std::string& path, int iteration,
                   const std::vector<CollectiveVariable>& plan,
                   const std::vector<BlockData>& blocks) const;
+  void write_into(Hdf5Handle& file, const std::string& path, int iteration,
+                  const std::vector<CollectiveVariable>& plan,
+                  const std::vector<BlockData>& blocks) const;
+  void write_blocks(hid_t dataset, const CollectiveVariable& variable,
+                    const DatasetEncoding& encoding, const std::vector<const BlockData*>& mine,
+                    const std::string& path) const;
   void write_variable(hid_t file, const CollectiveVariable& variable,
                       const std::vector<const BlockData*>& mine, const std::string& path) const;
   void write_pieces(hid_t file, const CollectiveVariable& variable,
                     const std::vector<const BlockData*>& mine, const std::string& path) const;
   Hdf5Handle create_file(const std::string& path) const;
+  /** Closes a file or dataset on an error path (every writer does, after run_collectively
+   * agreed on the failure): collective in parallel HDF5, so under the watchdog as well. */
+  void close_after_failure(Hdf5Handle& handle, const std::string& path) const noexcept;
   void warn_uncovered(int iteration, const std::vector<CollectiveVariable>& plan);
   void check_indices(int iteration, const std::vector<CollectiveVariable>& plan,
                      const std::vector<BlockData>& blocks);
