@@ -3,6 +3,8 @@
 // the API in TP, DC and DN every iteration is stored once, read back bit for bit.
 #include <gtest/gtest.h>
 #include <mpi.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -22,6 +24,32 @@ namespace {
 
 namespace fs = std::filesystem;
 using Interval = std::pair<double, double>;
+
+std::string g_slow_fsync_under;  // fsyncs of ".part" files under it take 40 ms and are recorded
+std::vector<Interval> g_fsyncs;
+
+std::string path_of(int fd) {
+  char buffer[4096];
+  const std::string link = "/proc/self/fd/" + std::to_string(fd);
+  const ssize_t n = ::readlink(link.c_str(), buffer, sizeof buffer - 1);
+  return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string();
+}
+
+}  // namespace
+
+// The library's fsync resolves to this one: a slow disk for the files of one test.
+extern "C" int fsync(int fd) {
+  const std::string path = path_of(fd);
+  const bool slow = !g_slow_fsync_under.empty() && path.rfind(g_slow_fsync_under, 0) == 0 &&
+                    path.ends_with(".part");
+  const double start = ecluse::wall_clock();
+  if (slow) std::this_thread::sleep_for(std::chrono::milliseconds(40));
+  const int result = static_cast<int>(::syscall(SYS_fsync, fd));
+  if (slow) g_fsyncs.emplace_back(start, ecluse::wall_clock());
+  return result;
+}
+
+namespace {
 
 int rank_of(MPI_Comm comm = MPI_COMM_WORLD) {
   int rank = 0;
@@ -111,7 +139,7 @@ constexpr int kIterations = 3;
 constexpr int kCells = 64;
 
 std::string config(const std::string& dir, const std::string& dedicated, int writers_at_once,
-                   const std::string& mode) {
+                   const std::string& mode, const std::string& sync = "no") {
   return R"(<simulation name="sched" xmlns="urn:ecluse:config:1"><architecture>
     <domains count="1"/>)" +
          dedicated + R"(<buffer size="1MiB"/><virtual-nodes ranks-per-node="2"/>
@@ -122,6 +150,7 @@ std::string config(const std::string& dir, const std::string& dedicated, int wri
     </data><storage><store name="s" type="HDF5"><option key="FileMode">)" +
          mode + R"(</option><option key="FilesPath">)" + dir +
          R"(</option><option key="ConcurrentWriters">)" + std::to_string(writers_at_once) +
+         R"(</option><option key="Sync">)" + sync +
          R"(</option></store></storage><log LogLevel="error" FileName=")" + dir +
          R"(/log"/></simulation>)";
 }
@@ -232,6 +261,23 @@ TEST(ScheduledStore, AFailingStoreDoesNotHangTheOthers) {
   EXPECT_EQ(turns, kIterations);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank_of() == 0) expect_stored_once(dir, 4, /*missing_file_iteration=*/1);
+}
+
+// With Sync="yes" the fsync is disk I/O of the write: it runs inside the writer's turn, so a
+// slow fsync (40 ms here) never overlaps another writer's (it ran after the turn before).
+TEST(ScheduledStore, TheFsyncOfSyncRunsInsideTheWritersTurn) {
+  const std::string dir = fs::canonical(ecluse::test::fresh_dir("sched_sync")).string();
+  g_slow_fsync_under = dir;
+  g_fsyncs.clear();
+  const auto [client, turns] = run(config(dir, "", 1, "FilePerCore", "yes"));
+  g_slow_fsync_under.clear();
+  EXPECT_EQ(turns, kIterations);
+  EXPECT_EQ(g_fsyncs.size(), static_cast<std::size_t>(kIterations));
+  const std::vector<Interval> all = gather_intervals(g_fsyncs);
+  EXPECT_EQ(all.size(), static_cast<std::size_t>(4 * kIterations));
+  EXPECT_EQ(most_at_once(all), 1);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank_of() == 0) expect_stored_once(dir, 4);
 }
 
 }  // namespace
