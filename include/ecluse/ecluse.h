@@ -79,7 +79,8 @@ typedef void (*ecluse_signal_t)(const char* event, int32_t source, int32_t itera
  * made). */
 int ecluse_initialize(const char* config_file, MPI_Comm comm);
 /** Same as ecluse_initialize with the XML text itself (programmatic configuration); same
- * errors, messages located in "<string>". */
+ * errors, messages located in "<string>". Every rank must pass the same text: otherwise every
+ * rank returns ECLUSE_CONFIG_ERROR naming the first rank whose text differs from rank 0's. */
 int ecluse_initialize_string(const char* config_xml, MPI_Comm comm);
 /** Sets *is_client to 1 on simulation ranks (returns at once), 0 on server ranks (returns
  * when all their clients stopped). Errors on a server: ECLUSE_CHANNEL_ERROR when a client died.

@@ -4,6 +4,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 
+#include "Actions.hpp"
 #include "ecluse/ecluse.h"
 
 namespace nb = nanobind;
@@ -27,8 +28,13 @@ void raise_error(int status, const std::string& message) {
 }
 
 void check(int status) {
+  std::optional<nb::python_error> action = take_action_failure();
+  if (status != ECLUSE_OK && action) {  // the call's own error wins; the action's is printed
+    action->restore();
+    PyErr_WriteUnraisable(nullptr);
+  }
   if (status != ECLUSE_OK) raise_error(status, ecluse_error_message());
-  if (PyErr_Occurred()) throw nb::python_error();
+  if (action) throw std::move(*action);
 }
 
 }  // namespace ecluse_python

@@ -9,8 +9,8 @@ namespace ecluse_python {
 /** Raises ecluse.Error(message, status name, code) in Python; never returns. */
 [[noreturn]] void raise_error(int status, const std::string& message);
 
-/** Raises ecluse.Error with the C API's message if status is not ECLUSE_OK, or the exception an
- * action raised during the call (Actions.cpp keeps it in the thread's error indicator). */
+/** Raises ecluse.Error with the C API's message if status is not ECLUSE_OK, or else the first
+ * exception an action raised during the call (Actions.cpp keeps it aside). */
 void check(int status);
 
 }  // namespace ecluse_python

@@ -22,6 +22,22 @@ std::string read_on_root(const std::string& path, MPI_Comm comm) {
   return broadcast_string(comm, text, 0);
 }
 
+// ecluse_initialize_string takes each rank's own text: ranks that passed different texts would
+// parse differently (one failing alone, the others waiting in initialize's first collective).
+void check_same_text(const std::string& xml, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const std::string first = broadcast_string(comm, xml, 0);
+  const int differs = allreduce_int(comm, xml == first ? INT_MAX : rank, MPI_MIN);
+  if (differs == INT_MAX) return;
+  throw Error(ECLUSE_CONFIG_ERROR,
+              "rank " + std::to_string(differs) +
+                  " passed a configuration text that differs from rank 0's; initialize "
+                  "needs the same text on every rank. Fix: pass the same string everywhere "
+                  "(read the file on one rank and broadcast it), or pass the file's path to "
+                  "ecluse_initialize");
+}
+
 void check_comm(MPI_Comm comm) {
   int initialized = 0;
   MPI_Initialized(&initialized);
@@ -54,6 +70,7 @@ Session Session::from_file(const std::string& path, MPI_Comm comm) {
 
 Session Session::from_string(const std::string& xml, MPI_Comm comm) {
   check_comm(comm);
+  check_same_text(xml, comm);
   return Session(std::make_unique<Runtime>("<string>", xml, comm));
 }
 

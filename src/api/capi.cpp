@@ -7,6 +7,7 @@
 #include <string>
 
 #include "block/StridedSource.hpp"
+#include "config/Limits.hpp"
 #include "core/Collective.hpp"
 #include "core/DataType.hpp"
 #include "ecluse/Session.hpp"
@@ -17,6 +18,9 @@ static_assert(static_cast<int>(ecluse::DataType::Int8) == ECLUSE_TYPE_INT8 &&
                   static_cast<int>(ecluse::DataType::Float64) == ECLUSE_TYPE_FLOAT64 &&
                   static_cast<int>(ecluse::DataType::String) == ECLUSE_TYPE_STRING,
               "ecluse_type follows ecluse::DataType");
+static_assert(ECLUSE_MAX_DIMENSIONS == ecluse::limits::kDimensions &&
+                  ECLUSE_MAX_DIMENSIONS == ecluse::StridedSource::kMaxRank,
+              "a layout's dimensions are bounded by ECLUSE_MAX_DIMENSIONS");
 
 namespace {
 
@@ -218,8 +222,7 @@ int ecluse_get_statistic(const char* name, double* value) {
       for (const auto& [key, v] : statistics) known += (known.empty() ? "" : ", ") + key;
       throw ecluse::Error(ECLUSE_ARGUMENT_ERROR,
                           std::string("no statistic named '") + name + "' on this rank; known: " +
-                              (known.empty() ? "none (time partitioning keeps none)" : known) +
-                              ".");
+                              (known.empty() ? "none (this rank's role keeps none)" : known) + ".");
     }
     *value = it->second;
   });

@@ -62,9 +62,9 @@ BlockData block_of(const Config& config, const BlockMessage& e, const void* data
 
 void check_dimensions(const BlockData& block, const std::string& approach) {
   if (block.dims.size() <= static_cast<std::size_t>(kMaxDims)) return;
-  throw Error(ECLUSE_INVALID_DIMENSIONS, "variable '" + block.variable->name + "' has " +
-                                             std::to_string(block.dims.size()) + " dimensions; " +
-                                             approach + " handle at most 8.");
+  throw Error(ECLUSE_INVALID_DIMENSIONS,
+              "variable '" + block.variable->name + "' has " + std::to_string(block.dims.size()) +
+                  " dimensions; " + approach + " handle at most " + std::to_string(kMaxDims) + ".");
 }
 
 }  // namespace ecluse

@@ -8,10 +8,11 @@
 
 #include "block/BlockData.hpp"
 #include "config/Config.hpp"
+#include "config/Limits.hpp"
 
 namespace ecluse {
 
-inline constexpr int kMaxDims = 8;
+inline constexpr int kMaxDims = static_cast<int>(limits::kDedicatedDimensions);
 /** No block reference: a message that carries no data, or a write that was skipped. */
 inline constexpr std::uint64_t kNoBlock = ~std::uint64_t{0};
 

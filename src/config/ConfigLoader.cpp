@@ -1,9 +1,9 @@
 // Parsing, schema check, model building and validation, in that order.
 #include "config/ConfigLoader.hpp"
 
-#include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "config/ConfigReader.hpp"
@@ -139,6 +139,20 @@ void check_depth(const pugi::xml_document& document, const XmlSource& source,
   }
 }
 
+// pugixml keeps elements that follow the root element, where an XML parser (Damaris's Xerces)
+// refuses them: a <storage> left after </simulation> by mistake would be silently ignored.
+void check_nothing_after_root(const pugi::xml_document& document, const XmlSource& source,
+                              Diagnostics& diagnostics) {
+  const pugi::xml_node root = document.document_element();
+  const std::string end = "</" + std::string(root.name()) + ">";
+  pugi::xml_node node = root.next_sibling();
+  while (node && node.type() != pugi::node_element) node = node.next_sibling();
+  if (!node) return;
+  diagnostics.error(source.of(node), "<" + std::string(node.name()) + "> comes after " + end +
+                                         ", where it would be ignored; move it inside <" +
+                                         root.name() + ">.");
+}
+
 }  // namespace
 
 Config parse_config(const std::string& source_name, const std::string& text) {
@@ -153,6 +167,7 @@ Config parse_config(const std::string& source_name, const std::string& text) {
     malformed(source, parsed, diagnostics);
     diagnostics.raise_if_any();
   }
+  check_nothing_after_root(document, source, diagnostics);
   check_depth(document, source, diagnostics);
   diagnostics.raise_if_any();
   check_schema(document, source, diagnostics);
@@ -165,6 +180,12 @@ Config parse_config(const std::string& source_name, const std::string& text) {
 }
 
 std::string read_config_file(const std::string& path) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) {
+    throw Error(ECLUSE_CONFIG_ERROR, "'" + path +
+                                         "' is a directory, not a configuration file; give the "
+                                         "path of the XML file to ecluse_initialize.");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw Error(ECLUSE_CONFIG_ERROR, "cannot read configuration file '" + path +

@@ -2,6 +2,7 @@
 #include "config/ConfigReader.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <sstream>
 #include <string_view>
@@ -71,13 +72,15 @@ class Reader {
 
   void read_architecture(const pugi::xml_node& node) {
     Architecture& a = config_.architecture;
-    a.domains = static_cast<int>(attrs_.integer(node.child("domains"), "count", 1, 1));
+    a.domains =
+        static_cast<int>(attrs_.integer(node.child("domains"), "count", 1, 1, limits::kDomains));
     read_dedicated(node.child("dedicated"), node);
     read_buffer(node.child("buffer"));
     a.placement = attrs_.choice(node.child("placement"), "servers", ServerPlacement::Last);
     a.core_placement = read_core_placement(node.child("placement"), a, attrs_);
     a.queue_name = attrs_.text(node.child("queue"), "name", a.queue_name);
-    a.queue_size = static_cast<int>(attrs_.integer(node.child("queue"), "size", 1024, 1));
+    a.queue_size = static_cast<int>(
+        attrs_.integer(node.child("queue"), "size", 1024, 1, limits::kQueueMessages));
     a.ranks_per_node =
         static_cast<int>(attrs_.integer(node.child("virtual-nodes"), "ranks-per-node", 0, 1));
   }
@@ -248,10 +251,14 @@ class Reader {
   }
 
   // A group's name may hold '/' ("a/b", as OPM Flow writes): nested groups in one element.
+  // "." and ".." name no HDF5 object of their own (a dataset "." is the file's root group).
   static bool valid_path(const std::string& name, bool nested) {
     if (name.empty()) return false;
-    if (!nested) return name.find('/') == std::string::npos;
-    return name.front() != '/' && name.back() != '/' && name.find("//") == std::string::npos;
+    if (!nested) return name.find('/') == std::string::npos && name != "." && name != "..";
+    if (name.front() == '/' || name.back() == '/' || name.find("//") != std::string::npos)
+      return false;
+    const std::string parts = "/" + name + "/";
+    return parts.find("/./") == std::string::npos && parts.find("/../") == std::string::npos;
   }
 
   std::string checked_name(const pugi::xml_node& node, std::size_t longest = limits::kNameBytes,
@@ -261,12 +268,13 @@ class Reader {
       diagnostics_.error(attrs_.where(node, "name"),
                          "invalid name '" + printable(name) +
                              "' for <group>; a group name is "
-                             "non-empty parts separated by single '/', e.g. \"a/b\".");
+                             "non-empty parts separated by single '/', none of them '.' or "
+                             "'..', e.g. \"a/b\".");
     } else if (!valid_path(name, nested)) {
       diagnostics_.error(attrs_.where(node, "name"),
                          std::string("invalid name '") + name + "' for <" + node.name() +
-                             ">; a name must be non-empty and contain no '/' (to nest, use "
-                             "<group name=\"...\">).");
+                             ">; a name must be non-empty, not '.' or '..', and contain no '/' "
+                             "(to nest, use <group name=\"...\">).");
     } else if (name.size() > longest || has_control_character(name)) {
       diagnostics_.error(attrs_.where(node, "name"),
                          "invalid name '" + printable(name) + "' for <" + node.name() +
@@ -327,7 +335,23 @@ class Reader {
     p.type = read_type(node, "int", false);
     p.value = attrs_.text(node, "value");
     p.where = source_.of(node);
+    if (damaris() && p.type == DataType::Int8 && p.value.size() == 1) damaris_char(node, p);
     config_.parameters.push_back(std::move(p));
+  }
+
+  // Damaris reads a char parameter's value as one character (lexical_cast<char>): "a" is 97,
+  // and "5" is the character '5' (53), not 5; its code is the value here too.
+  void damaris_char(const pugi::xml_node& node, Parameter& p) {
+    const char c = p.value.front();
+    const std::string code = std::to_string(static_cast<int>(static_cast<signed char>(c)));
+    if (std::isdigit(static_cast<unsigned char>(c)) != 0) {
+      diagnostics_.warning(attrs_.where(node, "value"), "char-parameter",
+                           "value=\"" + p.value + "\" of char parameter '" + p.name +
+                               "' is the character '" + p.value + "' (code " + code +
+                               "), as in Damaris; to mean the number " + p.value +
+                               ", write type=\"short\" or type=\"int\".");
+    }
+    p.value = code;
   }
 
   std::vector<Expression> expressions(const pugi::xml_node& node, const char* name, bool& broken) {
@@ -389,11 +413,22 @@ class Reader {
     return DataType::Int8;
   }
 
+  void check_dimension_count(const pugi::xml_node& node, Layout& layout) {
+    if (layout.dimensions.size() <= limits::kDimensions) return;
+    layout.broken = true;
+    diagnostics_.error(attrs_.where(node, "dimensions"),
+                       "layout '" + layout.name + "' has " +
+                           std::to_string(layout.dimensions.size()) + " dimensions; the limit is " +
+                           std::to_string(limits::kDimensions) +
+                           " (ECLUSE_MAX_DIMENSIONS): merge dimensions into fewer.");
+  }
+
   void read_layout(const pugi::xml_node& node, const std::string& prefix) {
     Layout layout;
     layout.name = prefix + checked_name(node);
     layout.type = layout_type(node);
     layout.dimensions = expressions(node, "dimensions", layout.broken);
+    check_dimension_count(node, layout);
     layout.global = expressions(node, "global", layout.broken);
     read_ghosts(node, layout);
     warn_layout(node, attrs_);

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "config/FrequencyPolicy.hpp"
+#include "config/Limits.hpp"
 #include "config/Parameters.hpp"
 #include "config/ScriptsReader.hpp"
 #include "config/Suggest.hpp"
@@ -268,11 +269,26 @@ bool check_layout_parameters(const Layout& layout, const Config& config,
   return ok;
 }
 
+// A block for dedicated cores or nodes is described in a fixed-size message.
+bool fits_dedicated(const Layout& layout, const Config& config, Diagnostics& d) {
+  if (config.architecture.approach() == Approach::TP ||
+      layout.dimensions.size() <= limits::kDedicatedDimensions) {
+    return true;
+  }
+  d.error(layout.where, "layout '" + layout.name + "' has " +
+                            std::to_string(layout.dimensions.size()) +
+                            " dimensions; dedicated cores and nodes carry blocks of at most " +
+                            std::to_string(limits::kDedicatedDimensions) +
+                            ": merge dimensions into fewer, or use time partitioning.");
+  return false;
+}
+
 void check_layouts(const Config& config, Diagnostics& d) {
   Diagnostics ignored;  // value errors are reported by the Parameters built in validate_config
   const Parameters parameters(config, ignored);
   for (const Layout& layout : config.layouts) {
-    if (layout.broken || !check_layout_parameters(layout, config, parameters, d)) continue;
+    if (layout.broken || !fits_dedicated(layout, config, d)) continue;
+    if (!check_layout_parameters(layout, config, parameters, d)) continue;
     try {
       (void)evaluate_layout(layout, parameters);
     } catch (const UnsetDimension& e) {

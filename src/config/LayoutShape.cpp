@@ -61,7 +61,9 @@ void evaluate_ghosts(const Layout& layout, const ParameterLookup& lookup, Layout
     const std::string part = "ghosts of dimension " + std::to_string(i + 1);
     const std::int64_t lo = evaluate(layout, part, layout.ghosts[i].first, lookup);
     const std::int64_t hi = evaluate(layout, part, layout.ghosts[i].second, lookup);
-    if (lo < 0 || hi < 0 || static_cast<std::uint64_t>(lo + hi) >= shape.dims[i]) {
+    const auto dim = shape.dims[i];
+    if (lo < 0 || hi < 0 || static_cast<std::uint64_t>(lo) >= dim ||
+        static_cast<std::uint64_t>(hi) >= dim - static_cast<std::uint64_t>(lo)) {
       fail(layout, part + " are " + std::to_string(lo) + ":" + std::to_string(hi) +
                        " for a dimension of " + std::to_string(shape.dims[i]) +
                        "; ghosts must be >= 0 and leave at least one interior cell.");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace ecluse::limits {
 
@@ -22,6 +23,15 @@ inline constexpr std::size_t kNameBytes = 255;
 /** Bytes of an event name: it travels in a fixed field of the DC/DN message (block/BlockMessage),
  * so the same limit holds in every approach. */
 inline constexpr std::size_t kEventNameBytes = 63;
+/** Dimensions of a layout (ECLUSE_MAX_DIMENSIONS, what the API's shape queries return). */
+inline constexpr std::size_t kDimensions = 16;
+/** Dimensions of a block that goes to dedicated cores or nodes: its description travels in a
+ * fixed-size message (block/BlockMessage). */
+inline constexpr std::size_t kDedicatedDimensions = 8;
+/** Domains (blocks per variable) of one rank: the client keeps state for each, per variable. */
+inline constexpr std::int64_t kDomains = 1 << 16;
+/** Messages of a node's queue (<queue size>, about 0.5 KiB each in shared memory). */
+inline constexpr std::int64_t kQueueMessages = 1 << 20;
 /** Longest word "did you mean" compares (longer ones get no suggestion). */
 inline constexpr std::size_t kSuggestedWord = 128;
 

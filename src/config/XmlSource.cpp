@@ -41,19 +41,33 @@ SourceLocation XmlSource::in_value(const pugi::xml_node& node, const char* attri
   return at(static_cast<std::ptrdiff_t>(quote + 1 + offset));
 }
 
+// True when `attribute` starts at pos as an attribute name: after a space, followed by '='.
+bool XmlSource::names_attribute(std::size_t pos, const char* attribute) const {
+  const std::size_t length = std::strlen(attribute);
+  if (text_.compare(pos, length, attribute) != 0) return false;
+  if (std::isspace(static_cast<unsigned char>(text_[pos - 1])) == 0) return false;
+  std::size_t after = pos + length;
+  while (after < text_.size() && std::isspace(static_cast<unsigned char>(text_[after]))) ++after;
+  return after < text_.size() && text_[after] == '=';
+}
+
+// Scans the start tag outside quoted values: a value may hold '>' or another attribute's name.
 std::ptrdiff_t XmlSource::attribute_offset(const pugi::xml_node& node,
                                            const char* attribute) const {
   const std::ptrdiff_t begin = node.offset_debug();
   if (begin < 0) return -1;
-  const std::size_t end = text_.find('>', static_cast<std::size_t>(begin));
-  const std::size_t length = std::strlen(attribute);
-  for (std::size_t pos = static_cast<std::size_t>(begin); pos < end; ++pos) {
-    pos = text_.find(attribute, pos);
-    if (pos == std::string::npos || pos >= end) break;
-    const bool starts = std::isspace(static_cast<unsigned char>(text_[pos - 1])) != 0;
-    std::size_t after = pos + length;
-    while (after < end && std::isspace(static_cast<unsigned char>(text_[after]))) ++after;
-    if (starts && after < end && text_[after] == '=') return static_cast<std::ptrdiff_t>(pos);
+  char quote = 0;
+  for (auto pos = static_cast<std::size_t>(begin); pos < text_.size(); ++pos) {
+    const char c = text_[pos];
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '>') {
+      break;
+    } else if (pos > static_cast<std::size_t>(begin) && names_attribute(pos, attribute)) {
+      return static_cast<std::ptrdiff_t>(pos);
+    }
   }
   return -1;
 }

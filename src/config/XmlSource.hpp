@@ -27,6 +27,7 @@ class XmlSource {
  private:
   [[nodiscard]] std::ptrdiff_t attribute_offset(const pugi::xml_node& node,
                                                 const char* attribute) const;
+  [[nodiscard]] bool names_attribute(std::size_t pos, const char* attribute) const;
   std::string name_;
   std::string text_;
   std::vector<std::size_t> line_starts_;

@@ -291,6 +291,29 @@ TEST(ApiTp, EveryRankGetsTheSameConfigError) {
                "directory; check the path given to ecluse_initialize.");
 }
 
+// A rank whose text differs (here: the last, with one that does not parse) would fail alone
+// while the others wait in initialize's first collective; every rank gets the error instead.
+TEST(ApiTp, RanksThatPassDifferentTextsGetTheSameError) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size == 1) GTEST_SKIP() << "needs two ranks";
+  const std::string good = R"(<simulation name="s" xmlns="urn:ecluse:config:1"/>)";
+  const std::string text = world_rank() == size - 1 ? "<simulation name=\"s\">" : good;
+  testing::internal::CaptureStderr();
+  const int status = ecluse_initialize_string(text.c_str(), MPI_COMM_WORLD);
+  testing::internal::GetCapturedStderr();
+  int low = 0, high = 0;
+  MPI_Allreduce(&status, &low, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&status, &high, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(low, ECLUSE_CONFIG_ERROR);
+  EXPECT_EQ(high, ECLUSE_CONFIG_ERROR);
+  EXPECT_EQ(std::string(ecluse_error_message()),
+            "rank " + std::to_string(size - 1) +
+                " passed a configuration text that differs from rank 0's; initialize needs the "
+                "same text on every rank. Fix: pass the same string everywhere (read the file "
+                "on one rank and broadcast it), or pass the file's path to ecluse_initialize");
+}
+
 TEST(ApiTp, NonTimeVaryingVariablesAreWrittenOnce) {
   const std::string dir = ecluse::test::fresh_dir("once");
   Init init(config(dir, R"(<layout name="l" type="int" dimensions="3"/>

@@ -969,6 +969,41 @@ def test_actions_bound_in_python_run_on_the_dedicated_core(tmp_path):
     assert server["seen"] == [["stored", 0, 0], ["stored", 0, 1]]
 
 
+def test_an_action_that_raises_on_the_server_raises_its_first_exception_once(tmp_path):
+    """Every later call still runs (no exception pending in it), the first exception comes out
+    of start, and the later ones are printed as unraisable."""
+    body = """
+    seen = []
+    def action(event, source, iteration, args):
+        seen.append(iteration)
+        raise ValueError(f"action failed at {iteration}")
+    with ecluse.Session("bind.xml") as s:
+        s.bind("stored", action)
+        try:
+            client, raised = s.is_client, None
+        except ValueError as e:
+            client, raised = False, [type(e.__cause__).__name__, str(e)]
+        if client:
+            for it in range(3):
+                s.write("field", np.zeros((6, 4)))
+                s.signal("stored")
+                s.end_iteration()
+    report(seen=seen, raised=raised)
+    """
+    text = CONFIG.replace("ARCHITECTURE", DC.replace('"3"', '"2"')).replace("DOMAINS", "1")
+    (tmp_path / "bind.xml").write_text(text)
+    (tmp_path / "script.py").write_text(PRELUDE + textwrap.dedent(body))
+    result = subprocess.run([mpiexec(), "-n", "2", sys.executable, "script.py"], cwd=tmp_path,
+                            env=child_env(), capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    client, server = sorted(results(result.stdout), key=lambda r: r["rank"])
+    assert client["seen"] == [] and client["raised"] is None
+    assert server["seen"] == [0, 1, 2]
+    assert server["raised"] == ["NoneType", "action failed at 0"]
+    assert result.stderr.count("Exception ignored in") == 2, result.stderr
+    assert "ValueError: action failed at 2" in result.stderr
+
+
 ITERATION_VARIANTS = """
 with ecluse.Session("bind.xml") as s:
     if s.is_client:

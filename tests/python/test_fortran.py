@@ -139,7 +139,7 @@ def test_a_successful_call_clears_the_message(errors):
         assert errors[case] == "ECLUSE_OK|", case
     assert errors["unknown-statistic"] == (
         "ECLUSE_ARGUMENT_ERROR|no statistic named 'dn.credit_waits' on this rank; known: none "
-        "(time partitioning keeps none).")
+        "(this rank's role keeps none).")
 
 
 def test_shape_parameters_actions_and_zero_copy(errors):

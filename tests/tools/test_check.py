@@ -198,6 +198,24 @@ def test_a_missing_file_is_refused(tmp_path):
             "directory") in result.stdout
 
 
+def test_a_directory_is_refused_as_a_directory(tmp_path):
+    result = run(tmp_path)
+    assert result.returncode == 1
+    assert (f"error: '{tmp_path}' is a directory, not a configuration file; give the path of the "
+            "XML file to ecluse_initialize.") in result.stdout
+
+
+def test_a_total_beyond_64_bits_is_refused_not_wrapped(tmp_path):
+    huge = ('<layout name="h" type="double" dimensions="2000000000000000000"/>'
+            '<variable name="a" layout="h"/><variable name="b" layout="h"/>')
+    text = EXAMPLE.replace("</data>", huge + "</data>")
+    result = run(write(tmp_path, text))
+    assert result.returncode == 1, result.stdout
+    assert "  total: 5 block(s), more than 2^64 bytes" in result.stdout
+    assert ("error: one client's blocks of one iteration add up to more than 2^64 bytes; make the "
+            "layouts or <domains count> smaller") in result.stdout
+
+
 def run_json(*args, **kwargs):
     result = run("--json", *args, **kwargs)
     assert result.stderr == ""

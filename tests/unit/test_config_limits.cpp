@@ -166,4 +166,92 @@ TEST(ConfigLimits, EventAndOtherNamesAreBounded) {
                 "' for <event>; a name has at most 63 bytes and no control characters.");
 }
 
+std::string dimensions_of(std::size_t n) {
+  std::string out = "2";
+  for (std::size_t i = 1; i < n; ++i) out += ",2";
+  return out;
+}
+
+TEST(ConfigLimits, LayoutsHaveAtMostMaxDimensions) {
+  EXPECT_EQ(error_of(with_dimensions(dimensions_of(limits::kDimensions))), "");
+  const std::string text = with_dimensions(dimensions_of(limits::kDimensions + 1));
+  EXPECT_EQ(error_of(text), "c.xml:1:" + std::to_string(text.find("dimensions=") + 1) +
+                                ": layout 'l' has 17 dimensions; the limit is 16 "
+                                "(ECLUSE_MAX_DIMENSIONS): merge dimensions into fewer.");
+}
+
+TEST(ConfigLimits, DedicatedResourcesCarryAtMostEightDimensions) {
+  std::string text = with_dimensions(dimensions_of(9));
+  text.replace(text.find("cores=\"0\""), 9, "cores=\"1\"");
+  EXPECT_EQ(error_of(text), "c.xml:1:" + std::to_string(text.find("<layout") + 1) +
+                                ": layout 'l' has 9 dimensions; dedicated cores and nodes carry "
+                                "blocks of at most 8: merge dimensions into fewer, or use time "
+                                "partitioning.");
+  text = with_dimensions(dimensions_of(8));
+  text.replace(text.find("cores=\"0\""), 9, "cores=\"1\"");
+  EXPECT_EQ(error_of(text), "");
+}
+
+TEST(ConfigLimits, DomainsAndQueueSizeAreBounded) {
+  std::string text = named("x", "<domains count=\"65537\"/>");
+  text.erase(text.find("<domains count=\"1\"/>"), 20);
+  EXPECT_EQ(error_of(text), "c.xml:1:" + std::to_string(text.find("count=") + 1) +
+                                ": invalid value '65537' for 'count' on <domains>; expected an "
+                                "integer from 1 to 65536.");
+  text = named("x", "<dedicated cores=\"0\" nodes=\"0\"/><queue size=\"1048577\"/>");
+  EXPECT_EQ(error_of(text), "c.xml:1:" + std::to_string(text.find("size=") + 1) +
+                                ": invalid value '1048577' for 'size' on <queue>; expected an "
+                                "integer from 1 to 1048576.");
+}
+
+TEST(ConfigLimits, DotNamesAreRefused) {
+  for (const std::string& name : {std::string("."), std::string("..")}) {
+    const std::string text =
+        with_data("<layout name=\"" + name + "\" type=\"int\" dimensions=\"4\"/>");
+    EXPECT_EQ(error_of(text),
+              "c.xml:1:" + std::to_string(text.find("name=", text.find("<layout")) + 1) +
+                  ": invalid name '" + name +
+                  "' for <layout>; a name must be non-empty, not '.' or '..', "
+                  "and contain no '/' (to nest, use <group name=\"...\">).");
+  }
+  for (const std::string& name :
+       {std::string("../.."), std::string("a/./b"), std::string("a/..")}) {
+    const std::string text = with_data("<group name=\"" + name + "\"></group>");
+    EXPECT_EQ(error_of(text),
+              "c.xml:1:" + std::to_string(text.find("name=", text.find("<group")) + 1) +
+                  ": invalid name '" + name +
+                  "' for <group>; a group name is non-empty parts separated by "
+                  "single '/', none of them '.' or '..', e.g. \"a/b\".");
+  }
+  EXPECT_EQ(error_of(with_data("<group name=\"a/..b/c.\"></group>")), "");
+}
+
+TEST(ConfigLimits, NothingMayFollowTheSimulationElement) {
+  std::string text = with_data("");
+  text.insert(text.find("</data>") + 7, "</simulation>");
+  text.erase(text.rfind("</simulation>"));
+  text += "<storage/>";
+  // <simulation ...><architecture>...</architecture><data></data></simulation><storage/>
+  EXPECT_EQ(error_of(text), "c.xml:1:" + std::to_string(text.find("<storage") + 1) +
+                                ": <storage> comes after </simulation>, where it would be "
+                                "ignored; move it inside <simulation>.");
+  EXPECT_EQ(error_of(with_data("") + "\n  <!-- a comment -->\n"), "");
+}
+
+TEST(ConfigLimits, HugeGhostsAreRefusedWithoutOverflow) {
+  const std::string text = with_data(
+      "<layout name=\"l\" type=\"int\" dimensions=\"4\" "
+      "ghosts=\"9223372036854775807:9223372036854775807\"/>");
+  EXPECT_NE(error_of(text).find("ghosts must be >= 0 and leave at least one interior cell."),
+            std::string::npos);
+}
+
+TEST(ConfigLimits, AttributeLocationsSkipQuotedValues) {
+  const std::string text = with_data(
+      "<layout name=\"l\" comment=\"a > b, set dimensions=4\" type=\"int\" dimensions=\"0x\"/>");
+  const std::string message = error_of(text);
+  EXPECT_EQ(message.substr(0, message.find(": ", 6)),
+            "c.xml:1:" + std::to_string(text.rfind("0x") + 2));  // at the x
+}
+
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "TestSupport.hpp"
 #include "config/ConfigLoader.hpp"
+#include "config/Parameters.hpp"
 #include "config/StoreKinds.hpp"
 #include "ecluse/Error.hpp"
 
@@ -171,7 +172,7 @@ TEST(DamarisModel, GroupNamesMayNestWithSlashes) {
   EXPECT_NE(ecluse::parse_config("g.xml", file("", data)).find_variable("a/b/v"), nullptr);
   EXPECT_EQ(error_of(file("", "<group name=\"a//b\"/>")),
             "c.xml:1:84: invalid name 'a//b' for <group>; a group name is non-empty parts "
-            "separated by single '/', e.g. \"a/b\".");
+            "separated by single '/', none of them '.' or '..', e.g. \"a/b\".");
 }
 
 TEST(DamarisModel, EverySingleElementIsRefusedTwiceWithBothLines) {
@@ -482,5 +483,32 @@ TEST(DamarisModel, SelectFileRefusesWhatCannotPlaceElements) {
   disabled.replace(disabled.find("time-varying"), 0, "enabled=\"false\" ");
   EXPECT_NE(error_of(disabled).find("variable 'P' has select-file 'GLOBAL_CELL_INDEX', which is "
                                     "disabled (enabled=\"false\")"),
+            std::string::npos);
+}
+
+// Damaris reads a char parameter with lexical_cast<char>: one character, whose code is the value.
+TEST(DamarisModel, ACharParameterIsOneCharacterAsInDamaris) {
+  const std::string data =
+      "<parameter name=\"letter\" type=\"char\" value=\"a\"/>"
+      "<parameter name=\"digit\" type=\"character\" value=\"5\"/>"
+      "<parameter name=\"number\" type=\"char\" value=\"-12\"/>";
+  const std::string text = file(kDamarisNs, data);
+  const Config c = ecluse::parse_config("p.xml", text);
+  ecluse::Diagnostics ignored;
+  const ecluse::Parameters values(c, ignored);
+  EXPECT_EQ(values.integer("letter"), 97);
+  EXPECT_EQ(values.integer("digit"), 53);
+  EXPECT_EQ(values.integer("number"), -12);  // more than one character: a number, as before
+  EXPECT_EQ(c.warnings,
+            Names{"p.xml:1:" + std::to_string(text.find("value=\"5\"") + 1) +
+                  ": value=\"5\" of char parameter 'digit' is the character '5' (code 53), as in "
+                  "Damaris; to mean the number 5, write type=\"short\" or type=\"int\"."});
+  const Config own = ecluse::parse_config(
+      "q.xml", file("", "<parameter name=\"digit\" type=\"char\" value=\"5\"/>"));
+  const ecluse::Parameters own_values(own, ignored);
+  EXPECT_EQ(own_values.integer("digit"), 5);  // Ecluse's own files: a number
+  EXPECT_NE(error_of(file("", "<parameter name=\"letter\" type=\"char\" value=\"a\"/>"))
+                .find("parameter 'letter' has value 'a' which is not a valid char; give a whole "
+                      "number from -128 to 127."),
             std::string::npos);
 }

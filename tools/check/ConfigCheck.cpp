@@ -137,7 +137,15 @@ Json variable_json(const Variable& v, const Layout& layout, const LayoutShape& s
 struct ClientIteration {
   std::uint64_t bytes = 0;
   std::uint64_t in_buffer = 0;
+  bool overflow = false;  // the sums do not fit in 64 bits
 };
+
+// total += bytes * count, false when it does not fit in 64 bits.
+bool add_blocks(std::uint64_t& total, std::uint64_t bytes, std::uint64_t count) {
+  std::uint64_t product = 0;
+  return !__builtin_mul_overflow(bytes, count, &product) &&
+         !__builtin_add_overflow(total, product, &total);
+}
 
 // One line per enabled variable, then the total: the bytes one client hands over per iteration.
 ClientIteration describe_variables(const Config& config, const Parameters& parameters,
@@ -145,6 +153,7 @@ ClientIteration describe_variables(const Config& config, const Parameters& param
   const auto domains = static_cast<std::uint64_t>(config.architecture.domains);
   out << "variables, per client and iteration (" << domains << " block(s) of each, <domains>):\n";
   std::uint64_t total = 0, blocks = 0, in_buffer = 0;
+  bool fits = true;
   Json variables = Json::array();
   for (const Variable& v : config.variables) {
     if (!v.enabled) continue;
@@ -163,9 +172,13 @@ ClientIteration describe_variables(const Config& config, const Parameters& param
                         ghosts_and_global_text(shape))
         << "; " << stores_of(v) << (v.time_varying ? "" : "; not time-varying") << '\n';
     variables.push_back(variable_json(v, layout, shape, bytes).set("size_set_at_run_time", unset));
-    total += bytes * domains;
-    in_buffer += shm::block_footprint(bytes) * domains;
+    fits = fits && add_blocks(total, bytes, domains) && bytes <= SIZE_MAX - 128 &&
+           add_blocks(in_buffer, shm::block_footprint(bytes), domains);
     blocks += domains;
+  }
+  if (!fits) {
+    out << "  total: " << blocks << " block(s), more than 2^64 bytes\n";
+    return {UINT64_MAX, UINT64_MAX, true};
   }
   out << "  total: " << blocks << " block(s), " << bytes_text(total) << '\n';
   json.set("domains", domains).set("variables", std::move(variables));
@@ -470,7 +483,11 @@ Description describe(const Config& config, const CheckOptions& options) {
   d.json.set("parameters", std::move(values));
   const ClientIteration per_client = describe_variables(config, parameters, out, d.json);
   describe_stores(config, out, d.json);
-  if (options.ranks > 0) {
+  if (per_client.overflow) {
+    d.problems.emplace_back(
+        "one client's blocks of one iteration add up to more than 2^64 bytes; make the layouts "
+        "or <domains count> smaller");
+  } else if (options.ranks > 0) {
     Json placement = Json::object();
     try {
       describe_placement(config, options, per_client, out, placement, d.problems);
