@@ -8,7 +8,7 @@ __version__ = "0.1.0"
 # naming <build>/python lets this package find it there.
 __path__ = __import__("pkgutil").extend_path(__path__, __name__)
 
-from .errors import Error  # noqa: E402  (pure Python: no native module needed)
+from .errors import Error, ViewWarning  # noqa: E402  (pure Python: no native module needed)
 
 _NATIVE_NAMES = {"Session": "session"}
 

@@ -93,9 +93,14 @@ def explain(best: Prediction, predictions: Sequence[Prediction]) -> str:
         reason = _time_reason(best, other)
     else:
         reason = (f"it draws less power ({best.power_w:.0f} W vs {other.power_w:.0f} W per node)"
-                  + (f" although it runs {best.time_s / other.time_s - 1:.0%} longer"
+                  + (f" although it runs {_percent(best.time_s / other.time_s - 1)} longer"
                      if best.time_s > other.time_s * 1.001 else ""))
     return f"{best.label} uses {saving:.1f}% less energy than {other.label}: {reason}"
+
+
+def _percent(fraction: float) -> str:
+    """A share as a percentage: one decimal under 10% (never "0%" for a difference shown)."""
+    return f"{fraction:.1%}" if fraction < 0.1 else f"{fraction:.0%}"
 
 
 def _time_reason(best: Prediction, other: Prediction) -> str:
@@ -113,8 +118,10 @@ def energy_unit(values: Sequence[float]) -> tuple:
     return ("kJ", 1e3) if max(values, default=0.0) >= 1e4 else ("J", 1.0)
 
 
-def energy_text(joules: float) -> str:
-    name, div = energy_unit([joules])
+def energy_text(joules: float, unit: Optional[tuple] = None) -> str:
+    """Joules in `unit` (energy_unit's (name, divisor): that of a table or a line the figure
+    shares), else in the unit of the figure alone."""
+    name, div = unit or energy_unit([joules])
     return f"{joules / div:.3f} {name}"
 
 
@@ -128,12 +135,14 @@ def buffer_bytes(p: Prediction, platform: Platform, workload: Workload) -> int:
     return buffer_bytes_for(share)
 
 
-def architecture_xml(p: Prediction, platform: Platform, workload: Workload) -> str:
+def architecture_xml(p: Prediction, platform: Platform, workload: Workload,
+                     domains: int = 1) -> str:
     """The complete `<architecture>` block to paste over the one of the simulation's file:
+    its `domains` (blocks per client: the simulation's own count, which the block must keep),
     dedicated resources, the buffer sized from the bytes per output, and `<virtual-nodes>` when
     the nodes are groups of ranks on one host."""
     size = buffer_bytes(p, platform, workload) // MIB
-    lines = ["<architecture>", '  <domains count="1"/>', f"  {p.approach.xml()}",
+    lines = ["<architecture>", f'  <domains count="{domains}"/>', f"  {p.approach.xml()}",
              f'  <buffer name="ecluse-buffer" size="{size}MiB"/>']
     if platform.host_cpus and platform.nodes > 1:
         lines.append(f'  <virtual-nodes ranks-per-node="{platform.cores_per_node}"/>')
@@ -151,10 +160,12 @@ def prediction_json(p: Prediction) -> dict:
             "power_w": p.power_w, "energy_j": p.energy_j, "notes": list(p.notes)}
 
 
-def to_json(advice: Advice, platform: Platform, workload: Workload, goal: str = "energy") -> dict:
+def to_json(advice: Advice, platform: Platform, workload: Workload, goal: str = "energy",
+            domains: int = 1) -> dict:
     """What `ecluse advise` prints, as one document (schema ecluse-advice/1): every candidate's
     prediction, the least-energy and the fastest, why, the saving with its band, and the
-    recommendation for `goal` with its `<architecture>` block."""
+    recommendation for `goal` with its `<architecture>` block (of `domains` blocks per
+    client)."""
     pick = advice.pick(goal)
     found = advice.saving()
     saving = None
@@ -167,13 +178,16 @@ def to_json(advice: Advice, platform: Platform, workload: Workload, goal: str = 
                          "host_cpus": platform.host_cpus},
             "workload": {"iterations": workload.iterations,
                          "output_every": workload.output_every,
+                         "outputs": workload.outputs,
                          "bytes_per_output": workload.bytes_per_output},
             "predictions": [prediction_json(p) for p in advice.predictions],
             "least_energy": advice.least_energy.label, "fastest": advice.fastest.label,
             "why": advice.why, "uncertainty": advice.uncertainty, "saving": saving,
             "goal": goal,
             "recommendation": {"approach": pick.label, "dedicated": pick.approach.xml(),
-                               "architecture": architecture_xml(pick, platform, workload)}}
+                               "domains": domains,
+                               "architecture": architecture_xml(pick, platform, workload,
+                                                                domains)}}
 
 
 def format_table(advice: Advice, platform: Platform) -> str:

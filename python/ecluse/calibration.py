@@ -130,8 +130,18 @@ class _Parser:
         if "idle_watts" not in values or "max_watts" not in values:
             raise self.error(number, "section needs both idle_watts and max_watts")
         idle, busy = values["idle_watts"], values["max_watts"]
-        if not math.isfinite(idle) or not math.isfinite(busy) or idle < 0:
-            raise self.error(number, "idle_watts and max_watts must be finite and non-negative")
-        if idle > busy:
-            raise self.error(number, f"idle_watts ({idle:g}) is above max_watts ({busy:g})")
+        problem = watts_problem(idle, busy)
+        if problem:
+            raise self.error(number, problem)
         return Section(kind, pattern, values["id"], idle, busy, number)
+
+
+def watts_problem(idle: float, busy: float, names: tuple = ("idle_watts", "max_watts")
+                  ) -> Optional[str]:
+    """What is wrong with a node's power at rest and fully busy, by the runtime's rules (finite,
+    non-negative, idle not above max), naming them `names`; None when nothing is."""
+    if not math.isfinite(idle) or not math.isfinite(busy) or idle < 0 or busy < 0:
+        return f"{names[0]} and {names[1]} must be finite and non-negative"
+    if idle > busy:
+        return f"{names[0]} ({idle:g}) is above {names[1]} ({busy:g})"
+    return None

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
 from . import advise as adv
@@ -25,9 +26,42 @@ _UNITS = {"": 1, "b": 1, "k": 1e3, "kb": 1e3, "m": 1e6, "mb": 1e6, "g": 1e9, "gb
 def parse_bytes(text: str) -> float:
     """`64MiB`, `1.5GB`, `1000` -> bytes (a trailing `/s` is allowed for bandwidths)."""
     m = re.fullmatch(r"\s*([0-9.]+(?:e[0-9]+)?)\s*([a-zA-Z]*)(?:/s)?\s*", text)
-    if not m or m.group(2).lower() not in _UNITS:
+    try:
+        value = float(m.group(1)) * _UNITS[m.group(2).lower()] if m else math.nan
+    except (KeyError, ValueError):
+        value = math.nan
+    if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"'{text}' is not a size (e.g. 64MiB, 1.5GB, 1000)")
-    return float(m.group(1)) * _UNITS[m.group(2).lower()]
+    return value
+
+
+def positive_bytes(text: str) -> float:
+    """A size above zero (bytes per output, a bandwidth)."""
+    value = parse_bytes(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a size above 0 (e.g. 64MiB, 500MB/s)")
+    return value
+
+
+def _checked(convert, accept, expected: str):
+    """An argparse type: convert(text), kept when accept(value); else 'TEXT' is not `expected`."""
+    def parse(text: str):
+        try:
+            value = convert(text)
+        except ValueError:
+            value = None
+        if value is None or not accept(value):
+            raise argparse.ArgumentTypeError(f"'{text}' is not {expected}")
+        return value
+    return parse
+
+
+positive_int = _checked(int, lambda v: v >= 1, "a whole number >= 1")
+whole = _checked(int, lambda v: v >= 0, "a whole number >= 0")
+positive = _checked(float, lambda v: math.isfinite(v) and v > 0, "a finite number > 0")
+non_negative = _checked(float, lambda v: math.isfinite(v) and v >= 0, "a finite number >= 0")
+fraction = _checked(float, lambda v: 0 < v <= 1, "a fraction within (0, 1], e.g. 0.8")
+share = _checked(float, lambda v: 0 <= v <= 1, "a share within 0..1, e.g. 0.5")
 
 
 def int_list(text: str) -> tuple:
@@ -56,8 +90,8 @@ def idle_fraction(text: str):
 
 def _add_power(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("power (explicit values > calibration file > profile > default)")
-    g.add_argument("--idle-watts", type=float, help="P_idle of a node (W)")
-    g.add_argument("--max-watts", type=float, help="P_max of a node (W)")
+    g.add_argument("--idle-watts", type=non_negative, help="P_idle of a node (W)")
+    g.add_argument("--max-watts", type=non_negative, help="P_max of a node (W)")
     g.add_argument("--power-id", help="label of explicit power values (default: options)")
     g.add_argument("--calibration", help="calibration file (INI format of docs/energy.md)")
 
@@ -81,11 +115,14 @@ def _add_model(p: argparse.ArgumentParser) -> None:
                    help="idle share of dedicated resources: a number, 'io' (from the modelled I/O "
                         "time; extended's default), 'paper' (DN at 1/2, DC at P_max) or, for "
                         "validate, 'measured' (from each report)")
-    g.add_argument("--dvfs", type=float, help="frequency of dedicated resources, fraction of max")
-    g.add_argument("--dvfs-exponent", type=float, help="busy power ~ f**A (3: cubic, 1: linear)")
-    g.add_argument("--dvfs-io-exponent", type=float, help="I/O time ~ f**-B (0: I/O-bound)")
-    g.add_argument("--tp-io-busy", type=float,
-                   help="CPU share of a core while it writes (default: the profile's "
+    g.add_argument("--dvfs", type=fraction,
+                   help="frequency of dedicated resources, fraction of max (0 < f <= 1)")
+    g.add_argument("--dvfs-exponent", type=non_negative,
+                   help="busy power ~ f**A (3: cubic, 1: linear)")
+    g.add_argument("--dvfs-io-exponent", type=non_negative,
+                   help="I/O time ~ f**-B (0: I/O-bound)")
+    g.add_argument("--tp-io-busy", type=share,
+                   help="CPU share of a core while it writes, 0..1 (default: the profile's "
                    "measurement, else 0.5)")
 
 
@@ -144,13 +181,12 @@ def _profile_parser(sub) -> None:
     p.add_argument("-o", "--output", default="ecluse-profile.json", help="profile file to write")
     p.add_argument("--cores", type=int_list, default=(1, 2, 3, 4), help="cores on one node (1,2,3,4)")
     p.add_argument("--nodes", type=int_list, default=(1, 2), help="virtual nodes (1,2)")
-    p.add_argument("--ranks-per-node", type=int,
-                   default=int(os.environ.get("ECLUSE_RANKS_PER_NODE", "2")),
+    p.add_argument("--ranks-per-node", type=positive_int,
                    help="cores per node of the node sweep ($ECLUSE_RANKS_PER_NODE, else 2)")
-    p.add_argument("--iterations", type=int, default=30)
+    p.add_argument("--iterations", type=positive_int, default=30)
     p.add_argument("--global", dest="global_grid", type=prof.parse_grid,
                    default=(128, 128, 40), help="global grid the proxy keeps (128x128x40)")
-    p.add_argument("--repeats", type=int, default=1,
+    p.add_argument("--repeats", type=positive_int, default=1,
                    help="runs per point; the median is kept (see --keep)")
     p.add_argument("--keep", choices=("median", "fastest"), default="median",
                    help="which of the repeated compute runs a point keeps (median)")
@@ -158,23 +194,46 @@ def _profile_parser(sub) -> None:
                    help="also measure write time per writer count: the command (the proxy by "
                         "default) with {output_every} filled, under TP")
     p.add_argument("--writers", type=int_list, default=(1, 2), help="writer counts (1,2)")
-    p.add_argument("--output-every", type=int, default=5, help="bandwidth runs: output interval")
+    p.add_argument("--output-every", type=positive_int, default=5,
+                   help="bandwidth runs: output interval")
     p.add_argument("--no-approaches", action="store_true",
                    help="with --bandwidth, skip the approach runs (one client under TP, DC(1) "
                         "and DN(1:1) at two output intervals, docs/model.md)")
-    p.add_argument("--output-every-long", type=int,
+    p.add_argument("--output-every-long", type=positive_int,
                    help="approach runs: the second output interval (4 x --output-every)")
     p.add_argument("--xml", metavar="PATH", help="approach runs: the command's configuration "
                    "file, rewritten for DC and DN (default: its argument ending in .xml)")
-    p.add_argument("--timeout", type=float, default=600.0, help="seconds per run")
+    p.add_argument("--timeout", type=positive, default=600.0, help="seconds per run")
     _add_power(p)
     p.add_argument("command", nargs=argparse.REMAINDER, help="-- command and its arguments")
+
+
+RANKS_PER_NODE_VARIABLE = "ECLUSE_RANKS_PER_NODE"
+
+
+def ranks_per_node(given: Optional[int]) -> int:
+    """--ranks-per-node, else $ECLUSE_RANKS_PER_NODE (unset or empty: 2); ValueError naming the
+    variable when it is not a whole number >= 1."""
+    if given is not None:
+        return given
+    text = os.environ.get(RANKS_PER_NODE_VARIABLE, "").strip()
+    if not text:
+        return 2
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"{RANKS_PER_NODE_VARIABLE}={text!r} is not a whole number >= 1: set it "
+                         "to the ranks of a virtual node (e.g. 2), unset it, or give "
+                         "--ranks-per-node")
+    return value
 
 
 def cmd_profile(args) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     settings = prof.ProfileSettings(
-        cores=args.cores, nodes=args.nodes, ranks_per_node=args.ranks_per_node,
+        cores=args.cores, nodes=args.nodes, ranks_per_node=ranks_per_node(args.ranks_per_node),
         iterations=args.iterations, global_grid=args.global_grid, repeats=args.repeats,
         writers=args.writers if args.bandwidth else (), output_every=args.output_every,
         timeout_s=args.timeout, keep=args.keep,
@@ -262,23 +321,24 @@ def approach_terms_text(t) -> str:
 
 def _platform_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", help="profile from `ecluse profile`")
-    p.add_argument("--t-base", type=float, help="without a profile: seconds per iteration on one "
-                   "core (perfect scalability assumed)")
+    p.add_argument("--t-base", type=positive, help="without a profile: seconds per iteration on "
+                   "one core (perfect scalability assumed)")
     p.add_argument("--from-report", metavar="RUN.json", help="take every input from one run's "
                    "report (docs/report.md): platform, compute, output, write time; no extra runs")
-    p.add_argument("--nodes", type=int, help="nodes of the platform")
-    p.add_argument("--cores-per-node", type=int)
-    p.add_argument("--host-cpus", type=int, help="the nodes are virtual nodes of one host with "
-                   "this many CPUs (this machine)")
-    p.add_argument("--iterations", type=int)
-    p.add_argument("--output-every", type=int, default=0, help="iterations between outputs")
+    p.add_argument("--nodes", type=positive_int, help="nodes of the platform")
+    p.add_argument("--cores-per-node", type=positive_int)
+    p.add_argument("--host-cpus", type=positive_int, help="the nodes are virtual nodes of one "
+                   "host with this many CPUs (this machine)")
+    p.add_argument("--iterations", type=positive_int)
+    p.add_argument("--output-every", type=positive_int, help="iterations between outputs")
     p.add_argument("--no-output", action="store_true",
                    help="the run writes nothing (without it, a missing output is an error)")
-    p.add_argument("--bytes-per-output", type=parse_bytes, default=0.0,
+    p.add_argument("--bytes-per-output", type=positive_bytes,
                    help="bytes the whole simulation writes per output (e.g. 373MB)")
-    p.add_argument("--bandwidth", type=parse_bytes, help="aggregate write bandwidth in bytes/s "
+    p.add_argument("--bandwidth", type=positive_bytes, help="aggregate write bandwidth in bytes/s "
                    "(e.g. 500MB/s), for every writer count; overrides the profile")
-    p.add_argument("--max-dedicated-cores", type=int, default=2, help="DC(1..K) candidates (2)")
+    p.add_argument("--max-dedicated-cores", type=whole, default=2,
+                   help="DC(1..K) candidates (2)")
     _add_power(p)
     _add_model(p)
 
@@ -317,7 +377,7 @@ def _workload_from(args, doc: Optional[dict], sources: list) -> Workload:
     if args.no_output:
         sources.append(("output", "none (--no-output)", "given"))
         return Workload(args.iterations, 0, 0.0)
-    if args.output_every <= 0:
+    if args.output_every is None:
         raise ValueError("no output interval: give --output-every K and --bytes-per-output "
                          "(or --from-report RUN.json; --no-output for a run that writes nothing)")
     per_output = args.bytes_per_output or prof.profile_bytes_per_output(doc)
@@ -333,69 +393,136 @@ def _load_doc(args) -> Optional[dict]:
     return prof.load_profile(args.profile) if args.profile else None
 
 
-def _predictions(args):
-    power = None
-    if args.from_report:
-        power = resolve_power(args.idle_watts, args.max_watts, args.calibration, args.power_id)
-        got = from_report.read(args.from_report, power, args.host_cpus)
-        app, platform, workload = got.app, got.platform, got.workload
-        sources = list(got.sources)
-    else:
-        doc = _load_doc(args)
-        app, sources = _app_from(args, doc)
-        workload = _workload_from(args, doc, sources)
-        if workload.outputs and app.bandwidth is None:
-            raise ValueError("no write bandwidth: give --bandwidth (e.g. 500MB/s), a profile made "
-                             "with --bandwidth, or --from-report RUN.json")
-        if args.nodes is None or args.cores_per_node is None:
-            raise ValueError("give --nodes and --cores-per-node (or --from-report RUN.json)")
-        power = power_from(args, doc)
-        platform = Platform(args.nodes, args.cores_per_node, power.idle_watts, power.max_watts,
-                            power.id, args.host_cpus)
-        sources.append(("power", power.label(), power.source))
+# Options --from-report takes from the report instead (predict and advise refuse them with it).
+_REPORT_TAKES = (("profile", "--profile"), ("t_base", "--t-base"), ("nodes", "--nodes"),
+                 ("cores_per_node", "--cores-per-node"), ("iterations", "--iterations"),
+                 ("output_every", "--output-every"), ("no_output", "--no-output"),
+                 ("bytes_per_output", "--bytes-per-output"), ("bandwidth", "--bandwidth"),
+                 ("domains", "--domains"))
+
+
+def _refuse_with_report(args) -> None:
+    """ValueError naming the options given with --from-report that the report decides."""
+    given = [option for dest, option in _REPORT_TAKES
+             if getattr(args, dest, None) not in (None, False)]
+    if given:
+        them = "it" if len(given) == 1 else "them"
+        raise ValueError(f"--from-report takes the platform, the workload, the application and "
+                         f"the domains from the run's report: {', '.join(given)} cannot be given "
+                         f"with it; leave {them} out, or advise without --from-report "
+                         "(--profile or --t-base, --nodes, --cores-per-node, --iterations, ...)")
+
+
+@dataclass(frozen=True)
+class Predicted:
+    """What predict and advise print: the advice and every input it came from."""
+
+    advice: adv.Advice
+    platform: Platform
+    workload: Workload
+    power: Power
+    options: ModelOptions
+    sources: list
+    domains: int = 1
+
+
+def _domains_from(args, sources: list) -> int:
+    """--domains (advise), else 1, labelled: the <architecture> block carries it."""
+    given = getattr(args, "domains", None)
+    if given is not None:
+        sources.append(("domains", f"{given} blocks per client (--domains)", "given"))
+        return given
+    if hasattr(args, "domains"):
+        sources.append(("domains", "1 block per client (give --domains N when the simulation's "
+                        "<domains count> is N)", "default"))
+    return 1
+
+
+def _inputs_from_options(args) -> tuple:
+    """(app, platform, workload, power, sources, domains) from a profile or the options."""
+    doc = _load_doc(args)
+    app, sources = _app_from(args, doc)
+    workload = _workload_from(args, doc, sources)
+    if workload.outputs and app.bandwidth is None:
+        raise ValueError("no write bandwidth: give --bandwidth (e.g. 500MB/s), a profile made "
+                         "with --bandwidth, or --from-report RUN.json")
+    if args.nodes is None or args.cores_per_node is None:
+        raise ValueError("give --nodes and --cores-per-node (or --from-report RUN.json)")
+    power = power_from(args, doc)
+    platform = Platform(args.nodes, args.cores_per_node, power.idle_watts, power.max_watts,
+                        power.id, args.host_cpus)
+    domains = _domains_from(args, sources)
+    sources.append(("power", power.label(), power.source))
+    return app, platform, workload, power, sources, domains
+
+
+def _inputs_from_report(args) -> tuple:
+    """(app, platform, workload, power, sources, domains) from one run's report."""
+    _refuse_with_report(args)
+    power = resolve_power(args.idle_watts, args.max_watts, args.calibration, args.power_id)
+    got = from_report.read(args.from_report, power, args.host_cpus)
+    return got.app, got.platform, got.workload, power, list(got.sources), got.domains
+
+
+def _predictions(args) -> Predicted:
+    read = _inputs_from_report if args.from_report else _inputs_from_options
+    app, platform, workload, power, sources, domains = read(args)
     options = model_options(args)
     preds = adv.predict_all(app, platform, workload, options,
                             max_dedicated_cores=args.max_dedicated_cores)
     advice = adv.advise(preds, adv.uncertainty(app))
-    return advice, platform, workload, power, options, sources
+    return Predicted(advice, platform, workload, power, options, sources, domains)
 
 
-def _header(platform: Platform, workload: Workload, power: Power, options: ModelOptions) -> list:
-    host = f" (virtual nodes on one host of {platform.host_cpus} CPUs)" if platform.host_cpus else ""
-    out = (f", output every {workload.output_every}, {workload.bytes_per_output / 1e6:.3f} MB per "
-           "output" if workload.outputs else ", no output")
+def _output_text(workload: Workload) -> str:
+    """The workload's output, with the run's own count when a report gave it."""
+    if not workload.outputs:
+        return ", no output"
+    size = f"{workload.bytes_per_output / 1e6:.3f} MB per output"
+    if workload.output_count is None:
+        return f", output every {workload.output_every}, {size}"
+    count = f"{workload.outputs} output{'' if workload.outputs == 1 else 's'}"
+    return f", {count} (every {workload.output_every}), {size}"
+
+
+def _header(got: Predicted) -> list:
+    platform = got.platform
+    host = (f" (virtual nodes on one host of {platform.host_cpus} CPUs)"
+            if platform.host_cpus else "")
     return [f"platform: {platform.nodes} nodes x {platform.cores_per_node} cores{host}",
-            f"workload: {workload.iterations} iterations{out}",
-            f"model: {options.describe()}", power_line(power)]
+            f"workload: {got.workload.iterations} iterations{_output_text(got.workload)}",
+            f"model: {got.options.describe()}", power_line(got.power)]
 
 
 def cmd_predict(args) -> int:
-    advice, platform, workload, power, options, _ = _predictions(args)
-    print("\n".join(_header(platform, workload, power, options)))
-    print(adv.format_table(advice, platform))
-    _print_notes(advice)
+    got = _predictions(args)
+    print("\n".join(_header(got)))
+    print(adv.format_table(got.advice, got.platform))
+    _print_notes(got.advice)
     return 0
 
 
 def cmd_advise(args) -> int:
-    advice, platform, workload, power, options, sources = _predictions(args)
+    got = _predictions(args)
+    advice = got.advice
     pick = advice.pick(args.goal)
     if args.xml:
-        print(adv.architecture_xml(pick, platform, workload))
+        print(adv.architecture_xml(pick, got.platform, got.workload, got.domains))
         return 0
     if args.json:
-        doc = adv.to_json(advice, platform, workload, args.goal)
-        doc.update(model=options.describe(), power=_power_json(power),
-                   inputs=[{"name": n, "value": t, "source": src} for n, t, src in sources])
-        print(json.dumps(doc, indent=2))
+        doc = adv.to_json(advice, got.platform, got.workload, args.goal, got.domains)
+        doc.update(model=got.options.describe(), power=_power_json(got.power),
+                   inputs=[{"name": n, "value": t, "source": src} for n, t, src in got.sources])
+        print(json.dumps(doc, indent=2, allow_nan=False))
         return 0
-    print("\n".join(_header(platform, workload, power, options)))
-    for name, text, source in sources:
+    print("\n".join(_header(got)))
+    for name, text, source in got.sources:
         print(f"input: {name}: {text} [{source}]")
-    print(adv.format_table(advice, platform))
+    print(adv.format_table(advice, got.platform))
     _print_notes(advice)
+    unit = adv.energy_unit([p.energy_j for p in advice.predictions])
     print(f"least energy: {advice.least_energy.label} "
-          f"({adv.energy_text(advice.least_energy.energy_j)})")
+          f"({adv.energy_text(advice.least_energy.energy_j, unit)})")
     print(f"fastest: {advice.fastest.label} ({advice.fastest.time_s:.3f} s)")
     print(f"why: {advice.why}")
     print(f"saving: {advice.saving_text()}")
@@ -433,7 +560,7 @@ def cmd_validate(args) -> int:
                    model=options.describe(), power=_power_json(power))
         if args.plots:
             doc["plots"] = val.write_plots(comparisons, args.plots, args.repeats)
-        print(json.dumps(doc, indent=2))
+        print(json.dumps(doc, indent=2, allow_nan=False))
         return 0
     print(f"validate: {len(reports)} reports against {args.profile}; model: {options.describe()}")
     print(power_line(power))
@@ -471,10 +598,11 @@ def _validate_parser(sub) -> None:
     p = sub.add_parser("validate", help="compare run reports with their predictions")
     p.add_argument("reports", nargs="+", help="run reports (ecluse-report/2, or /1)")
     p.add_argument("--profile", required=True)
-    p.add_argument("--iterations", type=int, help="iterations of the runs (default: the "
-                   "iterations the report counts)")
-    p.add_argument("--output-every", type=int, help="default: the gap between outputs")
-    p.add_argument("--host-cpus", type=int, help="CPUs of the host of virtual nodes "
+    p.add_argument("--iterations", type=positive_int, help="iterations of the runs (default: "
+                   "the iterations the report counts)")
+    p.add_argument("--output-every", type=positive_int, help="default: the gap between outputs "
+                   "(the outputs then are those the report counts)")
+    p.add_argument("--host-cpus", type=positive_int, help="CPUs of the host of virtual nodes "
                    "(default: the profile's)")
     p.add_argument("--plots", metavar="DIR", help="write PNG plots into DIR")
     p.add_argument("--json", action="store_true", help="print one JSON document (schema "
@@ -507,9 +635,10 @@ def _run_parser(sub) -> None:
                        "model predicts would have cost least, and by how much",
                        description="ecluse run [options] -- command ...: the command's output "
                        "passes through; once it ended, one line per run report it wrote")
-    p.add_argument("--host-cpus", type=int, help="CPUs of the host of virtual nodes "
+    p.add_argument("--host-cpus", type=positive_int, help="CPUs of the host of virtual nodes "
                    "(default: this machine's)")
-    p.add_argument("--max-dedicated-cores", type=int, default=2, help="DC(1..K) candidates (2)")
+    p.add_argument("--max-dedicated-cores", type=whole, default=2,
+                   help="DC(1..K) candidates (2)")
     _add_power(p)
     _add_model(p)
     p.add_argument("command", nargs=argparse.REMAINDER, help="-- then the command")
@@ -530,6 +659,9 @@ def build_parser() -> argparse.ArgumentParser:
         _platform_parser(p)
         if name == "advise":
             p.add_argument("--goal", choices=("energy", "time"), default="energy")
+            p.add_argument("--domains", type=positive_int,
+                           help="blocks per client of the simulation (its <domains count>), "
+                           "for the <architecture> block; default 1 (--from-report: the run's)")
             form = p.add_mutually_exclusive_group()
             form.add_argument("--xml", action="store_true",
                               help="print only the <architecture> fragment of the recommendation")

@@ -14,3 +14,11 @@ class Error(Exception):
 
     def __str__(self):
         return f"{self.status}: {self.message}"
+
+
+class ViewWarning(UserWarning):
+    """An `alloc` view that other references still hold when its block is handed over or given
+    up (commit, clear, a new alloc, the end of the iteration, close): a view derived from it
+    (a[1:], a.reshape(...)) cannot be made read-only and still writes into Ecluse's buffer."""
+
+    __module__ = "ecluse"

@@ -2,6 +2,7 @@
 (docs/report.md), no extra runs. Each input says where it comes from (measured or assumed)."""
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from typing import Optional
@@ -10,7 +11,8 @@ from .model import AppModel, Bandwidth, Platform, Scalability, Workload
 from .power import Power
 from .report import Report
 from .report import load as load_report
-from .validate import _approach, _workload
+from .validate import (_approach, _count, _field_error, _io_seconds, _platform, _seconds,
+                       _workload)
 
 
 @dataclass(frozen=True)
@@ -19,6 +21,7 @@ class ReportInputs:
     platform: Platform
     workload: Workload
     sources: tuple          # (input, value text, "measured" | "assumed" | ...), in print order
+    domains: int = 1        # blocks per client, for the <architecture> block
 
 
 def _role_phase(report: Report, role: str, phase: str) -> Optional[float]:
@@ -26,15 +29,15 @@ def _role_phase(report: Report, role: str, phase: str) -> Optional[float]:
     return r.phase_wall_s(phase) if r else None
 
 
-def _io_time(report: Report) -> tuple:
-    """Seconds per output and the writers: TP's slowest client (its visible write time, stores
-    included), DC/DN's slowest server (store), each its mean over its outputs."""
+def _writers(report: Report) -> int:
+    """Who writes the outputs, whose time per output the report gives (`_io_seconds`): TP's
+    clients (their visible write time, stores included), DC/DN's servers (their store)."""
     if report.approach == "tp":
         writers = report.roles["simulation"].ranks if "simulation" in report.roles else 1
     else:
         server = report.server_role()
         writers = server.ranks if server and server.ranks else 1
-    return (report.io_time_per_output() or None), int(writers or 1)
+    return int(writers or 1)
 
 
 def _copy(report: Report) -> Optional[Bandwidth]:
@@ -42,47 +45,95 @@ def _copy(report: Report) -> Optional[Bandwidth]:
     per_client = report.copy_bytes_per_client_s() if report.approach != "tp" else None
     if per_client is None:
         return None
+    _seconds(report, "roles.simulation.phases.write.wall_s",
+             _role_phase(report, "simulation", "write"))
     return Bandwidth((int(report.roles["simulation"].ranks),), (per_client,))
+
+
+def _compute(report: Report) -> tuple:
+    """(the simulation role, its compute phase's seconds summed over its clients)."""
+    sim = report.roles.get("simulation")
+    compute = _seconds(report, "roles.simulation.phases.compute.wall_s",
+                       _role_phase(report, "simulation", "compute"))
+    if sim and compute and not sim.ranks:
+        raise _field_error(report, "roles.simulation.ranks", "a whole number >= 1")
+    if not sim or not sim.ranks or not compute:
+        raise ValueError(f"{report.path}: no compute phase of the simulation role: cannot measure "
+                         "the compute time per iteration")
+    return sim, compute
+
+
+def _output(report: Report, workload: Workload) -> tuple:
+    """(bytes per output, seconds per output, writers); None, None when the run wrote nothing."""
+    writers, io_s = _writers(report), _io_seconds(report) or None
+    total = report.iterations.client_bytes.sum
+    if total is not None and not (math.isfinite(total) and total >= 0):
+        raise _field_error(report, "iterations.client_bytes.sum", "a finite number of bytes >= 0")
+    per_output = report.bytes_per_output()
+    if workload.outputs and (not per_output or not io_s):
+        raise ValueError(f"{report.path}: the report has no output iteration with bytes and write "
+                         "time: the I/O cannot be measured from it")
+    return per_output, io_s, writers
+
+
+def _overhead(report: Report, sim) -> tuple:
+    """The clients' setup phase holds their wait in finalize for the servers' last stores,
+    which the model counts as I/O (the drain): (the fixed overhead per client, that wait)."""
+    setup = _seconds(report, "roles.simulation.phases.setup.wall_s",
+                     _role_phase(report, "simulation", "setup")) or 0.0
+    wait = _seconds(report, "roles.simulation.finalize_wait_s", sim.finalize_wait_s) or 0.0
+    drain = min(setup, wait)
+    return (setup - drain) / sim.ranks, drain
+
+
+def _domains(report: Report) -> tuple:
+    """Blocks per client of the run (`architecture.domains`) and where that comes from."""
+    domains = _count(report, "architecture.domains", required=False)
+    if domains is None:
+        return 1, ("domains", "1 block per client (the report does not say)", "assumed")
+    return domains, ("domains", f"{_plural(domains, 'block')} per client (architecture.domains)",
+                     "measured")
 
 
 def read(path: str, power: Power, host_cpus: Optional[int] = None) -> ReportInputs:
     """The inputs of one run; ValueError naming what the report lacks."""
     report = load_report(path)
-    workload = _workload(report, None, None)
-    sim = report.roles.get("simulation")
-    compute = _role_phase(report, "simulation", "compute")
-    if not sim or not sim.ranks or not compute:
-        raise ValueError(f"{path}: no compute phase of the simulation role: cannot measure "
-                         "the compute time per iteration")
+    workload = _workload(report, None, None, fix="advise from the report of a run that ended "
+                         "iterations")
+    nodes, per_node, hosts = _platform(report)
+    label = _approach(report).label(nodes)
+    sim, compute = _compute(report)
     per_iter = compute / sim.ranks / workload.iterations
-    io_s, writers = _io_time(report)
-    per_output = report.bytes_per_output()
-    if workload.outputs and (not per_output or not io_s):
-        raise ValueError(f"{path}: the report has no output iteration with bytes and write "
-                         "time: the I/O cannot be measured from it")
-    nodes = report.require("nodes")
-    per_node = report.ranks_per_node or max(1, report.require("ranks") // nodes)
-    hosts = report.hosts or nodes
+    per_output, io_s, writers = _output(report, workload)
     cpus = (host_cpus or os.cpu_count() or 1) if hosts == 1 else None
     t_base = per_iter * sim.ranks
     bandwidth = Bandwidth((writers,), (per_output / io_s,)) if workload.outputs else None
-    # The clients' setup phase holds their wait in finalize for the servers' last stores,
-    # which the model counts as I/O (the drain): the fixed overhead is the rest.
-    setup = _role_phase(report, "simulation", "setup") or 0.0
-    drain = min(setup, sim.finalize_wait_s or 0.0)
-    overhead = (setup - drain) / sim.ranks
+    overhead, drain = _overhead(report, sim)
     app = AppModel(t_base, Scalability(), Scalability(), bandwidth,
                    _copy(report), overhead, io_busy=report.store_cpu_share())
     platform = Platform(nodes, per_node, power.idle_watts, power.max_watts, power.id, cpus)
-    label = _approach(report).label(nodes)
+    domains, domains_source = _domains(report)
     sources = (
         ("compute", f"{per_iter * 1e3:.3f} ms per iteration on {sim.ranks} clients", "measured"),
         ("scalability", f"perfect from {sim.ranks} clients (one run: one point)", "assumed"),
-        ("output", f"every {workload.output_every}, {(per_output or 0) / 1e6:.3f} MB", "measured"),
+        ("output", _output_text(workload, per_output), "measured"),
         ("write time", f"{(io_s or 0) * 1e3:.2f} ms per output by {writers} writers "
                        f"({label}; other writer counts: same bandwidth)", "measured"),
         ("fixed overhead", f"{overhead * 1e3:.1f} ms (clients' setup phase"
          + (f", without their {drain / sim.ranks * 1e3:.1f} ms wait in finalize for the "
             "servers' last stores)" if drain else ")"), "measured"),
+        domains_source,
         ("power", power.label(), power.source))
-    return ReportInputs(app, platform, workload, sources)
+    return ReportInputs(app, platform, workload, sources, domains)
+
+
+def _output_text(workload: Workload, per_output: Optional[float]) -> str:
+    if not workload.outputs:
+        return "none (the run wrote nothing)"
+    return (f"{_plural(workload.outputs, 'output')} in {workload.iterations} iterations "
+            f"(every {workload.output_every}), "
+            f"{(per_output or 0) / 1e6:.3f} MB")
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"

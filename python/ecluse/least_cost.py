@@ -24,13 +24,22 @@ REPORTS_VARIABLE = "ECLUSE_RUN_REPORTS"   # where rank 0 adds its report's path
 
 def line(path: str, power: Power, options: ModelOptions, host_cpus: Optional[int] = None,
          max_dedicated_cores: int = 2) -> str:
-    """The least-cost line of the run whose report is `path`: the least-energy approach among
-    this run's own and the candidates of its platform, compared with this run's approach as
-    the same model predicts it (the model's own bias cancels), and the run's measured energy."""
+    """The least-cost line of the run whose report is `path`; `not predicted: <reason>` when
+    the model cannot use the report (whatever fails: the command's own exit code must stay)."""
     try:
-        got = from_report.read(path, power, host_cpus)
+        return PREFIX + _verdict(path, power, options, host_cpus, max_dedicated_cores)
     except (ValueError, OSError) as e:
         return PREFIX + f"not predicted: {e}"
+    except Exception as e:  # noqa: BLE001  (a model failure must not hide the command's code)
+        return PREFIX + f"not predicted: {path}: {type(e).__name__}: {e}"
+
+
+def _verdict(path: str, power: Power, options: ModelOptions, host_cpus: Optional[int],
+             max_dedicated_cores: int) -> str:
+    """The least-energy approach among this run's own and the candidates of its platform,
+    compared with this run's approach as the same model predicts it (the model's own bias
+    cancels), then the run's measured energy; each energy with its source."""
+    got = from_report.read(path, power, host_cpus)
     report = load_report(path)
     own = _approach(report)
     approaches = candidate_approaches(got.platform, max_dedicated_cores)
@@ -40,17 +49,21 @@ def line(path: str, power: Power, options: ModelOptions, host_cpus: Optional[int
     best = adv.advise(preds).least_energy
     mine = next(p for p in preds if p.approach == own)
     measured = report.energy.joules if report.energy else None
-    tail = f"; measured {adv.energy_text(measured)}" if measured else ""
+    unit = adv.energy_unit([p.energy_j for p in (best, mine)] + [measured or 0.0])
+    model = f"power {power.id} [{power.source}]"
+    tail = (f"; measured {adv.energy_text(measured, unit)} [{report.energy.label()}]"
+            if measured else "")
     if best is mine:
         other = min((p for p in preds if p is not mine), key=lambda p: p.energy_j, default=None)
         if other is None:
-            return PREFIX + f"this run's {mine.label}, the only candidate{tail}"
+            return f"this run's {mine.label}, the only candidate{tail}"
         more = (other.energy_j - mine.energy_j) / mine.energy_j
-        return (PREFIX + f"this run's {mine.label} (model: {adv.energy_text(mine.energy_j)}; "
-                f"next best {other.label} {more:.1%} more{tail})")
+        return (f"this run's {mine.label} (model: {adv.energy_text(mine.energy_j, unit)}, "
+                f"{model}; next best {other.label} {more:.1%} more{tail})")
     saving = (mine.energy_j - best.energy_j) / mine.energy_j
-    return (PREFIX + f"{best.label}, {saving:.1%} less energy than this run's {mine.label} "
-            f"(model: {adv.energy_text(best.energy_j)} vs {adv.energy_text(mine.energy_j)}{tail})")
+    return (f"{best.label}, {saving:.1%} less energy than this run's {mine.label} (model: "
+            f"{adv.energy_text(best.energy_j, unit)} vs {adv.energy_text(mine.energy_j, unit)}, "
+            f"{model}{tail})")
 
 
 def run(command: Sequence[str], power: Power, options: ModelOptions,

@@ -248,14 +248,21 @@ class Platform:
 @dataclass(frozen=True)
 class Workload:
     """Iterations of the run, iterations between two outputs (0: no output), bytes per output
-    iteration (the whole simulation's)."""
+    iteration (the whole simulation's).
+
+    `output_count`: how many outputs the run made, when it is known (a run report counts them:
+    one output at iteration 0 of 200 iterations is one output, not 200 // 1); None derives it
+    from the interval, iterations // output_every."""
 
     iterations: int
     output_every: int = 0
     bytes_per_output: float = 0.0
+    output_count: Optional[int] = None
 
     @property
     def outputs(self) -> int:
+        if self.output_count is not None:
+            return self.output_count
         return self.iterations // self.output_every if self.output_every > 0 else 0
 
     @property
@@ -263,7 +270,7 @@ class Workload:
         """Iterations computed after the last output (its I/O can overlap them)."""
         if self.outputs == 0:
             return 0
-        return self.iterations - self.outputs * self.output_every
+        return max(0, self.iterations - self.outputs * self.output_every)
 
 
 MIB = 2 ** 20

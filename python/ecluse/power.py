@@ -7,6 +7,7 @@ from typing import Optional
 
 from . import calibration
 from .calibration import CalibrationError  # noqa: F401  (raised by load_calibration)
+from .calibration import watts_problem
 
 DEFAULT_ID = "default-uncalibrated"
 DEFAULT_IDLE_W = 100.0
@@ -52,6 +53,10 @@ def resolve_power(idle: Optional[float], busy: Optional[float], calibration: Opt
     if (idle is None) != (busy is None):
         raise ValueError("give both --idle-watts and --max-watts, or neither")
     if idle is not None:
+        problem = watts_problem(float(idle), float(busy), ("--idle-watts", "--max-watts"))
+        if problem:
+            raise ValueError(f"{problem}: give the node's power at rest, then fully busy "
+                             "(P_idle <= P_max)")
         return Power(float(idle), float(busy), power_id or "options", "options")
     if calibration:
         return load_calibration(calibration)

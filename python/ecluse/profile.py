@@ -10,6 +10,7 @@ import math
 import os
 import re
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -24,6 +25,7 @@ from . import approach_runs as ar
 from . import fit
 from . import page_reporting
 from .model import AppModel, ApproachTerms, Bandwidth, Scalability, buffer_bytes_for
+from .calibration import watts_problem
 from .power import Power
 from .report import ReportLike, as_report
 from .report import read as read_report
@@ -211,14 +213,48 @@ def run_once(command: list, ranks: int, ranks_per_node: int, timeout_s: float) -
         report_path = os.path.join(cwd, "ecluse-profile-report.json")
         env = dict(run_env(ranks_per_node), ECLUSE_REPORT=report_path)
         start = time.monotonic()
-        done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True,
-                              timeout=timeout_s)
+        done = _run_within(argv, cwd, env, timeout_s)
         wall = time.monotonic() - start
         report = read_report(report_path)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} failed ({done.returncode}), run in a temporary "
                            f"directory:\n  {failure_lines(done.stderr + done.stdout)}")
     return last_json_line(done.stdout) or {}, wall, report
+
+
+def _run_within(argv: list, cwd: str, env: dict, timeout_s: float):
+    """subprocess.run of one profile run, in a process group of its own so that a run stopped
+    (its timeout, Ctrl-C) leaves no rank behind holding its output open; RuntimeError saying
+    so when it outlives `timeout_s`."""
+    with subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, start_new_session=True) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout_s)
+        except BaseException as e:
+            out, err = _stop_group(proc)
+            if not isinstance(e, subprocess.TimeoutExpired):
+                raise
+            said = err + out
+            last = f"; its last output:\n  {failure_lines(said)}" if said.strip() else ""
+            raise RuntimeError(f"{' '.join(argv)} did not end within {timeout_s:g} s "
+                               "(--timeout) and was stopped: give a longer --timeout, or fewer "
+                               f"--iterations{last}") from None
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
+def _stop_group(proc: subprocess.Popen) -> tuple:
+    """Ends a run's process group: SIGTERM first (mpiexec then ends the ranks it started in
+    process groups of their own), SIGKILL after 5 s; (stdout, stderr) it wrote."""
+    for sig, wait_s in ((signal.SIGTERM, 5.0), (signal.SIGKILL, None)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            pass
+        try:
+            return proc.communicate(timeout=wait_s)
+        except subprocess.TimeoutExpired:
+            continue
+    return "", ""
 
 
 def report_bytes_per_output(report: ReportLike) -> Optional[float]:
@@ -571,13 +607,111 @@ def run_profile(settings: ProfileSettings, power: Power,
 # Reading a profile back
 
 
+REMAKE = "make the profile again with ecluse profile"
+
+
 def load_profile(path: str) -> dict:
-    """Reads and checks a profile document."""
+    """Reads and checks a profile document: ValueError naming the file and the field that
+    app_model or profile_power could not use."""
     with open(path, encoding="utf-8") as f:
-        doc = json.load(f)
+        try:
+            doc = json.load(f)
+        except ValueError as e:
+            raise ValueError(f"{path}: not JSON ({e}): {REMAKE}") from None
+    if not isinstance(doc, dict):
+        raise ValueError(f"{path}: holds a JSON {type(doc).__name__}, not a profile (a JSON "
+                         f"object of schema '{SCHEMA}'): {REMAKE}")
     if doc.get("schema") != SCHEMA:
         raise ValueError(f"{path}: schema is {doc.get('schema')!r}, expected '{SCHEMA}'")
+    _ProfileCheck(path, doc).check()
     return doc
+
+
+class _ProfileCheck:
+    """The fields of a profile the model reads, each checked for its type and range."""
+
+    def __init__(self, path: str, doc: dict):
+        self.path, self.doc = path, doc
+
+    def fail(self, name: str, problem: str) -> ValueError:
+        return ValueError(f"{self.path}: field '{name}' {problem}; {REMAKE}")
+
+    def section(self, name: str, required: bool = True) -> Optional[dict]:
+        value = self.doc.get(name)
+        if value is None and not required:
+            return None
+        if not isinstance(value, dict):
+            raise self.fail(name, "is missing" if value is None else "is not an object")
+        return value
+
+    def number(self, data: dict, name: str, key: str, least: float = 0.0,
+               above: bool = False, required: bool = True) -> None:
+        value = data.get(key)
+        if value is None and not required:
+            return
+        if value is None:
+            raise self.fail(f"{name}.{key}", "is missing")
+        ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
+              and math.isfinite(value) and (value > least if above else value >= least))
+        if not ok:
+            bound = f"> {least:g}" if above else f">= {least:g}"
+            raise self.fail(f"{name}.{key}", f"is {value!r}, expected a finite number {bound}")
+
+    def curve(self, name: str, writers_key: str) -> None:
+        """A bandwidth-like section: writer counts and bytes/s, as many of each."""
+        data = self.section(name, required=False)
+        if data is None or not data.get(writers_key):
+            return
+        counts, rates = data.get(writers_key), data.get("bytes_per_s")
+        if not isinstance(counts, list):
+            raise self.fail(f"{name}.{writers_key}", "is not a list of counts")
+        if not isinstance(rates, list) or len(rates) != len(counts):
+            raise self.fail(f"{name}.bytes_per_s", f"does not give one figure per entry of "
+                            f"'{name}.{writers_key}'")
+        for i, _ in enumerate(counts):
+            self.number(dict(enumerate(counts)), f"{name}.{writers_key}", i, 1)
+            self.number(dict(enumerate(rates)), f"{name}.bytes_per_s", i, above=True)
+
+    def check(self) -> None:
+        fitted = self.section("fit")
+        self.number(fitted, "fit", "t_base_s", above=True)
+        for curve in ("s_cores", "s_nodes"):
+            data = fitted.get(curve)
+            if not isinstance(data, dict):
+                raise self.fail(f"fit.{curve}", "is missing")
+            for key in ("serial", "parallel", "log"):
+                self.number(data, f"fit.{curve}", key, least=-math.inf)
+        self.curve("bandwidth", "writers")
+        self.curve("copy", "clients")
+        overhead = self.section("overhead_s", required=False)
+        if overhead is not None:
+            self.number(overhead, "overhead_s", "value", required=False)
+        self.power()
+        self.approaches()
+
+    def power(self) -> None:
+        power = self.section("power", required=False)
+        if not power:
+            return
+        for key in ("idle_watts", "max_watts"):
+            self.number(power, "power", key)
+        problem = watts_problem(power["idle_watts"], power["max_watts"],
+                                ("power.idle_watts", "power.max_watts"))
+        if problem:
+            raise ValueError(f"{self.path}: {problem}; {REMAKE}")
+
+    def approaches(self) -> None:
+        """The approach runs' terms: every figure given is a finite number (bandwidths > 0)."""
+        for kind, terms in (self.section("approaches", required=False) or {}).items():
+            name = f"approaches.{kind}"
+            if not isinstance(terms, dict):
+                raise self.fail(name, "is not an object")
+            for key in ("compute_factor", "per_output_s", "bytes_per_client", "overhead_s",
+                        "io_busy", "idle_fraction", "runs", "residual"):
+                self.number(terms, name, key, least=-math.inf, required=False)
+            for key in ("store_bytes_per_s", "copy_bytes_per_s"):
+                self.number(terms, name, key, above=True, required=False)
+            self.number(terms, name, "store_writers", least=1, required=False)
 
 
 def app_model(doc: dict) -> AppModel:

@@ -188,6 +188,7 @@ class Report:
     dedicated_cores: Optional[int] = None
     dedicated_nodes: Optional[int] = None
     ranks_per_node: Optional[int] = None
+    domains: Optional[int] = None     # blocks per client (architecture.domains)
     ranks: Optional[int] = None
     nodes: Optional[int] = None
     hosts: Optional[int] = None
@@ -353,7 +354,11 @@ def read(path: str) -> Optional[Report]:
 def load(path: str) -> Report:
     """A report a user names: ReportError naming the file unless it is one of this schema."""
     with open(path, encoding="utf-8") as f:
-        data = json.load(f)
+        try:
+            data = json.load(f)
+        except ValueError as e:
+            raise ReportError(f"{path}: not JSON ({e}): give the report file a run wrote "
+                              "(ECLUSE_REPORT, docs/report.md)") from None
     if not isinstance(data, dict) or data.get("schema") not in (SCHEMA,) + OLD_SCHEMAS:
         found = data.get("schema") if isinstance(data, dict) else None
         raise ReportError(f"{path}: schema is {found!r}, expected '{SCHEMA}' (or the older "

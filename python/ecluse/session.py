@@ -17,12 +17,13 @@ import struct
 import sys
 import time
 import traceback
+import warnings
 import weakref
 
 import numpy as np
 from mpi4py import MPI  # before the native module: MPI is initialized by mpi4py
 
-from .errors import Error
+from .errors import Error, ViewWarning
 
 try:
     from . import _native
@@ -158,9 +159,17 @@ class Session:
         """A NumPy array that views room for the block in Ecluse's buffer (zero copy); fill it,
         then commit or clear in this iteration (a block not committed when the iteration ends is
         dropped). It becomes read-only at commit, clear, a new alloc of the block and the end of
-        the iteration: do not keep views of it."""
+        the iteration.
+
+        Views derived from it (a[1:], a.reshape(...), a.T, np.asarray(a[::2])) are NOT made
+        read-only then: NumPy cannot reach them from the view Ecluse hands out. They stay
+        writable, and their writes after commit land in Ecluse's buffer: in the data on its way
+        to be stored, or in room given to a later block. Fill the block through derived views
+        if you like, but drop them (del, or let them go out of scope) before commit. When more
+        than one reference to the view is left at that point, a derived view or a second name,
+        Ecluse warns (ecluse.ViewWarning, naming the variable and block)."""
         view = _native.alloc(name, block)
-        self._retire(name, block)  # a previous view of this block no longer owns the room
+        self._retire(name, block, "a new alloc")  # a previous view no longer owns the room
         self._views[(name, block)] = view
         return view
 
@@ -171,7 +180,7 @@ class Session:
             _native.commit(name, block)
         else:
             _native.commit_iteration(name, block, iteration)
-        self._retire(name, block)
+        self._retire(name, block, "commit")
 
     def clear(self, name, block=0, iteration=None):
         """Gives the allocated block up; with `iteration`, an ended one is already cleared
@@ -180,22 +189,25 @@ class Session:
             _native.clear(name, block)
         else:
             _native.clear_iteration(name, block, iteration)
-        self._retire(name, block)
+        self._retire(name, block, "clear")
 
     @property
     def has_servers(self):
         """True when the run has dedicated cores or nodes (ecluse_has_servers)."""
         return _native.has_servers()
 
-    def _retire(self, name, block):
+    def _retire(self, name, block, when):
         view = self._views.pop((name, block), None)
         if view is None:
             return
         view.setflags(write=False)
-        if sys.getrefcount(view) > 2:  # more than `view` and the call's argument: kept
+        held = sys.getrefcount(view) - 2  # beyond `view` and the call's argument: the caller's
+        if held > 0:
             self._kept.append(weakref.ref(view))
             if len(self._kept) > 64:
                 self._kept = [r for r in self._kept if r() is not None]
+        if held > 1:
+            _warn_held(name, block, when, held)
 
     def _keep_readable(self):
         """After finalize, a view the caller kept reads zeros (or stale bytes) where its memory
@@ -249,7 +261,7 @@ class Session:
             _native.end_iteration()
         finally:
             for name, block in list(self._views):
-                self._retire(name, block)
+                self._retire(name, block, "the end of the iteration")
 
     @property
     def iteration(self):
@@ -280,7 +292,7 @@ class Session:
                 self._agreement = None
             self._finalized = True
             for name, block in list(self._views):
-                self._retire(name, block)
+                self._retire(name, block, "close")
             try:
                 _native.finalize()
             finally:
@@ -303,6 +315,16 @@ class Session:
                 size *= 16
 
 
+
+
+def _warn_held(name, block, when, held):
+    """ViewWarning: the alloc view of a block handed over or given up is held more than once."""
+    warnings.warn(
+        f"alloc view of variable '{name}' block {block}: {held} references to it are left at "
+        f"{when}; it is read-only now, but a view derived from it (a[1:], a.reshape(...)) is "
+        f"not and still writes into Ecluse's buffer, into the data being stored or room "
+        f"reused by a later block. Drop derived views (del) before {when}, or write through "
+        f"the alloc view only.", ViewWarning, stacklevel=4)
 
 
 def _encode(name, type_, value):

@@ -2,6 +2,7 @@
 predictions from a profile: relative errors, whether the advisor picked the measured best, plots."""
 from __future__ import annotations
 
+import math
 import os
 import statistics
 from dataclasses import dataclass, replace
@@ -52,23 +53,76 @@ class Measured:
         return (self.workload.iterations, self.workload.output_every)
 
 
-def _workload(report: Report, iterations: Optional[int],
-              output_every: Optional[int]) -> Workload:
-    """Output iterations are those that handed bytes over (bytes per output: their mean), at
-    the report's output interval. The run's iterations are those the clients ended, with or
-    without output, so iterations computed after the last output count too."""
-    every = output_every if output_every is not None else (report.output_every() or 0)
+def _workload(report: Report, iterations: Optional[int], output_every: Optional[int],
+              fix: str = "give --iterations") -> Workload:
+    """Output iterations are those that handed bytes over (bytes per output: their mean), as
+    many as the report counts, at the report's output interval (`output_every` given: as many
+    as it makes in the iterations). The run's iterations are those the clients ended, with or
+    without output, so iterations computed after the last output count too. `fix`: what the
+    error of a report without iterations tells the user to do."""
     n_iter = iterations if iterations is not None else (report.iteration_count() or 0)
     if n_iter <= 0:
-        raise ValueError("the report lists no iteration: give --iterations")
-    return Workload(n_iter, every, report.bytes_per_output() or 0.0)
+        found = report.iteration_count()
+        raise ValueError(f"{report.path}: the report lists no iteration (field "
+                         f"'iterations.count' is {'missing' if found is None else found}): {fix}")
+    per_output = report.bytes_per_output() or 0.0
+    if output_every is not None:
+        return Workload(n_iter, output_every, per_output)
+    count = report.output_count()
+    if count > n_iter:
+        raise ValueError(f"{report.path}: {count} outputs (field 'iterations.outputs.count') "
+                         f"in {n_iter} iterations: give the run's --iterations")
+    every = report.output_every() or (max(1, n_iter // count) if count else 0)
+    return Workload(n_iter, every, per_output, count)
+
+
+def _raw(report: Report, name: str):
+    """The document's value at the dotted `name` (None when missing)."""
+    value = report.data
+    for key in name.split("."):
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
+def _field_error(report: Report, name: str, expected: str) -> ValueError:
+    raw = _raw(report, name)
+    found = "missing" if raw is None else f"{raw!r}"
+    return ValueError(f"{report.path}: field '{name}' is {found}; expected {expected} (a damaged "
+                      "report, or not one a run wrote: run the simulation again to rewrite it)")
+
+
+def _count(report: Report, name: str, least: int = 1, required: bool = True) -> Optional[int]:
+    """The whole number at the dotted `name` (typed by Report under its last part), at least
+    `least`; None when missing and not `required`; ValueError naming file and field otherwise."""
+    value = getattr(report, name.rsplit(".", 1)[-1])
+    if value is None and _raw(report, name) is None and not required:
+        return None
+    if value is None or value < least:
+        raise _field_error(report, name, f"a whole number >= {least}")
+    return value
+
+
+def _platform(report: Report) -> tuple:
+    """(nodes, cores per node, hosts) of the run: cores per node from
+    `architecture.ranks_per_node`, `ranks / nodes` when it is 0 or missing (TP without
+    `<virtual-nodes>`); hosts default to the nodes."""
+    nodes = _count(report, "nodes")
+    per_node = _count(report, "architecture.ranks_per_node", least=0, required=False)
+    if not per_node:
+        per_node = max(1, _count(report, "ranks") // nodes)
+    hosts = _count(report, "hosts", required=False) or nodes
+    return nodes, per_node, hosts
 
 
 def _approach(report: Report) -> Approach:
+    """The run's approach; a DC or DN run needs 1 or more dedicated cores or nodes (1 when the
+    report does not say)."""
     if report.approach == "dc":
-        return Approach("dc", dedicated_cores=_or(report.dedicated_cores, 1))
+        cores = _count(report, "architecture.dedicated_cores", required=False)
+        return Approach("dc", dedicated_cores=_or(cores, 1))
     if report.approach == "dn":
-        return Approach("dn", dedicated_nodes=_or(report.dedicated_nodes, 1))
+        nodes = _count(report, "architecture.dedicated_nodes", required=False)
+        return Approach("dn", dedicated_nodes=_or(nodes, 1))
     return Approach("tp")
 
 
@@ -86,23 +140,43 @@ def _energy(report: Report) -> tuple:
 def _compute_per_client(report: Report) -> Optional[float]:
     """The simulation role's compute phase over its ranks, None when the report has none."""
     sim = report.roles.get("simulation")
-    compute = sim.phase_wall_s("compute") if sim else None
+    compute = _seconds(report, "roles.simulation.phases.compute.wall_s",
+                       sim.phase_wall_s("compute") if sim else None)
     return compute / sim.ranks if compute and sim.ranks else None
+
+
+def _seconds(report: Report, name: str, value: Optional[float]) -> Optional[float]:
+    """A measured time: None stays None (the reader says what a missing one means); a
+    negative, NaN or infinite one is a damaged report."""
+    if value is not None and not (math.isfinite(value) and value >= 0):
+        raise _field_error(report, name, "a finite number of seconds >= 0")
+    return value
 
 
 def read_report(path: str, iterations: Optional[int] = None,
                 output_every: Optional[int] = None) -> Measured:
     """Reads one run report; raises ValueError naming the file when it is not one."""
     report = load_report(path)
-    nodes = report.require("nodes")
-    per_node = report.ranks_per_node or max(1, report.require("ranks") // nodes)
+    nodes, per_node, hosts = _platform(report)
     joules, label = _energy(report)
-    return Measured(path, _approach(report), nodes, per_node, _or(report.hosts, nodes),
+    return Measured(path, _approach(report), nodes, per_node, hosts,
                     _workload(report, iterations, output_every),
-                    report.require("completion_time_s"), joules, label,
+                    _completion(report), joules, label,
                     report.server_idle_fraction(), str(report.data.get("config") or ""),
-                    _compute_per_client(report), report.io_time_per_output(),
+                    _compute_per_client(report), _io_seconds(report),
                     report.copy_bytes_per_client_s() if report.approach != "tp" else None)
+
+
+def _io_seconds(report: Report) -> Optional[float]:
+    series = "client_write_s" if report.approach == "tp" else "server_store_s"
+    return _seconds(report, f"iterations.{series}.slowest_rank_mean", report.io_time_per_output())
+
+
+def _completion(report: Report) -> float:
+    value = report.completion_time_s
+    if value is None or not math.isfinite(value) or value <= 0:
+        raise _field_error(report, "completion_time_s", "a finite number of seconds > 0")
+    return value
 
 
 def platform_for(m: Measured, power: Power, host_cpus: Optional[int]) -> Platform:

@@ -98,7 +98,8 @@ def test_advise_json_says_what_the_text_says(capsys, nancy):
     doc = json.loads(out)
     assert doc["schema"] == "ecluse-advice/1" and doc["goal"] == "energy"
     assert doc["platform"] == {"nodes": 16, "cores_per_node": 4, "host_cpus": None}
-    assert doc["workload"] == {"iterations": 100, "output_every": 1, "bytes_per_output": 3e8}
+    assert doc["workload"] == {"iterations": 100, "output_every": 1, "outputs": 100,
+                               "bytes_per_output": 3e8}
     assert doc["power"] == {"label": "default-uncalibrated (100 W idle, 250 W max)",
                             "source": "default"}
     # The cases of test_advise_high_frequency: DN(3:1) least energy, DN(7:1) fastest.

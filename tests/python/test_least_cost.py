@@ -10,10 +10,15 @@ from mpirun import BUILD, ROOT, child_env, mpiexec
 from ecluse import cli
 
 EXAMPLE = BUILD / "examples" / "ecluse_example_simulation"
+# Every figure with its source: the model's power, the run's energy label (docs/report.md).
+POWER = r"power (?P<power>\S+) \[\w+\]"
+MEASURED = r"measured [\d.]+ k?J \[(?P<label>[\w/-]+)\]"
 LINE = re.compile(r"  least cost: (?:(?P<best>\S+), (?P<saving>\d+\.\d)% less energy than this "
-                  r"run's (?P<own>\S+) \(model: [\d.]+ k?J vs [\d.]+ k?J; measured [\d.]+ k?J\)"
-                  r"|this run's (?P<same>\S+) \(model: [\d.]+ k?J; next best \S+ \d+\.\d% more; "
-                  r"measured [\d.]+ k?J\))$")
+                  r"run's (?P<own>\S+) \(model: [\d.]+ k?J vs [\d.]+ k?J, " + POWER + "; " +
+                  MEASURED + r"\)"
+                  r"|this run's (?P<same>\S+) \(model: [\d.]+ k?J, " + POWER.replace("power>", "power2>") +
+                  r"; next best \S+ \d+\.\d% more; " + MEASURED.replace("label>", "label2>") +
+                  r"\))$")
 
 
 def example(tmp_path, ranks, dedicated_cores=0):
