@@ -48,7 +48,8 @@ typedef struct ecluse_plugin_block {
   const uint64_t* ghost_lo; /**< ghost cells before the interior, per dimension */
   const uint64_t* ghost_hi; /**< ghost cells after the interior, per dimension */
   const uint64_t* interior; /**< dims - ghost_lo - ghost_hi */
-  const int64_t* position;  /**< global offset of the first interior element */
+  const int64_t* position;  /**< global offset of the first interior element (zeros when the
+                                 block was given none) */
   const uint64_t* global;   /**< the layout's declared global extent; NULL when not declared */
   const void* data;         /**< prod(dims) elements, read-only, valid only during the call */
 } ecluse_plugin_block;

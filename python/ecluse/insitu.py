@@ -76,13 +76,15 @@ def blocks(DD, varname):
 
 
 def scalar(DD, varname, pos=(0,), client_rank=0, block_number=0):
-    """The value at `pos` of block P<client_rank>_B<block_number> of a variable, or None when
-    this server did not receive that block."""
+    """`array[pos]` of block P<client_rank>_B<block_number> of a variable, NumPy indexing as
+    Damaris's return_scalar_from_position does (an element, or a row when `pos` names fewer
+    dimensions than the block has), or None when this server did not receive that block;
+    IndexError when `pos` is outside it."""
     entry = DD["iteration_data"].get(varname, {})
     array = entry.get("numpy_data", {}).get(f"P{client_rank}_B{block_number}")
     if array is None:
         return None
-    return array[tuple(pos) if isinstance(pos, (tuple, list)) else pos].item()
+    return array[tuple(pos) if isinstance(pos, list) else pos]
 
 
 def _scatter(DD, varname, client):

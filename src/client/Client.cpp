@@ -193,7 +193,7 @@ void Client::hand_over(const Variable& v, int block, const void* data,
   }
   check_not_written(v, block);
   check_not_allocated(v, block);
-  if (!v.enabled || written_once_.count(&v)) return mark_handed_over(v, block);
+  if (!v.enabled || written_once_.count({&v, block})) return mark_handed_over(v, block);
   const BlockData& b = describe(v, block, data);
   if (strided) strided->check_fits(b);
   const std::size_t bytes = bytes_of(b);
@@ -201,7 +201,7 @@ void Client::hand_over(const Variable& v, int block, const void* data,
   mark_handed_over(v, block);
   if (!handed_over) return;  // a constant variable dropped is written at its next write
   accounting_.add_bytes(bytes);
-  if (!v.time_varying) written_now_.insert(&v);
+  if (!v.time_varying) written_now_.insert({&v, block});
 }
 
 void* Client::alloc(std::string_view name, int block) {
@@ -219,7 +219,7 @@ void Client::commit(std::string_view name, int block) {
   check_block(v, block);
   // A commit after a commit finds nothing allocated (the transport says so): alloc refuses a
   // second block of the iteration.
-  if (!v.enabled || written_once_.count(&v)) {
+  if (!v.enabled || written_once_.count({&v, block})) {
     transport_.clear(v, block);
     mark_handed_over(v, block);
     return;
@@ -237,7 +237,7 @@ void Client::commit(std::string_view name, int block) {
   if (auto it = blocks_.find({&v, block}); it != blocks_.end()) {
     accounting_.add_bytes(bytes_of(it->second));
   }
-  if (!v.time_varying) written_now_.insert(&v);
+  if (!v.time_varying) written_now_.insert({&v, block});
 }
 
 void Client::clear(std::string_view name, int block) {

@@ -83,8 +83,10 @@ class Client {
   std::map<const Layout*, std::string> unset_;  // Damaris layouts 0 until parameter_set
   std::map<std::pair<const Variable*, int>, std::vector<std::int64_t>> positions_;
   std::map<std::pair<const Variable*, int>, BlockData> blocks_;
-  std::set<const Variable*> written_once_;  // non-time-varying variables already handed over
-  std::set<const Variable*> written_now_;
+  // Blocks of non-time-varying variables already handed over (each block once: a Damaris
+  // program may write its domains of a constant at different iterations).
+  std::set<std::pair<const Variable*, int>> written_once_;
+  std::set<std::pair<const Variable*, int>> written_now_;
   // (variable, block) -> the last iteration it was handed over in: an entry is made once, then
   // only updated, so a steady-state write allocates nothing.
   std::map<std::pair<const Variable*, int>, int> handed_over_;

@@ -536,12 +536,17 @@ class Reader {
     config_.stores.push_back(std::move(store));
   }
 
-  // ConcurrentWriters (docs/scheduling.md), reported at its <option>.
+  // ConcurrentWriters (docs/scheduling.md) and XDMFMode with Compression, each reported at
+  // its <option>.
   void check_schedule(const pugi::xml_node& node, const Store& store) {
     const std::string problem = concurrent_writers_problem(store);
-    if (problem.empty()) return;
-    const auto option = node.find_child_by_attribute("option", "key", "ConcurrentWriters");
-    diagnostics_.error(source_.of(option), problem);
+    if (!problem.empty()) {
+      const auto option = node.find_child_by_attribute("option", "key", "ConcurrentWriters");
+      diagnostics_.error(source_.of(option), problem);
+    }
+    const std::string xdmf = xdmf_compression_problem(store);
+    if (xdmf.empty()) return;
+    diagnostics_.error(source_.of(node.find_child_by_attribute("option", "key", "XDMFMode")), xdmf);
   }
 
   void unknown_store_type(const pugi::xml_node& node, const std::string& type) {

@@ -276,6 +276,17 @@ int parse_concurrent_writers(const std::string& text) {
   return writers <= kMaxConcurrentWriters ? writers : -1;
 }
 
+std::string xdmf_compression_problem(const Store& store) {
+  const auto xdmf = store.options.find("XDMFMode");
+  const auto compression = store.options.find("Compression");
+  if (xdmf == store.options.end() || xdmf->second == "NoIteration") return {};
+  if (compression == store.options.end() || compression->second != "scaled16") return {};
+  return "store '" + store.name + "' has XDMFMode=" + xdmf->second +
+         " and Compression=scaled16: XDMF cannot describe scaled16's 16-bit codes and their "
+         "per-dataset scale, so viewers would show the codes, not the values. Use "
+         "Compression=half or zfp with XDMF, or XDMFMode=NoIteration.";
+}
+
 std::string concurrent_writers_problem(const Store& store) {
   const auto it = store.options.find("ConcurrentWriters");
   if (it == store.options.end()) return {};

@@ -77,6 +77,9 @@ inline constexpr int kMaxConcurrentWriters = 1000000;
 int parse_concurrent_writers(const std::string& text);
 /** What is wrong with an HDF5 store's ConcurrentWriters (empty: nothing). */
 std::string concurrent_writers_problem(const Store& store);
+/** What is wrong with an HDF5 store's XDMFMode beside its Compression (empty: nothing): XDMF
+ * cannot describe scaled16's per-dataset scale, viewers would show the 16-bit codes. */
+std::string xdmf_compression_problem(const Store& store);
 
 /** Every store type known to this build, built or not. */
 const std::vector<StoreKind>& store_kinds();

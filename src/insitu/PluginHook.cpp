@@ -27,9 +27,12 @@ std::string PluginHook::name() const {
 void PluginHook::describe(const std::vector<BlockData>& blocks) {
   views_.resize(blocks.size());
   interiors_.resize(blocks.size());
+  positions_.resize(blocks.size());
   for (std::size_t i = 0; i < blocks.size(); ++i) {
     const BlockData& b = blocks[i];
     interiors_[i] = b.interior();
+    // A block written without a position is at the origin, as the stores and Python see it.
+    positions_[i] = b.position.empty() ? std::vector<std::int64_t>(b.dims.size(), 0) : b.position;
     views_[i] = {b.variable->name.c_str(),
                  b.block,
                  b.source,
@@ -41,7 +44,7 @@ void PluginHook::describe(const std::vector<BlockData>& blocks) {
                  b.ghost_lo.data(),
                  b.ghost_hi.data(),
                  interiors_[i].data(),
-                 b.position.data(),
+                 positions_[i].data(),
                  b.global.empty() ? nullptr : b.global.data(),
                  b.data};
   }

@@ -39,6 +39,7 @@ class PluginHook : public IterationHook {
   std::uint64_t failures_ = 0;
   std::vector<ecluse_plugin_block> views_;             // reused: no allocation per iteration
   std::vector<std::vector<std::uint64_t>> interiors_;  // what views_[i].interior points to
+  std::vector<std::vector<std::int64_t>> positions_;   // views_[i].position: zeros if none set
 };
 
 }  // namespace ecluse

@@ -2,6 +2,7 @@
 #include "store/Compression.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "core/EnumNames.hpp"
@@ -95,6 +96,29 @@ Hdf5Compression applied_method(const CompressionSettings& settings, DataType typ
   if (method == Hdf5Compression::Zfp)
     return zfp_accepts(type, chunk) ? method : Hdf5Compression::None;
   return is_floating(type) ? method : Hdf5Compression::None;
+}
+
+std::uint64_t stored_bytes_bound(std::uint64_t raw, DataType type,
+                                 const CompressionSettings& settings) {
+  const auto ratio = [raw](double factor) {
+    return static_cast<std::uint64_t>(std::ceil(static_cast<double>(raw) * factor));
+  };
+  switch (settings.method) {
+    case Hdf5Compression::Deflate:  // zlib's deflateBound: 5 bytes per 16 KiB stored block
+      return raw + raw / 1024 + 64;
+    case Hdf5Compression::Zfp: {
+      if (!is_floating(type)) return raw;
+      const double bits = 8.0 * static_cast<double>(data_type_size(type));
+      // rate: exactly that many bits per value; precision and accuracy (a tight tolerance
+      // keeps every bit): at most the bits kept, plus block headers (1/8 at most).
+      if (settings.zfp_mode == ZfpMode::Rate)
+        return ratio(std::max(1.0, settings.zfp_value / bits));
+      const double kept = settings.zfp_mode == ZfpMode::Accuracy ? bits : settings.zfp_value;
+      return ratio(std::max(1.0, kept / bits) * 1.125) + 64;
+    }
+    default:  // none; half and scaled16 store 16 bits per float, integers unchanged
+      return raw;
+  }
 }
 
 bool converts(Hdf5Compression applied) noexcept {

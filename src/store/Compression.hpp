@@ -22,6 +22,11 @@ void check_compression_built(const CompressionSettings& settings, const std::str
  * datasets; zfp chunks of more than 4 dimensions larger than one). */
 Hdf5Compression applied_method(const CompressionSettings& settings, DataType type,
                                const std::vector<std::uint64_t>& chunk);
+/** At most how many bytes `raw` bytes of `type` take once stored with `settings`: the disk
+ * reservation must not fall short where a method can expand the data (zfp's rate above the
+ * type's bits, zfp and deflate on incompressible data). */
+std::uint64_t stored_bytes_bound(std::uint64_t raw, DataType type,
+                                 const CompressionSettings& settings);
 /** Half and scaled16 write converted values (uint16 buffers); the others the data itself. */
 bool converts(Hdf5Compression applied) noexcept;
 

@@ -700,10 +700,31 @@ void write_selected_block(hid_t dataset, const CollectiveVariable& v, const Bloc
              "write dataset '" + v.name + "'", path);
 }
 
-std::uint64_t payload_bytes(const std::vector<CollectiveVariable>& plan) {
+// Cells and datasets of a variable written as pieces: one dataset per block (pieces: source,
+// block id, rank, then that many sizes, per block).
+std::pair<std::uint64_t, std::size_t> piece_cells(const CollectiveVariable& v) {
+  std::uint64_t cells = 0;
+  std::size_t datasets = 0;
+  const std::vector<std::uint64_t>& p = v.pieces;
+  for (std::size_t at = 0; at + 3 <= p.size(); at += 3 + p[at + 2], ++datasets) {
+    const auto first = p.begin() + static_cast<std::ptrdiff_t>(at + 3);
+    cells += element_count({first, first + static_cast<std::ptrdiff_t>(p[at + 2])});
+  }
+  return {cells, datasets};
+}
+
+std::size_t dataset_count(const std::vector<CollectiveVariable>& plan) {
+  std::size_t datasets = 0;
+  for (const CollectiveVariable& v : plan) datasets += v.per_block ? piece_cells(v).second : 1;
+  return datasets;
+}
+
+std::uint64_t payload_bytes(const std::vector<CollectiveVariable>& plan,
+                            const CompressionSettings& compression) {
   std::uint64_t bytes = 0;
   for (const CollectiveVariable& v : plan) {
-    bytes += element_count(v.extent()) * data_type_size(v.data_type());
+    const std::uint64_t cells = v.per_block ? piece_cells(v).first : element_count(v.extent());
+    bytes += stored_bytes_bound(cells * data_type_size(v.data_type()), v.data_type(), compression);
   }
   return bytes;
 }
@@ -811,7 +832,9 @@ void Hdf5CollectiveStore::write_into(Hdf5Handle& file, const std::string& path, 
   });
   run_collectively(env_.comm, [&] {
     if (!is_root()) return;
-    reserve_space(path, reservation_size(payload_bytes(plan), plan.size()), options_.store_name);
+    reserve_space(path,
+                  reservation_size(payload_bytes(plan, options_.compression), dataset_count(plan)),
+                  options_.store_name);
   });
   const auto mine = by_variable(blocks);
   int rank = 0;

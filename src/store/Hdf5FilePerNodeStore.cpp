@@ -128,10 +128,13 @@ std::size_t block_count(const std::vector<NodeWriterBlocks>& node) {
   return count;
 }
 
-std::uint64_t payload_bytes(const std::vector<NodeWriterBlocks>& node) {
+std::uint64_t payload_bytes(const std::vector<NodeWriterBlocks>& node,
+                            const CompressionSettings& compression) {
   std::uint64_t bytes = 0;
   for (const NodeWriterBlocks& writer : node) {
-    for (const NodeBlock& block : writer.blocks) bytes += block.bytes();
+    for (const NodeBlock& block : writer.blocks) {
+      bytes += stored_bytes_bound(block.bytes(), block.data_type(), compression);
+    }
   }
   return bytes;
 }
@@ -368,7 +371,8 @@ Hdf5Handle Hdf5FilePerNodeStore::create_file(const std::string& path, int iterat
   write_int_attribute(file.get(), "node", env_.node, path);
   // Flushed first, so that the small file left if the reservation fails closes cleanly.
   hdf5_check(H5Fflush(file.get(), H5F_SCOPE_LOCAL), "flush the file", path);
-  reserve_space(path, reservation_size(payload_bytes(node), block_count(node)),
+  reserve_space(path,
+                reservation_size(payload_bytes(node, options_.compression), block_count(node)),
                 options_.store_name);
   return file;
 }

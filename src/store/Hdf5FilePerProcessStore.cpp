@@ -9,10 +9,11 @@
 namespace ecluse {
 namespace {
 
-std::uint64_t payload_bytes(const std::vector<BlockData>& blocks) {
+std::uint64_t payload_bytes(const std::vector<BlockData>& blocks,
+                            const CompressionSettings& compression) {
   std::uint64_t bytes = 0;
   for (const BlockData& block : blocks) {
-    bytes += interior_bytes(block);
+    bytes += stored_bytes_bound(interior_bytes(block), block.type, compression);
   }
   return bytes;
 }
@@ -71,7 +72,8 @@ void Hdf5FilePerProcessStore::write_file(Hdf5Handle& file, const std::string& pa
   write_file_attributes(file.get(), env_.simulation, iteration, env_.writer, path);
   // Flushed first, so that the small file left if the reservation fails closes cleanly.
   hdf5_check(H5Fflush(file.get(), H5F_SCOPE_LOCAL), "flush the file", path);
-  reserve_space(path, reservation_size(payload_bytes(blocks), blocks.size()), options_.store_name);
+  reserve_space(path, reservation_size(payload_bytes(blocks, options_.compression), blocks.size()),
+                options_.store_name);
   for (const BlockData& block : blocks)
     write_block_dataset(file.get(), block, env_.domains, path, options_.compression);
   close_serial_part(file, path);

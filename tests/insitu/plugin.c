@@ -124,6 +124,22 @@ int fail_odd(const ecluse_plugin_iteration* it) {
   return it->iteration % 2 == 1 ? 3 : 0;
 }
 
+/* Blocks written without a position are at the origin: a position of zeros, never NULL. */
+int at_origin(const ecluse_plugin_iteration* it) {
+  ++runs;
+  for (size_t i = 0; i < it->block_count; ++i) {
+    const ecluse_plugin_block* b = &it->blocks[i];
+    if (b->position == NULL) {
+      fail(b, "position is NULL");
+      continue;
+    }
+    for (int32_t d = 0; d < b->ndims; ++d) {
+      if (b->position[d] != 0) fail(b, "position is not the origin");
+    }
+  }
+  return 0;
+}
+
 /* Read by the test. */
 void plugin_test_reset(void) {
   memset(seen, 0, sizeof seen);

@@ -115,6 +115,30 @@ void expect_initialize_error(const std::string& event, const std::string& messag
   EXPECT_EQ(std::string(ecluse_error_message()), message);
 }
 
+// A block written without a position reaches a plugin at the origin (it crashed the writer:
+// a NULL position).
+TEST(Plugins, BlocksWithoutAPositionAreAtTheOrigin) {
+  if (world_size() != 4) GTEST_SKIP() << "runs with 4 ranks";
+  const std::string dir = ecluse::test::fresh_dir("plug_origin");
+  plugin().reset();
+  const std::string event =
+      R"(<event name="origin" action="at_origin" library=")" ECLUSE_TEST_PLUGIN
+      R"(" kind="iteration"/>)";
+  expect_ok(ecluse_initialize_string(
+      config(dir, R"(<dedicated cores="0" nodes="0"/>)", event).c_str(), MPI_COMM_WORLD));
+  int is_client = 0;
+  expect_ok(ecluse_start(&is_client));
+  for (int b = 0; b < kDomains; ++b) {
+    expect_ok(
+        ecluse_write_block("field", b, ecluse::test::field_values(0, world_rank(), b).data()));
+  }
+  expect_ok(ecluse_end_iteration());
+  expect_ok(ecluse_stop());
+  expect_ok(ecluse_finalize());
+  EXPECT_EQ(sum_over_world(plugin().counter("errors")), 0) << plugin().first_error();
+  EXPECT_EQ(sum_over_world(plugin().counter("runs")), 4);
+}
+
 TEST(Plugins, MissingLibraryFailsAtInitialize) {
   expect_initialize_error(
       R"(<event name="e" action="count_blocks" library="libecluse-no-such-plugin.so" kind="iteration"/>)",

@@ -334,6 +334,27 @@ TEST(ApiTp, NonTimeVaryingVariablesAreWrittenOnce) {
   EXPECT_TRUE(ecluse::test::dataset_exists(file_per_process(dir, 1, rank), "t" + p));
 }
 
+// Each block of a constant variable is its own: block 1 first written at iteration 1 is stored
+// there (it was dropped, block 0 having marked the whole variable written).
+TEST(ApiTp, EachBlockOfANonTimeVaryingVariableIsWrittenOnce) {
+  const std::string dir = ecluse::test::fresh_dir("once_blocks");
+  Init init(config(dir, R"(<layout name="l" type="int" dimensions="3"/>
+      <variable name="k" layout="l" time-varying="false"/>)",
+                   "FilePerCore", 2));
+  expect_ok(init.status);
+  const std::vector<int> zero{1, 2, 3}, one{4, 5, 6};
+  expect_ok(ecluse_write_block("k", 0, zero.data()));
+  expect_ok(ecluse_end_iteration());
+  expect_ok(ecluse_write_block("k", 1, one.data()));
+  expect_ok(ecluse_write_block("k", 0, one.data()));  // block 0 again: dropped
+  expect_ok(ecluse_end_iteration());
+  MPI_Barrier(MPI_COMM_WORLD);
+  const std::string p = "k/P" + std::to_string(world_rank());
+  EXPECT_EQ(read_dataset(file_per_process(dir, 0, world_rank()), p + "/B0").bytes, as_bytes(zero));
+  EXPECT_EQ(read_dataset(file_per_process(dir, 1, world_rank()), p + "/B1").bytes, as_bytes(one));
+  EXPECT_FALSE(ecluse::test::dataset_exists(file_per_process(dir, 1, world_rank()), p + "/B0"));
+}
+
 TEST(ApiTp, TheSameBlockTwiceInOneIterationIsRefusedAndTheFirstIsKept) {
   const std::string dir = ecluse::test::fresh_dir("twice");
   Init init(config(dir, R"(<layout name="l" type="int" dimensions="3"/>

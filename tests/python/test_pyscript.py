@@ -427,6 +427,24 @@ def test_blocks_are_placed_by_their_offsets_and_must_tile_a_box():
         insitu._grid(pieces[:3])
 
 
+def test_scalar_from_position_indexes_as_damaris_does(capsys):
+    import numpy as np
+    from ecluse import insitu
+    from damaris4py.dask import damaris_dask
+    block = np.arange(12.0).reshape(3, 4)
+    DD = {"iteration_data": {"t": {"numpy_data": {"P1_B0": block}}}}
+    assert damaris_dask.return_scalar_from_position(DD, "t", (1, 2), client_rank=1) == 6.0
+    np.testing.assert_array_equal(  # Damaris's default pos=(0) is the first row of a 2-D block
+        damaris_dask.return_scalar_from_position(DD, "t", client_rank=1), block[0])
+    assert isinstance(insitu.scalar(DD, "t", [2, 3], client_rank=1), np.float64)
+    assert damaris_dask.return_scalar_from_position(DD, "t", (0, 0)) is None  # no P0_B0 here
+    assert damaris_dask.return_scalar_from_position(DD, "t", (5, 0), client_rank=1) is None
+    assert capsys.readouterr().out.startswith("damaris4py Error: IndexError:  index 5 is out of "
+                                              "bounds for axis 0 with size 3")
+    with pytest.raises(IndexError):
+        insitu.scalar(DD, "t", (5, 0), client_rank=1)
+
+
 def test_blocks_futures_are_freed_with_the_array_without_the_garbage_collector():
     """The futures of dask_array's blocks (their data on the workers) go with the array, not at
     the next garbage collection: a worker still holding them at finalize cannot retire."""

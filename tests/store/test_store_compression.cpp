@@ -412,5 +412,49 @@ TEST(StoreCompression, ZfpStoresDatasetsWithNonFiniteValuesUnchanged) {
   EXPECT_EQ(read_stored(file, "clean").compression, "zfp");
 }
 
+hsize_t storage_size(const std::string& file, const std::string& path) {
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t d = H5Dopen2(f, path.c_str(), H5P_DEFAULT);
+  const hsize_t size = H5Dget_storage_size(d);
+  H5Dclose(d);
+  H5Fclose(f);
+  return size;
+}
+
+// The disk reservation takes stored_bytes_bound for each dataset: on random (incompressible)
+// floats the stored datasets stay within it, also where the method expands them (zfp at 64 bits
+// per float32 value, zfp's precision mode, deflate).
+TEST(StoreCompression, StoredBytesStayWithinTheReservedBound) {
+  const std::vector<Options> cases = {
+      {{"Compression", "deflate"}},
+      {{"Compression", "zfp"}, {"ZfpMode", "rate"}, {"ZfpValue", "64"}},
+      {{"Compression", "zfp"}, {"ZfpMode", "precision"}, {"ZfpValue", "64"}},
+      {{"Compression", "zfp"}, {"ZfpMode", "accuracy"}, {"ZfpValue", "1e-30"}},
+      {{"Compression", "half"}}};
+  std::mt19937 random(7);
+  std::uniform_real_distribution<float> any(-1e30f, 1e30f);
+  std::vector<float> data(64 * 64);
+  for (float& x : data) x = any(random);
+  const std::uint64_t raw = data.size() * sizeof(float);
+  int index = 0;
+  for (const Options& options : cases) {
+    const std::string dir = fresh_dir("reserve_bound_" + std::to_string(index++));
+    auto store = make_store_collectively(hdf5_store(dir, "FilePerCore", options), world_env());
+    const int r = world_rank();
+    Variable v = variable("x");
+    store->write_iteration(0, {block_of(v, data, Shape{{64, 64}}, r)});
+    const std::string file = dir + "/sim_It0_Pr" + std::to_string(r) + ".h5";
+    const hsize_t stored = storage_size(file, "x/P" + std::to_string(r));
+    const std::uint64_t bound = stored_bytes_bound(
+        raw, DataType::Float32, hdf5_options(hdf5_store(dir, "FilePerCore", options)).compression);
+    EXPECT_LE(stored, bound) << options.at("Compression") << " " << index;
+    EXPECT_GT(stored, 0u);
+    if (options.count("ZfpMode") && options.at("ZfpMode") == "rate") {
+      EXPECT_GE(bound, 2 * raw);  // 64 bits per 32-bit value: twice the raw bytes
+      EXPECT_GT(stored, raw);     // the case the old reservation (raw bytes) fell short of
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ecluse::test

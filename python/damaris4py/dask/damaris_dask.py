@@ -26,8 +26,16 @@ def return_numpy_array(DD, varname, client_rank=0, block_number=0):
     return entry.get("numpy_data", {}).get(f"P{client_rank}_B{block_number}")
 
 
-def return_scalar_from_position(DD, varname, pos=(0,), client_rank=0, block_number=0):
-    return insitu.scalar(DD, varname, pos, client_rank, block_number)
+def return_scalar_from_position(DD, varname, pos=(0), client_rank=0, block_number=0):
+    """Damaris's: `array[pos]` of the block, None when this server lacks it; a `pos` outside
+    the block is printed and gives None, as in Damaris."""
+    try:
+        return insitu.scalar(DD, varname, pos, client_rank, block_number)
+    except IndexError as err:
+        print("damaris4py Error: IndexError: ", err)
+    except KeyError as err:
+        print("damaris4py: KeyError: No damaris client or block data ", err)
+    return None
 
 
 def return_dask_array(DD, client, varname, server_comm, print_array_component=False):
