@@ -10,6 +10,7 @@
 
 #include "StoreTestHelpers.hpp"
 #include "config/PluginCatalog.hpp"
+#include "store/Compression.hpp"
 #include "store/CompressionCodecs.hpp"
 #include "store/CompressionZfp.hpp"
 
