@@ -35,7 +35,9 @@ class Accounting {
   void add_store(int iteration, double seconds, std::size_t blocks);
   /** `stores` stores failed on `iteration` (recorded after its add_store). */
   void add_store_errors(int iteration, int stores);
-  /** Called at every change of phase (frequency control); must not throw. */
+  /** Called at every switch of phase, also to the phase already current (a server's loop
+   * switches to Idle every 100 ms: the frequency governor then applies a lowering it had to
+   * postpone); must not throw. */
   void on_change(std::function<void(Phase from, Phase to)> observer) {
     observer_ = std::move(observer);
   }

@@ -163,10 +163,10 @@ class Reader {
     const double value = std::strtod(text.c_str(), &end);
     const std::string unit = end;
     const double scale = unit == "ms" ? 1e-3 : (unit == "s" || unit.empty() ? 1 : -1);
-    if (scale > 0 && value > 0) return value * scale;
+    if (scale > 0 && value * scale >= 1e-3) return value * scale;
     diagnostics_.error(attrs_.where(node, name),
                        "invalid duration '" + text + "' for '" + name + "' on <" + node.name() +
-                           ">; write a positive number of seconds, e.g. 10s or 500ms.");
+                           ">; write a number of seconds of at least 1 ms, e.g. 10s or 500ms.");
     return fallback;
   }
 

@@ -49,7 +49,19 @@ RaplSource::RaplSource(SysfsFiles files) : files_(std::move(files)) {
   if (zones_.empty()) {
     throw Error(ECLUSE_IO_ERROR, "no RAPL zone under " + files_.path(kDirectory));
   }
-  for (Zone& zone : zones_) zone.last = read_energy(zone);
+  // A zone outside the total (psys, core, uncore) that cannot be read is left out: the total
+  // does not need it (psys is often root-only where package and dram are readable).
+  std::vector<Zone> readable;
+  for (Zone& zone : zones_) {
+    try {
+      zone.last = read_energy(zone);
+    } catch (const Error&) {
+      if (zone.in_total) throw;
+      continue;
+    }
+    readable.push_back(std::move(zone));
+  }
+  zones_ = std::move(readable);
 }
 
 std::string RaplSource::zone_name(const std::string& entry) const {

@@ -1,5 +1,7 @@
-// The handler replaces the previous SIGINT/SIGTERM action, restores, resets the action to the
-// default and raises the signal again, so the process ends exactly as it would have without us.
+// The handler comes before the program's own SIGINT/SIGTERM action: it restores, then does what
+// that action would have done: calls the program's handler, ignores the signal if it was
+// ignored, or resets the default action and raises the signal again, so that the process ends
+// exactly as it would have without us.
 #include "frequency/FrequencyRestorer.hpp"
 
 #include <fcntl.h>
@@ -14,15 +16,49 @@ namespace ecluse {
 namespace {
 
 std::atomic<FrequencyRestorer*> g_restorer{nullptr};
+struct sigaction g_previous_int {
+}, g_previous_term{};  // the program's actions, set once
 
-void restore_and_reraise(int signal_number) {
-  FrequencyRestorer* restorer = g_restorer.load();
-  if (restorer != nullptr) restorer->restore_all();
+bool ignored(const struct sigaction& action) {
+  return (action.sa_flags & SA_SIGINFO) == 0 && action.sa_handler == SIG_IGN;
+}
+
+void pass_on(const struct sigaction& previous, int signal_number, siginfo_t* info, void* context) {
+  if ((previous.sa_flags & SA_SIGINFO) != 0 && previous.sa_sigaction != nullptr) {
+    previous.sa_sigaction(signal_number, info, context);
+    return;
+  }
+  if (previous.sa_handler != SIG_DFL && previous.sa_handler != nullptr) {
+    previous.sa_handler(signal_number);
+    return;
+  }
   struct sigaction fallback {};
   fallback.sa_handler = SIG_DFL;
   sigemptyset(&fallback.sa_mask);
   sigaction(signal_number, &fallback, nullptr);
   raise(signal_number);  // delivered with the default action once the handler returns
+}
+
+// An ignored signal ends nothing: the lowered settings stay, as the run goes on.
+void restore_and_pass_on(int signal_number, siginfo_t* info, void* context) {
+  const struct sigaction& previous = signal_number == SIGINT ? g_previous_int : g_previous_term;
+  if (ignored(previous)) return;
+  FrequencyRestorer* restorer = g_restorer.load();
+  if (restorer != nullptr) restorer->restore_all();
+  pass_on(previous, signal_number, info, context);
+}
+
+// In front of the program's action, which is kept to pass the signal on; again if the program
+// replaced ours since (a handler it installed after initialize).
+void install_in_front(int signal_number, struct sigaction& previous) {
+  struct sigaction current {};
+  sigaction(signal_number, nullptr, &current);
+  if ((current.sa_flags & SA_SIGINFO) != 0 && current.sa_sigaction == restore_and_pass_on) return;
+  struct sigaction action {};
+  action.sa_sigaction = restore_and_pass_on;
+  action.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  sigaction(signal_number, &action, &previous);
 }
 
 void write_back(const char* path, const char* value, std::size_t size) noexcept {
@@ -46,12 +82,8 @@ int FrequencyRestorer::new_owner() {
 
 void FrequencyRestorer::install_handlers() {
   g_restorer.store(this);
-  struct sigaction action {};
-  action.sa_handler = restore_and_reraise;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-  installed_ = true;
+  install_in_front(SIGINT, g_previous_int);
+  install_in_front(SIGTERM, g_previous_term);
 }
 
 void FrequencyRestorer::add(int owner, const std::string& path, const std::string& value) {
@@ -67,7 +99,7 @@ void FrequencyRestorer::add(int owner, const std::string& path, const std::strin
   entry.value_size = value.size();
   entry.owner.store(owner);  // published before the count that makes it visible
   count_.store(index + 1);
-  if (!installed_) install_handlers();
+  install_handlers();
 }
 
 void FrequencyRestorer::remove(int owner) {

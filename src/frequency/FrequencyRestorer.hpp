@@ -18,8 +18,10 @@ class FrequencyRestorer {
   static FrequencyRestorer& instance();
   /** A fresh owner id for one set of saved settings. */
   int new_owner();
-  /** Remembers that `path` must get `value` back on a fatal signal; installs the SIGINT and
-   * SIGTERM handlers on first use. Throws ecluse::Error when the value does not fit. */
+  /** Remembers that `path` must get `value` back on a fatal signal; puts the SIGINT and SIGTERM
+   * handler in front of the program's own action (again if the program replaced it since): it
+   * restores, then passes the signal on to that action (an ignored signal restores nothing).
+   * Throws ecluse::Error when the value does not fit. */
   void add(int owner, const std::string& path, const std::string& value);
   /** Forgets the owner's entries (restored the normal way). */
   void remove(int owner);
@@ -43,7 +45,6 @@ class FrequencyRestorer {
   std::atomic<std::size_t> count_{0};
   std::atomic<int> next_owner_{1};
   mutable std::mutex mutex_;  // serializes add/remove; never taken by the signal handler
-  bool installed_ = false;
 };
 
 }  // namespace ecluse

@@ -19,7 +19,7 @@ std::string system_root() {
 }
 
 namespace {
-Calibration calibration_of(const EnergyConfig& config, const SysfsFiles& files) {
+Calibration configured_calibration(const EnergyConfig& config, const SysfsFiles& files) {
   if (config.model_given) {
     return explicit_calibration(config.idle_watts, config.max_watts, config.model_id);
   }
@@ -27,6 +27,18 @@ Calibration calibration_of(const EnergyConfig& config, const SysfsFiles& files) 
   if (const char* env = std::getenv("ECLUSE_CALIBRATION"); env && *env) file = env;
   if (file.empty()) return default_calibration();
   return load_calibration(file, host_name(files), cpu_model(files));
+}
+
+// A calibration file that cannot be used concerns the model only: measured counters still
+// count, and the model falls back to the default (labelled default-uncalibrated).
+Calibration calibration_of(const EnergyConfig& config, const SysfsFiles& files, Log& log) {
+  try {
+    return configured_calibration(config, files);
+  } catch (const Error& e) {
+    log.warning(std::string("energy: ") + e.what() +
+                "; a modelled figure uses the default calibration");
+    return default_calibration();
+  }
 }
 }  // namespace
 
@@ -74,7 +86,7 @@ void HostEnergy::open_source(const EnergyConfig& config, Log& log) {
   try {
     ProbeContext context;
     context.root = system_root();
-    context.calibration = calibration_of(config, files);
+    context.calibration = calibration_of(config, files, log);
     if (config.source == nullptr) {
       ProbeResult probe = probe_energy_source(context);
       log_skipped_sources(probe, log);

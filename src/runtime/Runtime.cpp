@@ -16,6 +16,7 @@
 #include "dn/DedicatedNodeServer.hpp"
 #include "dn/MpiTransport.hpp"
 #include "frequency/FrequencyGovernor.hpp"
+#include "frequency/FrequencyRestorer.hpp"
 #include "insitu/InSitu.hpp"
 #include "report/HostEnergy.hpp"
 #include "report/PartialReport.hpp"
@@ -84,6 +85,8 @@ void Runtime::report_failures() {
                          topology_->world_rank(),
                          std::string(name_of(topology_->role()))};
   set_failure_handler([path, witness, world_rank_of](RunFailure failure) {
+    // A timeout ends the process right after this (MPI_Abort, _Exit): no finalize restores.
+    FrequencyRestorer::instance().restore_all();
     const auto found = world_rank_of.find(failure.lost_pid);
     if (failure.lost_world_rank < 0 && found != world_rank_of.end()) {
       failure.lost_world_rank = found->second;

@@ -5,13 +5,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sched.h>
+
+#include <chrono>
 #include <csignal>
 #include <map>
+#include <thread>
 
 #include "FakeTree.hpp"
+#include "accounting/Accounting.hpp"
 #include "config/FrequencyPolicy.hpp"
+#include "core/Log.hpp"
 #include "ecluse/Error.hpp"
 #include "frequency/CpufreqController.hpp"
+#include "frequency/FrequencyGovernor.hpp"
 #include "frequency/FrequencyRegistry.hpp"
 #include "frequency/FrequencyRestorer.hpp"
 
@@ -217,6 +224,112 @@ TEST(EnergyFrequency, RestoredAfterSigterm) {
     after[cpufreq_file(n, "scaling_setspeed")] = before.at(cpufreq_file(n, "scaling_setspeed"));
   }
   EXPECT_EQ(after, before);
+}
+
+void program_handler(int) {
+  _exit(7);  // the program's own SIGTERM handler: ends with its own status
+}
+
+// A program's own SIGTERM handler still runs, after the restore (it was replaced, and the
+// process killed by the default action).
+TEST(EnergyFrequency, TheProgramsSignalHandlerRunsAfterTheRestore) {
+  test::FakeTree tree;
+  acpi_tree(tree);
+  const auto before = snapshot(tree, 4);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::signal(SIGTERM, program_handler);
+    try {
+      auto controller = make_frequency_controller(SysfsFiles(tree.root()), 0, collect);
+      controller->apply(FrequencyTarget::parse("1.8GHz"), {1});
+      raise(SIGTERM);
+    } catch (...) {
+      _exit(2);
+    }
+    _exit(3);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 7);
+  auto after = snapshot(tree, 4);
+  EXPECT_EQ(after[cpufreq_file(1, "scaling_governor")], "schedutil");
+  after[cpufreq_file(1, "scaling_setspeed")] = before.at(cpufreq_file(1, "scaling_setspeed"));
+  EXPECT_EQ(after, before);
+}
+
+// An ignored SIGINT ends nothing: the run goes on, lowered (it was killed before).
+TEST(EnergyFrequency, AnIgnoredSignalStaysIgnored) {
+  test::FakeTree tree;
+  acpi_tree(tree);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::signal(SIGINT, SIG_IGN);
+    try {
+      auto controller = make_frequency_controller(SysfsFiles(tree.root()), 0, collect);
+      controller->apply(FrequencyTarget::parse("1.8GHz"), {1});
+      raise(SIGINT);
+      tree.write("/after", value(tree, 1, "scaling_setspeed"));
+      controller->restore();
+    } catch (...) {
+      _exit(2);
+    }
+    _exit(5);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 5);
+  EXPECT_EQ(tree.read("/after"), "1800000");  // still lowered after the ignored signal
+  EXPECT_EQ(value(tree, 1, "scaling_governor"), "schedutil");
+}
+
+// A maximum already below the target (a site's cap) is never raised by a lowering.
+TEST(EnergyFrequency, AClampNeverRaisesACap) {
+  test::FakeTree tree;
+  pstate_tree(tree);
+  cpu(tree, 1, {{"scaling_max_freq", "1200000"}, {"scaling_min_freq", "800000"}});
+  auto controller = make_frequency_controller(SysfsFiles(tree.root()), 0, collect);
+  controller->apply(FrequencyTarget::parse("60%"), {1});  // 2.4 GHz, above the 1.2 GHz cap
+  EXPECT_EQ(value(tree, 1, "scaling_max_freq"), "1200000");
+  controller->restore();
+  EXPECT_EQ(value(tree, 1, "scaling_max_freq"), "1200000");
+}
+
+// A lowering that came too soon after the last one (within 100 ms) is applied at a later
+// switch to the same idle phase (a server's loop switches to Idle every 100 ms): before, it
+// was dropped and a dedicated core idle for seconds stayed at full speed.
+TEST(EnergyFrequency, ALoweringPostponedByTheIntervalIsAppliedLater) {
+  test::FakeTree tree;
+  acpi_tree(tree);
+  // On cpu 0 throughout: the governor controls the cpu it runs on.
+  cpu_set_t all, zero;
+  ASSERT_EQ(sched_getaffinity(0, sizeof all, &all), 0);
+  CPU_ZERO(&zero);
+  CPU_SET(0, &zero);
+  ASSERT_EQ(sched_setaffinity(0, sizeof zero, &zero), 0);
+  const int cpu = 0;
+  EnergyConfig config;
+  config.frequency.push_back({FrequencyPolicy::parse("dedicated-core", "idle", "1.8GHz"), {}});
+  Log log(LogConfig{}, 0);
+  FrequencyGovernor governor(config, Role::DedicatedCore, log, tree.root());
+  Accounting accounting;
+  accounting.on_change([&](Phase from, Phase to) { governor.on_phase(from, to); });
+  accounting.switch_to(Phase::Idle);
+  EXPECT_EQ(value(tree, cpu, "scaling_governor"), "userspace");
+  EXPECT_EQ(value(tree, cpu, "scaling_setspeed"), "1800000");
+  accounting.switch_to(Phase::Gather);  // a message: raised
+  EXPECT_EQ(value(tree, cpu, "scaling_governor"), "schedutil");
+  accounting.switch_to(Phase::Idle);  // too soon after the lowering: postponed
+  EXPECT_EQ(value(tree, cpu, "scaling_governor"), "schedutil");
+  std::this_thread::sleep_for(std::chrono::milliseconds(120));
+  accounting.switch_to(Phase::Idle);  // the loop's next idle slice
+  EXPECT_EQ(value(tree, cpu, "scaling_governor"), "userspace");
+  governor.finish();
+  EXPECT_EQ(value(tree, cpu, "scaling_governor"), "schedutil");
+  sched_setaffinity(0, sizeof all, &all);
 }
 
 // Running as root, permissions do not stop writes: the open hook refuses like the kernel does

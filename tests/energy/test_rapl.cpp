@@ -139,6 +139,19 @@ TEST(EnergyRapl, UnreadableEnergyGivesClearMessageAndProbeFallsBackToModel) {
   EXPECT_EQ(probe.skipped[2], "nvml: libnvidia-ml.so.1 not found (fake)");
 }
 
+// psys readable by root only, packages and dram readable (seen on real nodes): psys is left
+// out and the packages are measured (the whole source was refused before).
+TEST(EnergyRapl, AnUnreadableZoneOutsideTheTotalIsLeftOut) {
+  test::FakeTree tree;
+  two_packages(tree);
+  RaplSource rapl{SysfsFiles(tree.root(), refuse("intel-rapl:1/energy_uj"))};
+  energy(tree, "intel-rapl:0", 11000000);  // package-0 +10 J
+  const EnergyReading r = rapl.read();
+  EXPECT_EQ(r.find("psys"), nullptr);
+  ASSERT_EQ(r.zones.size(), 5u);
+  EXPECT_EQ(r.total_microjoules(), 10000000u);
+}
+
 // Without root, the kernel's own refusal goes through the same path.
 TEST(EnergyRapl, RealPermissionDeniedWhenNotRoot) {
   if (geteuid() == 0) GTEST_SKIP() << "root reads 0000 files; covered by the open hook above";
