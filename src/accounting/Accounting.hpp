@@ -42,6 +42,11 @@ class Accounting {
     observer_ = std::move(observer);
   }
 
+  /** Work of this rank on another thread (a server's store thread writing): its own thread may
+   * be idle meanwhile, the rank is not (the frequency governor keeps its core up). */
+  void set_background_work(bool busy) { background_work_ = busy; }
+  [[nodiscard]] bool background_work() const { return background_work_; }
+
   [[nodiscard]] const std::array<PhaseTime, kPhaseCount>& totals() const { return totals_; }
   /** Also writes every iteration to `trace` from now on. */
   void trace_to(std::unique_ptr<TraceFile> trace) { trace_ = std::move(trace); }
@@ -70,6 +75,7 @@ class Accounting {
   double busy_wall_ = 0;            // busy phases' wall time since last_cpu_ (counted as CPU)
   double bytes_ = 0, bytes_at_end_ = 0, write_at_end_ = 0;
   std::function<void(Phase, Phase)> observer_;
+  bool background_work_ = false;
 };
 
 /** Switches to `phase` for the scope's lifetime, then back to the phase it found. */

@@ -58,6 +58,7 @@ void DedicatedCoreServer::run() {
   ++runs_;
   last_message_ = std::chrono::steady_clock::now();
   while (serves()) {
+    accounting_.set_background_work(collector_->storing());
     accounting_.switch_to(Phase::Idle);
     if (auto event = buffer_.queue(index_).pop(kIdleSlice)) {
       accounting_.switch_to(Phase::Gather);

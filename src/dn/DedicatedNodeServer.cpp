@@ -104,6 +104,7 @@ void DedicatedNodeServer::run() {
 // store thread wakes it when an iteration is stored, so its credit goes back at once.
 void DedicatedNodeServer::pause() {
   const bool receiving = receiving_payload();
+  accounting_.set_background_work(collector_->storing());
   accounting_.switch_to(receiving ? Phase::Gather : Phase::Idle);
   using State = PollPacer::State;
   const State state = receiving                              ? State::Receiving

@@ -44,8 +44,9 @@ bool FrequencyGovernor::low(Phase phase) const {
   }
 }
 
-void FrequencyGovernor::on_phase(Phase, Phase to) noexcept {
+void FrequencyGovernor::on_phase(Phase, Phase now, bool background_work) noexcept {
   if (!controller_) return;
+  const Phase to = background_work ? Phase::Store : now;
   if (low(to) && !lowered_ && wall_clock() - last_change_ >= kMinimumInterval) lower();
   if (!low(to) && lowered_) raise();
 }

@@ -28,7 +28,9 @@ class FrequencyGovernor {
   /** `root`: prefix of /sys (tests use a fake tree). Does nothing without a policy for `role`. */
   FrequencyGovernor(const EnergyConfig& config, Role role, Log& log, const std::string& root);
   ~FrequencyGovernor();
-  void on_phase(Phase from, Phase to) noexcept;
+  /** A switch of this rank's thread from `from` to `to`; with `background_work` (a server's
+   * store thread writing) the rank is storing, whatever its own thread waits for. */
+  void on_phase(Phase from, Phase to, bool background_work = false) noexcept;
   /** Puts back every value changed; idempotent. */
   void finish() noexcept;
   /** The policy, the controller and its actions, for the report. */

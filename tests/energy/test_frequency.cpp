@@ -316,7 +316,8 @@ TEST(EnergyFrequency, ALoweringPostponedByTheIntervalIsAppliedLater) {
   Log log(LogConfig{}, 0);
   FrequencyGovernor governor(config, Role::DedicatedCore, log, tree.root());
   Accounting accounting;
-  accounting.on_change([&](Phase from, Phase to) { governor.on_phase(from, to); });
+  accounting.on_change(
+      [&](Phase from, Phase to) { governor.on_phase(from, to, accounting.background_work()); });
   accounting.switch_to(Phase::Idle);
   EXPECT_EQ(value(tree, cpu, "scaling_governor"), "userspace");
   EXPECT_EQ(value(tree, cpu, "scaling_setspeed"), "1800000");
@@ -326,6 +327,14 @@ TEST(EnergyFrequency, ALoweringPostponedByTheIntervalIsAppliedLater) {
   EXPECT_EQ(value(tree, cpu, "scaling_governor"), "schedutil");
   std::this_thread::sleep_for(std::chrono::milliseconds(120));
   accounting.switch_to(Phase::Idle);  // the loop's next idle slice
+  EXPECT_EQ(value(tree, cpu, "scaling_governor"), "userspace");
+  accounting.switch_to(Phase::Gather);
+  std::this_thread::sleep_for(std::chrono::milliseconds(120));
+  accounting.set_background_work(true);  // the store thread writes: not idle
+  accounting.switch_to(Phase::Idle);
+  EXPECT_EQ(value(tree, cpu, "scaling_governor"), "schedutil");
+  accounting.set_background_work(false);
+  accounting.switch_to(Phase::Idle);
   EXPECT_EQ(value(tree, cpu, "scaling_governor"), "userspace");
   governor.finish();
   EXPECT_EQ(value(tree, cpu, "scaling_governor"), "schedutil");
