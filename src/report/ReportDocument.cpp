@@ -120,6 +120,9 @@ Json energy_json(const RunTotals& t) {
   e["quality"] = t.energy.quality;
   e["calibration"] = t.energy.calibration;
   e["joules"] = t.energy.joules;
+  e["measured_joules"] = t.energy.measured_joules;
+  e["modelled_joules"] = t.energy.modelled_joules;
+  e["hosts_without_energy"] = t.energy.hosts_without_energy;
   e["average_power_w"] = average_power(t);
   e["hosts"] = hosts_json(t.energy.hosts);
   Json by_role = Json::object();
@@ -149,19 +152,31 @@ Json io_json(const RunTotals& t) {
   return io;
 }
 
+// Every role's policy (one per role at most), in rank order; "policy" joins them.
 Json frequency_json(const std::vector<RankRecord>& records) {
   Json f = Json::object();
   Json actions = Json::array();
-  std::string policy, controller;
+  std::vector<std::string> policies;
+  std::string controller;
   for (const RankRecord& r : records) {
     const FrequencyRecord& rank = r.frequency;
-    if (!rank.policy.empty()) policy = rank.policy;
+    if (!rank.policy.empty() &&
+        std::find(policies.begin(), policies.end(), rank.policy) == policies.end()) {
+      policies.push_back(rank.policy);
+    }
     if (controller.empty()) controller = rank.controller;
     for (const std::string& action : rank.actions) {
       actions.push_back("rank " + std::to_string(r.totals.rank) + ": " + action);
     }
   }
+  std::string policy;
+  Json listed = Json::array();
+  for (const std::string& p : policies) {
+    policy += (policy.empty() ? "" : "; ") + p;
+    listed.push_back(p);
+  }
   f["policy"] = policy.empty() ? Json() : Json(policy);
+  f["policies"] = std::move(listed);
   f["controller"] = controller.empty() ? Json("none") : Json(controller);
   f["actions"] = std::move(actions);
   return f;

@@ -110,10 +110,14 @@ std::string waits_line(const RunTotals& t) {
 std::string energy_line(const RunTotals& t) {
   const double rate = t.completion > 0 ? t.client_bytes / 1e6 / t.completion : 0;
   const double watts = t.energy.watts;
+  const int missing = t.energy.hosts_without_energy;
+  const std::string without =
+      missing > 0 ? ", " + std::to_string(missing) + " host(s) without energy left out" : "";
   return "  energy " + format("%.1f J", t.energy.joules) + " (" + t.energy.source + ", " +
          t.energy.quality + (t.energy.calibration.empty() ? "" : ", " + t.energy.calibration) +
-         "), average power " + format("%.1f W", watts) + "; I/O " + format("%.3f MB/s", rate) +
-         ", " + format("%.5f MB/s/W", watts > 0 ? rate / watts : 0) + "\n";
+         without + "), average power " + format("%.1f W", watts) + "; I/O " +
+         format("%.3f MB/s", rate) + ", " + format("%.5f MB/s/W", watts > 0 ? rate / watts : 0) +
+         "\n";
 }
 
 // Set by `ecluse run`: the file to which rank 0 adds its report's path, so that the launcher

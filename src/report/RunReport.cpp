@@ -4,30 +4,52 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace ecluse {
 
 namespace {
 
-void merge_label(std::string& into, const std::string& value) {
-  if (into.empty()) into = value;
-  if (into != value) into = "mixed";
+// The first host's label, "mixed" once another differs; an empty label (a measured source's
+// calibration) is a value of its own.
+void merge_label(std::optional<std::string>& into, const std::string& value) {
+  if (!into) into = value;
+  if (*into != value) into = "mixed";
+}
+
+struct EnergyLabels {
+  std::optional<std::string> source, quality, calibration;
+};
+
+// Hosts whose energy could not be read are counted apart, never summed as 0 J or labelled.
+void label_totals(EnergyTotals& e, const EnergyLabels& labels) {
+  e.source = labels.source.value_or("none");
+  e.quality = labels.quality.value_or("none");
+  e.calibration = labels.calibration.value_or("");
+  if (e.hosts_without_energy > 0 && e.quality == "measured") e.quality = "measured-partial";
 }
 
 // Host leaders carry their host's energy; the figure is split among the host's ranks by CPU.
 EnergyTotals host_energy(const std::vector<RankRecord>& records) {
   EnergyTotals e;
+  EnergyLabels labels;
   for (const RankRecord& r : records) {
     if (!r.energy) continue;
     const HostEnergyFigure& f = *r.energy;
-    e.joules += f.joules;
-    if (f.seconds > 0) e.watts += f.joules / f.seconds;
-    merge_label(e.source, f.source);
-    merge_label(e.quality, f.quality);
-    merge_label(e.calibration, f.calibration);
     e.hosts.push_back(f);
+    if (f.source == "none") {
+      ++e.hosts_without_energy;
+      continue;
+    }
+    e.joules += f.joules;
+    (f.quality == "modelled" ? e.modelled_joules : e.measured_joules) += f.joules;
+    if (f.seconds > 0) e.watts += f.joules / f.seconds;
+    merge_label(labels.source, f.source);
+    merge_label(labels.quality, f.quality);
+    merge_label(labels.calibration, f.calibration);
   }
+  label_totals(e, labels);
   return e;
 }
 

@@ -24,9 +24,12 @@ struct RoleTotals {
 };
 
 struct EnergyTotals {
-  double joules = 0;
-  double watts = 0;  // sum over hosts of each host's joules / seconds it measured
-  std::string source, quality, calibration;  // "mixed" when hosts differ
+  double joules = 0;  // over the hosts with a source: measured_joules + modelled_joules
+  double measured_joules = 0, modelled_joules = 0;
+  double watts = 0;              // sum over those hosts of each host's joules / seconds it measured
+  int hosts_without_energy = 0;  // source "none": left out of the sums
+  // "mixed" when hosts differ; quality "measured-partial" when some hosts have no source
+  std::string source, quality, calibration;
   std::vector<HostEnergyFigure> hosts;
 };
 

@@ -181,3 +181,16 @@ def test_frequency_policy_lowers_idle_dedicated_core_and_restores(tmp_path):
         if path.name == "scaling_setspeed":
             continue  # a real kernel shows <unsupported> again once the governor is back
         assert path.read_text().strip() == value.strip(), path
+
+
+def test_every_roles_frequency_policy_is_in_the_report(tmp_path):
+    root = tmp_path / "root"
+    cpufreq_tree(root)
+    policy = ('<energy><frequency role="dedicated-core" when="idle" target="50%"/>'
+              '<frequency role="simulation" when="writing" target="1.8GHz"/></energy>')
+    _, report = run(tmp_path / "run", "dc", extra=policy, env={"ECLUSE_SYSFS_ROOT": str(root)})
+    frequency = report["frequency"]
+    assert sorted(frequency["policies"]) == [
+        "dedicated-core when idle to 50% of cpuinfo_max_freq",
+        "simulation when writing to 1800000 kHz"]
+    assert frequency["policy"] == "; ".join(frequency["policies"])

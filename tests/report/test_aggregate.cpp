@@ -145,6 +145,40 @@ TEST(Aggregate, SummaryNamesEverything) {
             "0.00000 MB/s/W\n");
 }
 
+// Three hosts: one measured, one modelled, one whose energy could not be read. The unread one is
+// counted apart (it was summed as 0 J and its label made the run "mixed"), the total splits
+// into measured and modelled joules, and a calibration that differs is "mixed" (an empty one,
+// a measured source's, was taken as unset).
+TEST(Aggregate, HostsWithoutEnergyAreLeftOutAndMixedTotalsSplit) {
+  auto records = run();
+  for (int h = 0; h < 3; ++h) records[static_cast<std::size_t>(h)].totals.host = h;
+  records[0].energy = ecluse::HostEnergyFigure{"a", "rapl", "measured", "", "", 400, 10};
+  records[1].energy = ecluse::HostEnergyFigure{"b", "model", "modelled", "cal-1", "", 300, 10};
+  records[2].energy =
+      ecluse::HostEnergyFigure{"c", "none", "none", "", "no energy source could be read", 0, 0};
+  const auto t = ecluse::aggregate(dc_config(), records, 3, 3);
+  EXPECT_DOUBLE_EQ(t.energy.joules, 700);
+  EXPECT_DOUBLE_EQ(t.energy.measured_joules, 400);
+  EXPECT_DOUBLE_EQ(t.energy.modelled_joules, 300);
+  EXPECT_DOUBLE_EQ(t.energy.watts, 70);
+  EXPECT_EQ(t.energy.hosts_without_energy, 1);
+  EXPECT_EQ(t.energy.source, "mixed");
+  EXPECT_EQ(t.energy.quality, "mixed");
+  EXPECT_EQ(t.energy.calibration, "mixed");
+  EXPECT_EQ(t.energy.hosts.size(), 3u);
+  records.pop_back();  // the dedicated core's host: rapl alone, with an unread host
+  records[1].energy = ecluse::HostEnergyFigure{"b", "none", "none", "", "", 0, 0};
+  const auto partial = ecluse::aggregate(dc_config(), records, 2, 2);
+  EXPECT_EQ(partial.energy.source, "rapl");
+  EXPECT_EQ(partial.energy.quality, "measured-partial");
+  EXPECT_EQ(partial.energy.calibration, "");
+  const std::string s = ecluse::report_summary(partial, records, "r.json");
+  EXPECT_NE(s.find("  energy 400.0 J (rapl, measured-partial, 1 host(s) without energy left "
+                   "out), average power 40.0 W"),
+            std::string::npos)
+      << s;
+}
+
 // Clients that waited 5% of their time or more for room in the buffer (its own counter, not the
 // wait phase, which also holds a dedicated node's final drain) are told so, with the count of
 // waits and what to change; less than that says nothing (SummaryNamesEverything).
