@@ -160,7 +160,9 @@ int ecluse_parameter_get(const char* name, void* buffer, unsigned int size);
  * Errors: those of ecluse_parameter_get, and ECLUSE_INVALID_DIMENSIONS when a layout that uses
  * it no longer evaluates to a valid shape. */
 int ecluse_parameter_set(const char* name, const void* buffer, unsigned int size);
-/** Global offset of block 0 (or of a block), one int64 per dimension, in layout order. Errors:
+/** Global offset of block 0 (or of a block), one int64 per dimension, in layout order; it holds
+ * for the block's later writes and allocs. A block already allocated keeps the position it had
+ * at ecluse_alloc (as in Damaris): set the position before the alloc. Errors:
  * ECLUSE_UNDEFINED_VARIABLE; ECLUSE_INVALID_BLOCK. */
 int ecluse_set_position(const char* variable, const int64_t* position);
 /** ecluse_set_position for one block. */

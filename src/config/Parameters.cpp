@@ -1,7 +1,9 @@
 // Parameter values and layout evaluation.
 #include "config/Parameters.hpp"
 
+#include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -60,9 +62,15 @@ std::optional<std::vector<unsigned char>> parse_value(DataType type, const std::
   if (type == DataType::String) return std::vector<unsigned char>(text.begin(), text.end());
   if (is_integer(type)) return parse_integer(type, text);
   char* end = nullptr;
+  errno = 0;
   const double v = std::strtod(text.c_str(), &end);
   if (text.empty() || end != text.c_str() + text.size()) return std::nullopt;
-  if (type == DataType::Float32) return bytes_of(static_cast<float>(v));
+  // A number too large for the type is refused, not stored as infinity ("inf" is taken).
+  if (errno == ERANGE && std::isinf(v)) return std::nullopt;
+  if (type == DataType::Float32) {
+    if (std::isfinite(v) && std::fabs(v) > std::numeric_limits<float>::max()) return std::nullopt;
+    return bytes_of(static_cast<float>(v));
+  }
   return bytes_of(v);
 }
 
@@ -80,7 +88,8 @@ std::int64_t as_integer(DataType type, const std::vector<unsigned char>& bytes) 
 }
 
 std::string expected_value(DataType type) {
-  if (!is_integer(type)) return "a number such as 0.5, -2 or 1e-3";
+  if (type == DataType::Float32) return "a number such as 0.5, -2 or 1e-3, at most 3.4e38";
+  if (!is_integer(type)) return "a number such as 0.5, -2 or 1e-3, at most 1.8e308";
   const auto [low, high] = integer_range(type);
   return "a whole number from " + std::to_string(low) + " to " + std::to_string(high);
 }

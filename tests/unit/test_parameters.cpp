@@ -239,6 +239,10 @@ TEST(ParametersValues, BadValuesAreReportedAndNotUsable) {
   config.parameters.push_back({"x", ecluse::DataType::Float64, "1.5e", {"f.xml", 5, 5}});
   config.parameters.push_back({"c", ecluse::DataType::Int8, "-128", {"f.xml", 6, 5}});
   config.parameters.push_back({"n", ecluse::DataType::Int32, "1", {"f.xml", 7, 5}});
+  // Too large for the type: refused, not stored as infinity (an explicit "inf" is taken).
+  config.parameters.push_back({"f", ecluse::DataType::Float32, "1e40", {"f.xml", 8, 5}});
+  config.parameters.push_back({"d", ecluse::DataType::Float64, "1e400", {"f.xml", 9, 5}});
+  config.parameters.push_back({"i", ecluse::DataType::Float32, "-inf", {"f.xml", 10, 5}});
   Diagnostics diagnostics;
   const Parameters parameters(config, diagnostics);
   EXPECT_EQ(diagnostics.text(),
@@ -247,9 +251,13 @@ TEST(ParametersValues, BadValuesAreReportedAndNotUsable) {
             "f.xml:4:5: parameter 's' has value '40000' which is not a valid short; give a whole "
             "number from -32768 to 32767.\n"
             "f.xml:5:5: parameter 'x' has value '1.5e' which is not a valid double; give a number "
-            "such as 0.5, -2 or 1e-3.\n"
+            "such as 0.5, -2 or 1e-3, at most 1.8e308.\n"
             "f.xml:7:5: duplicate parameter 'n' (first defined at f.xml:3:5); rename or remove one "
-            "of them.");
+            "of them.\n"
+            "f.xml:8:5: parameter 'f' has value '1e40' which is not a valid float; give a number "
+            "such as 0.5, -2 or 1e-3, at most 3.4e38.\n"
+            "f.xml:9:5: parameter 'd' has value '1e400' which is not a valid double; give a "
+            "number such as 0.5, -2 or 1e-3, at most 1.8e308.");
   EXPECT_EQ(parameters.integer("n"), std::nullopt);
   EXPECT_EQ(parameters.integer("c"), -128);
 }
