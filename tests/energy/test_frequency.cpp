@@ -230,27 +230,38 @@ void program_handler(int) {
   _exit(7);  // the program's own SIGTERM handler: ends with its own status
 }
 
+// Runs `body` in a forked child that then exits with `status`: its wait status (an exception
+// in the body exits with 2).
+template <class Body>
+int status_of_child(Body body, int status) {
+  const pid_t child = fork();
+  if (child == 0) {
+    try {
+      body();
+    } catch (...) {
+      _exit(2);
+    }
+    _exit(status);
+  }
+  int waited = 0;
+  EXPECT_EQ(waitpid(child, &waited, 0), child);
+  return waited;
+}
+
 // A program's own SIGTERM handler still runs, after the restore (it was replaced, and the
 // process killed by the default action).
 TEST(EnergyFrequency, TheProgramsSignalHandlerRunsAfterTheRestore) {
   test::FakeTree tree;
   acpi_tree(tree);
   const auto before = snapshot(tree, 4);
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    std::signal(SIGTERM, program_handler);
-    try {
-      auto controller = make_frequency_controller(SysfsFiles(tree.root()), 0, collect);
-      controller->apply(FrequencyTarget::parse("1.8GHz"), {1});
-      raise(SIGTERM);
-    } catch (...) {
-      _exit(2);
-    }
-    _exit(3);
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
+  const int status = status_of_child(
+      [&] {
+        std::signal(SIGTERM, program_handler);
+        auto controller = make_frequency_controller(SysfsFiles(tree.root()), 0, collect);
+        controller->apply(FrequencyTarget::parse("1.8GHz"), {1});
+        raise(SIGTERM);
+      },
+      3);
   ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
   EXPECT_EQ(WEXITSTATUS(status), 7);
   auto after = snapshot(tree, 4);
@@ -263,23 +274,16 @@ TEST(EnergyFrequency, TheProgramsSignalHandlerRunsAfterTheRestore) {
 TEST(EnergyFrequency, AnIgnoredSignalStaysIgnored) {
   test::FakeTree tree;
   acpi_tree(tree);
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    std::signal(SIGINT, SIG_IGN);
-    try {
-      auto controller = make_frequency_controller(SysfsFiles(tree.root()), 0, collect);
-      controller->apply(FrequencyTarget::parse("1.8GHz"), {1});
-      raise(SIGINT);
-      tree.write("/after", value(tree, 1, "scaling_setspeed"));
-      controller->restore();
-    } catch (...) {
-      _exit(2);
-    }
-    _exit(5);
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
+  const int status = status_of_child(
+      [&] {
+        std::signal(SIGINT, SIG_IGN);
+        auto controller = make_frequency_controller(SysfsFiles(tree.root()), 0, collect);
+        controller->apply(FrequencyTarget::parse("1.8GHz"), {1});
+        raise(SIGINT);
+        tree.write("/after", value(tree, 1, "scaling_setspeed"));
+        controller->restore();
+      },
+      5);
   ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
   EXPECT_EQ(WEXITSTATUS(status), 5);
   EXPECT_EQ(tree.read("/after"), "1800000");  // still lowered after the ignored signal
