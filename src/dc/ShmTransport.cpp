@@ -107,7 +107,8 @@ void ShmTransport::no_room_in_part(const BlockData& block, std::size_t need) con
                   std::to_string(held_) +
                   " bytes) leave no contiguous room: a part is a ring that no block wraps "
                   "around, and they are freed only once the iteration is stored; " +
-                  raise_buffer(config_.architecture, 2 * (held_ + need), buffer_.share(client_)) +
+                  raise_buffer(config_.architecture, 2 * (held_ + need), buffer_.share(client_),
+                               buffer_.clients()) +
                   ", or use allocator=\"general\".");
 }
 
@@ -115,14 +116,15 @@ void ShmTransport::check_capacity(const Variable& variable, std::size_t bytes) c
   const std::size_t need = shm::block_footprint(bytes);
   const std::size_t share = buffer_.share(client_);
   if (need > share)
-    throw_never_fits(variable, need, share, "buffer (data and bookkeeping)", config_.architecture);
+    throw_never_fits(variable, need, share, "buffer (data and bookkeeping)", config_.architecture,
+                     buffer_.clients());
 }
 
 void ShmTransport::check_iteration_capacity(const std::vector<std::size_t>& blocks) const {
   std::size_t need = 0;
   for (const std::size_t bytes : blocks) need += shm::block_footprint(bytes);
   warn_iteration_too_big(log_, blocks.size(), need, buffer_.share(client_),
-                         "buffer (data and bookkeeping)", config_.architecture);
+                         "buffer (data and bookkeeping)", config_.architecture, buffer_.clients());
 }
 
 // The node's buffer holds the server's final count: it published it before leaving its loop.
@@ -145,7 +147,8 @@ void ShmTransport::raise_store_failures() {
 }
 
 void ShmTransport::too_big(const BlockData& block, std::size_t need, std::size_t share) const {
-  throw_too_big(block, need, share, held_, "buffer (data and bookkeeping)", config_.architecture);
+  throw_too_big(block, need, share, held_, "buffer (data and bookkeeping)", config_.architecture,
+                buffer_.clients());
 }
 
 shm::Handle ShmTransport::skip(const BlockData& block) {

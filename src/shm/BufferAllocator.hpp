@@ -19,6 +19,14 @@ inline std::size_t block_footprint(std::size_t bytes) {
   return 64 + (bytes + 63) / 64 * 64;
 }
 
+/** What one of `clients` clients may hold of a node buffer of `buffer_size` bytes (<buffer
+ * size>), as NodeBuffer lays the allocator out: the general allocator's capacity shared
+ * equally, or a partitioned allocator's part. The figure a write is refused against, for
+ * ecluse-check to say the same. */
+std::size_t client_share(AllocatorKind kind, std::size_t buffer_size, int clients);
+/** The smallest <buffer size>, a multiple of 64 bytes, whose client_share is at least `need`. */
+std::uint64_t buffer_size_for(AllocatorKind kind, std::uint64_t need, int clients);
+
 /** Throws ECLUSE_ALLOCATION_ERROR when `client`'s block of `bytes` can never fit: `room` says
  * what holds at most `capacity` bytes, `fix` how to make it fit (C strings: an allocation
  * in steady state allocates nothing on the heap). */

@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -230,6 +231,27 @@ GeneralAllocator::Block* GeneralAllocator::coalesce(Block* b) {
     }
   }
   return b;
+}
+
+// NodeBuffer places the allocator 64-byte aligned with its overhead added to <buffer size>:
+// the region holds the buffer size rounded up to 64 bytes, less one block header (general), or
+// that split into 64-byte aligned parts, each less one header (partitioned).
+std::size_t client_share(AllocatorKind kind, std::size_t buffer_size, int clients) {
+  const auto count = static_cast<std::size_t>(std::max(clients, 1));
+  const std::size_t region = (buffer_size + kAlign - 1) / kAlign * kAlign;
+  if (kind == AllocatorKind::Partitioned) {
+    const std::size_t part = (buffer_size + kAlign - 1) / count / kAlign * kAlign;
+    return part > kHeader ? part - kHeader : 0;
+  }
+  return region > kHeader ? (region - kHeader) / count : 0;
+}
+
+std::uint64_t buffer_size_for(AllocatorKind kind, std::uint64_t need, int clients) {
+  const auto count = static_cast<std::uint64_t>(std::max(clients, 1));
+  if (kind == AllocatorKind::Partitioned) {
+    return count * ((need + kHeader + kAlign - 1) / kAlign * kAlign);
+  }
+  return (need * count + kAlign - 1) / kAlign * kAlign + kHeader;
 }
 
 void refuse_if_never_fits(int client, std::size_t bytes, std::size_t capacity, const char* room,

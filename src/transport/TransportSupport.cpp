@@ -14,6 +14,7 @@
 #include "core/Collective.hpp"
 #include "core/DataType.hpp"
 #include "ecluse/Error.hpp"
+#include "shm/BufferAllocator.hpp"
 
 namespace ecluse {
 
@@ -105,10 +106,13 @@ void copy_source(void* to, const BlockData& block, const StridedSource* strided,
   copy_block(to, block.data, bytes, streaming);
 }
 
-std::string raise_buffer(const Architecture& a, std::size_t need, std::size_t share) {
+std::string raise_buffer(const Architecture& a, std::size_t need, std::size_t share,
+                         int dc_clients) {
   // A client's share grows with the buffer: the size that gives it `need`.
   const long double scaled =
-      static_cast<long double>(a.buffer_size) * need / std::max<std::size_t>(share, 1);
+      dc_clients > 0
+          ? static_cast<long double>(shm::buffer_size_for(a.allocator, need, dc_clients))
+          : static_cast<long double>(a.buffer_size) * need / std::max<std::size_t>(share, 1);
   const auto at_least = scaled >= 1.8e19L
                             ? UINT64_MAX
                             : suggested_size(static_cast<std::uint64_t>(std::ceil(scaled)));
@@ -121,31 +125,31 @@ std::string raise_buffer(const Architecture& a, std::size_t need, std::size_t sh
 }
 
 void throw_too_big(const BlockData& block, std::size_t need, std::size_t share, std::size_t held,
-                   const std::string& memory, const Architecture& a) {
+                   const std::string& memory, const Architecture& a, int dc_clients) {
   const std::string what =
       "block " + std::to_string(block.block) + " of variable '" + block.variable->name + "'";
   throw Error(ECLUSE_ALLOCATION_ERROR,
               held == 0 ? what + " needs " + std::to_string(need) + " bytes of " + memory +
                               " but a client may hold at most " + std::to_string(share) +
-                              " bytes; " + raise_buffer(a, need, share) + "."
+                              " bytes; " + raise_buffer(a, need, share, dc_clients) + "."
                         : "iteration " + std::to_string(block.iteration) + " needs " +
                               std::to_string(need) + " bytes of " + memory + " with " + what +
                               " but a client may hold at most " + std::to_string(share) +
                               " bytes and the server frees an iteration only once it ends; " +
-                              raise_buffer(a, need, share) + ".");
+                              raise_buffer(a, need, share, dc_clients) + ".");
 }
 
 void throw_never_fits(const Variable& variable, std::size_t need, std::size_t share,
-                      const std::string& memory, const Architecture& a) {
+                      const std::string& memory, const Architecture& a, int dc_clients) {
   throw Error(ECLUSE_ALLOCATION_ERROR,
               "variable '" + variable.name + "' has blocks of " + std::to_string(need) +
                   " bytes of " + memory + " but a client may hold at most " +
                   std::to_string(share) + " bytes: no write of it could ever be handed over; " +
-                  raise_buffer(a, need, share) + ".");
+                  raise_buffer(a, need, share, dc_clients) + ".");
 }
 
 void warn_iteration_too_big(Log& log, std::size_t blocks, std::size_t need, std::size_t share,
-                            const std::string& memory, const Architecture& a) {
+                            const std::string& memory, const Architecture& a, int dc_clients) {
   if (need <= share) return;
   log.warning("an iteration that writes all " + std::to_string(blocks) +
               " blocks of this client (every variable, every domain) needs " +
@@ -153,7 +157,7 @@ void warn_iteration_too_big(Log& log, std::size_t blocks, std::size_t need, std:
               std::to_string(share) +
               " bytes, and the server frees an iteration only once it ends: the writes of such "
               "an iteration past that would be refused (ECLUSE_ALLOCATION_ERROR); " +
-              raise_buffer(a, need, share) + ", or write fewer blocks per iteration.");
+              raise_buffer(a, need, share, dc_clients) + ", or write fewer blocks per iteration.");
 }
 
 std::string store_failure_message(const std::string& server, const std::string& first,

@@ -46,18 +46,23 @@ std::size_t streaming_copy_from(const Config& config);
 /** A client would hold `need` bytes (`held` of them already, for this iteration) where it may
  * hold `share`; `memory` names the setting to raise. */
 [[noreturn]] void throw_too_big(const BlockData& block, std::size_t need, std::size_t share,
-                                std::size_t held, const std::string& memory, const Architecture& a);
+                                std::size_t held, const std::string& memory, const Architecture& a,
+                                int dc_clients = 0);
 
 /** Throws ECLUSE_ALLOCATION_ERROR at initialize: a block of `variable` takes `need` bytes of
  * `memory` where a client may hold `share`, so no write of it could ever be handed over. */
 /** Warns when one iteration of a client (`blocks` blocks, `need` bytes) exceeds its `share`. */
 void warn_iteration_too_big(Log& log, std::size_t blocks, std::size_t need, std::size_t share,
-                            const std::string& memory, const Architecture& a);
+                            const std::string& memory, const Architecture& a, int dc_clients = 0);
 [[noreturn]] void throw_never_fits(const Variable& variable, std::size_t need, std::size_t share,
-                                   const std::string& memory, const Architecture& a);
+                                   const std::string& memory, const Architecture& a,
+                                   int dc_clients = 0);
 /** How to give a client that needs `need` bytes where it may hold `share`: "raise <buffer
- * size> (now N, at FILE:LINE) to at least M" (the buffer scaled by need / share, whole MiB). */
-std::string raise_buffer(const Architecture& a, std::size_t need, std::size_t share);
+ * size> (now N, at FILE:LINE) to at least M", whole MiB above 1 MiB. With `dc_clients` (a
+ * node buffer shared by that many clients) M is exact (shm::buffer_size_for, what ecluse-check
+ * says too); else the buffer scaled by need / share. */
+std::string raise_buffer(const Architecture& a, std::size_t need, std::size_t share,
+                         int dc_clients = 0);
 
 /** What a client is told when its server could not store: `first` is the first failure
  * ("iteration I in store 'S': cause"), `failures` the iterations not stored so far. */

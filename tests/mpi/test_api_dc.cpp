@@ -222,7 +222,7 @@ TEST(ApiDc, ClearedAndOversizedBlocks) {
     EXPECT_EQ(*message,
               "block 0 of variable 'field' needs 384 bytes of buffer (data and bookkeeping) but "
               "a client may hold at most 192 bytes; raise <buffer size> (now 200 bytes, at "
-              "<string>:4:5) to at least 400 bytes.");
+              "<string>:4:5) to at least 448 bytes.");
   }
   expect_ok(ecluse_finalize());
 }
@@ -283,7 +283,7 @@ TEST(ApiDc, ABlockThatCanNeverFitIsRefusedAtInitialize) {
   EXPECT_STREQ(ecluse_error_message(),
                "variable 'field' has blocks of 384 bytes of buffer (data and bookkeeping) but a "
                "client may hold at most 192 bytes: no write of it could ever be handed over; "
-               "raise <buffer size> (now 200 bytes, at <string>:4:5) to at least 400 bytes.");
+               "raise <buffer size> (now 200 bytes, at <string>:4:5) to at least 448 bytes.");
 }
 
 TEST(ApiDc, TheSameBlockTwiceInOneIterationIsRefused) {

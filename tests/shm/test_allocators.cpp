@@ -1,8 +1,10 @@
 // Both allocators against a model: random allocate/release sequences (no overlap, used() exact,
 // everything given back at the end), alignment, layout sizes, full buffers and misuse.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <random>
 
 #include "ShmTestSupport.hpp"
@@ -241,6 +243,37 @@ TEST_F(GeneralAllocatorTest, PicksTheBestFittingHole) {
   EXPECT_EQ(alloc.allocate(0, 900), b[4]);
   EXPECT_EQ(alloc.allocate(0, 400), b[2]);
   EXPECT_EQ(alloc.allocate(0, 1900), b[0]);
+}
+
+// ecluse-check's share and suggested size are the runtime's: client_share is each allocator's
+// capacity laid out as NodeBuffer lays it (64-byte aligned, overhead added to the buffer size),
+// and buffer_size_for the smallest buffer size that gives a client `need`.
+TEST(ClientShare, IsWhatTheAllocatorsGiveAndTheSizeForANeedIsTheSmallest) {
+  for (const AllocatorKind kind : {AllocatorKind::General, AllocatorKind::Partitioned}) {
+    for (const int clients : {1, 2, 3, 7}) {
+      for (const std::size_t size : {std::size_t{4096}, std::size_t{26880}, std::size_t{26945},
+                                     std::size_t{100003}, std::size_t{1} << 20}) {
+        const std::size_t overhead = allocator_overhead(kind, clients);
+        // Page-aligned, as a shared segment is.
+        const std::size_t bytes = (64 + overhead + size + 4095) / 4096 * 4096;
+        std::unique_ptr<void, decltype(&std::free)> memory(std::aligned_alloc(4096, bytes),
+                                                           std::free);
+        auto allocator = make_allocator(kind, memory.get(), 64, overhead + size, clients, true);
+        const std::size_t capacity = allocator->capacity(0);
+        const std::size_t share = kind == AllocatorKind::Partitioned
+                                      ? capacity
+                                      : capacity / static_cast<std::size_t>(clients);
+        EXPECT_EQ(client_share(kind, size, clients), share) << size << " " << clients;
+      }
+      for (const std::uint64_t need :
+           {std::uint64_t{128}, std::uint64_t{26880}, std::uint64_t{99999}}) {
+        const std::uint64_t size = buffer_size_for(kind, need, clients);
+        EXPECT_GE(client_share(kind, size, clients), need) << need << " " << clients;
+        EXPECT_EQ(size % 64, 0u);
+        EXPECT_LT(client_share(kind, size - 64, clients), need) << need << " " << clients;
+      }
+    }
+  }
 }
 
 }  // namespace

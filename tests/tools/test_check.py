@@ -73,25 +73,26 @@ def test_dedicated_cores_placement_per_node_size(tmp_path):
     assert result.returncode == 0, result.stdout
     out = result.stdout
     assert ("placement on 10 rank(s), 4 per node (--ranks-per-node): 3 node(s)") in out
-    # 64 MiB shared by 3 clients; the last node has 2 ranks: 1 client.
+    # 64 MiB less the allocator's 64-byte header shared by 3 clients (what the run refuses
+    # against: shm::client_share); the last node has 2 ranks: 1 client.
     # An iteration takes 26880 bytes of the buffer (test_a_buffer_too_small...): 832 fit in 21.3 MiB.
     assert ("  2 node(s) of 4 ranks: dedicated cores at local rank(s) 3, 3 client(s); each client "
-            "may hold about 22369621 bytes (21.3 MiB) of the 67108864 bytes (64.0 MiB) buffer, "
+            "may hold about 22369600 bytes (21.3 MiB) of the 67108864 bytes (64.0 MiB) buffer, "
             "room for 832 of its iterations") in out
     assert "  1 node(s) of 2 ranks: dedicated cores at local rank(s) 1, 1 client(s)" in out
     assert "note:" not in out
 
 
-# DC: 64 KiB for 2 clients, 32768 bytes each, one iteration of 26880 bytes in the buffer (its
+# DC: 64 KiB for 2 clients, 32736 bytes each, one iteration of 26880 bytes in the buffer (its
 # blocks with their bookkeeping). DN: 256 KiB per node over the dedicated node's 2 ranks and 3
 # clients each, 43690 bytes per client, one iteration of 26608 bytes (DN counts the payload).
 @pytest.mark.parametrize("architecture,size,ranks,line,note", [
     ('<dedicated cores="1" nodes="0"/>', "64KiB", 3,
      "  1 node(s) of 3 ranks: dedicated cores at local rank(s) 2, 2 client(s); each client may "
-     "hold about 32768 bytes (32.0 KiB) of the 65536 bytes (64.0 KiB) buffer, room for 1 of its "
+     "hold about 32736 bytes (32.0 KiB) of the 65536 bytes (64.0 KiB) buffer, room for 1 of its "
      "iterations",
      "    note: a client then waits at each iteration until the previous one is stored; a "
-     "<buffer size> of 107520 bytes (105.0 KiB) or more holds two"),
+     "<buffer size> of 107584 bytes (105.1 KiB) or more holds two"),
     ('<dedicated cores="0" nodes="1"/><virtual-nodes ranks-per-node="2"/>', "256KiB", 8,
      "  each server rank serves at most 3 client(s); each client may hold 43690 bytes (42.7 KiB) "
      "of its server's receive memory (<buffer size> per node), room for 1 of its iterations",
@@ -127,8 +128,8 @@ def test_a_buffer_too_small_for_one_iteration_is_refused(tmp_path):
     # In the buffer each block takes a 64-byte header and its payload rounded up to 64 bytes:
     # (64 + 26432) + (64 + 64) + (64 + 192) = 26880 bytes, against the 26608 handed over.
     assert ("error: one iteration of a client needs 26880 bytes (26.2 KiB) of the buffer (its "
-            "blocks and their bookkeeping) but a client of a node of 4 ranks may hold about 21845 "
-            "bytes (21.3 KiB): raise <buffer size> to at least 80640 bytes (78.8 KiB) (twice "
+            "blocks and their bookkeeping) but a client of a node of 4 ranks may hold about 21824 "
+            "bytes (21.3 KiB): raise <buffer size> to at least 80704 bytes (78.8 KiB) (twice "
             "that, so that the next iteration can be written while one is stored)") in result.stdout
     assert result.stdout.rstrip().endswith("sim.xml: refused, 0 warning(s)")
     # Without --ranks there is no placement, so no capacity to check.
@@ -151,7 +152,7 @@ def test_dedicated_nodes_name_the_serving_nodes_and_the_window(tmp_path):
     assert result.returncode == 0, result.stdout
     out = result.stdout
     assert "placement on 8 rank(s), 2 per node (<virtual-nodes ranks-per-node>): 4 node(s)" in out
-    assert "  dedicated node(s): 3" in out
+    assert "  dedicated node(s), by node index: 3" in out
     # 6 clients over 2 server ranks: 3 each; 64 MiB / 2 ranks / 3 clients.
     assert ("  each server rank serves at most 3 client(s); each client may hold 11184810 bytes "
             "(10.7 MiB) of its server's receive memory") in out
@@ -247,9 +248,9 @@ def test_json_gives_the_same_figures_as_the_text(tmp_path):
         "ranks": 10, "ranks_per_node": 4, "ranks_per_node_from": "--ranks-per-node", "nodes": 3,
         "node_sizes": [
             {"nodes": 1, "ranks_per_node": 2, "server_local_ranks": [1], "clients_per_node": 1,
-             "approx_bytes_per_client": 67108864, "iterations_held": 67108864 // 5248},
+             "approx_bytes_per_client": 67108800, "iterations_held": 67108800 // 5248},
             {"nodes": 2, "ranks_per_node": 4, "server_local_ranks": [3], "clients_per_node": 3,
-             "approx_bytes_per_client": 22369621, "iterations_held": 22369621 // 5248}]}
+             "approx_bytes_per_client": 22369600, "iterations_held": 22369600 // 5248}]}
 
 
 def test_json_of_dedicated_nodes_and_of_a_buffer_too_small(tmp_path):
@@ -262,9 +263,11 @@ def test_json_of_dedicated_nodes_and_of_a_buffer_too_small(tmp_path):
         "ranks": 8, "ranks_per_node": 2, "ranks_per_node_from": "<virtual-nodes ranks-per-node>",
         "nodes": 4, "dedicated_nodes": [3], "most_clients_per_server": 3,
         "bytes_per_client": 5461, "iterations_held": 0}
+    # The size the run's own message gives (raise_buffer): the window scaled to one iteration.
     assert out["errors"] == [
         "one iteration of a client needs 26608 bytes (26.0 KiB) but a client may hold 5461 bytes "
-        "(5.33 KiB) of its server's memory: raise <buffer size>, or add dedicated nodes"]
+        "(5.33 KiB) of its server's memory: raise <buffer size> (now 32768 bytes (32.0 KiB), at "
+        f"{path}:8:5) to at least 159658 bytes (155.9 KiB), or add dedicated nodes"]
 
 
 def test_json_of_a_refused_file_and_of_a_damaris_file(tmp_path):

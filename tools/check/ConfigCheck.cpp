@@ -25,6 +25,7 @@
 #include "topology/DedicatedNodePlan.hpp"
 #include "topology/NodePlan.hpp"
 #include "topology/Topology.hpp"
+#include "transport/TransportSupport.hpp"
 
 namespace ecluse::check {
 
@@ -260,8 +261,7 @@ void place_dedicated_cores(const Config& config, const std::vector<int>& sizes,
                                                a.core_placement, a.roles);
     const std::vector<int> servers =
         dedicated_core_ranks(nodes.front(), size, a.dedicated_cores, a.placement, a.core_placement);
-    const auto clients = static_cast<std::uint64_t>(plan.clients);
-    const std::uint64_t share = a.buffer_size / clients;
+    const std::uint64_t share = shm::client_share(a.allocator, a.buffer_size, plan.clients);
     const bool writes = per_client.in_buffer > 0;
     const std::uint64_t held = writes ? share / per_client.in_buffer : 0;
     out << "  " << nodes.size() << " node(s) of " << size
@@ -269,7 +269,8 @@ void place_dedicated_cores(const Config& config, const std::vector<int>& sizes,
         << plan.clients << " client(s); each client may hold about " << bytes_text(share)
         << " of the " << bytes_text(a.buffer_size) << " buffer";
     if (writes) {
-      room_text(out, held, "until the previous one is stored", 2 * per_client.in_buffer * clients);
+      room_text(out, held, "until the previous one is stored",
+                shm::buffer_size_for(a.allocator, 2 * per_client.in_buffer, plan.clients));
     } else {
       out << '\n';
     }
@@ -289,7 +290,8 @@ void place_dedicated_cores(const Config& config, const std::vector<int>& sizes,
           " of the buffer (its blocks and their bookkeeping) but a client of a node of " +
           std::to_string(size) + " ranks may hold about " + bytes_text(share) +
           ": raise <buffer size> to at least " +
-          bytes_text(suggested_size(per_client.in_buffer * clients)) +
+          bytes_text(suggested_size(
+              shm::buffer_size_for(a.allocator, per_client.in_buffer, plan.clients))) +
           " (twice that, so that the next iteration can be written while one is stored)");
     }
   }
@@ -310,7 +312,7 @@ void place_dedicated_nodes(const Config& config, const std::vector<int>& node_of
     dedicated.push_back(std::to_string(n));
     nodes.push_back(static_cast<std::uint64_t>(n));
   }
-  out << "  dedicated node(s): " << join(dedicated, ",") << '\n';
+  out << "  dedicated node(s), by node index: " << join(dedicated, ",") << '\n';
   std::uint64_t smallest = UINT64_MAX;
   int most = 0;
   for (std::size_t r = 0; r < node_of.size(); ++r) {
@@ -336,7 +338,8 @@ void place_dedicated_nodes(const Config& config, const std::vector<int>& node_of
   if (per_client.bytes > smallest) {
     problems.push_back("one iteration of a client needs " + bytes_text(per_client.bytes) +
                        " but a client may hold " + bytes_text(smallest) +
-                       " of its server's memory: raise <buffer size>, or add dedicated nodes");
+                       " of its server's memory: " + raise_buffer(a, per_client.bytes, smallest) +
+                       ", or add dedicated nodes");
   }
 }
 
