@@ -52,6 +52,18 @@ if [ $fortran = ON ]; then
   run_consumer "$work" consumer_f
 fi
 
+# 2b. The README's one-line build of the example, whose XML names an action of the program
+# (execution="local"): found without a flag of the user's (ecluse.pc exports the program's
+# functions).
+mkdir -p "$work/example"
+cp "$here/../../examples/simulation.c" "$here/../../examples/simulation.xml" "$work/example/"
+# shellcheck disable=SC2046  # pkg-config's words are meant to split
+"$mpicc" "$work/example/simulation.c" $(pkg-config --cflags --libs ecluse) -o "$work/example/sim"
+(cd "$work/example" && "$mpiexec" -n 2 "${launch_flags[@]}" ./sim simulation.xml 3) \
+  >"$work/example.log" 2>&1 ||
+  { echo "FAIL: the example built with pkg-config:" >&2; cat "$work/example.log" >&2; exit 1; }
+echo "ok: the example built with pkg-config finds its XML-named action"
+
 # 3. The MPI usage check preloads from the prefix as docs/reliability.md says, with no
 # LD_LIBRARY_PATH: it finds libecluse beside it.
 check=$libdir/libecluse_mpicheck.so
