@@ -108,7 +108,14 @@ def _time_reason(best: Prediction, other: Prediction) -> str:
         return (f"{other.label}'s dedicated resources cannot keep up with the output "
                 f"({other.blocked_s:.3g} s blocked)")
     if other.approach.kind == "tp" and other.io_s > 0:
-        return f"{best.label} hides the I/O that {other.label} waits for ({other.io_s:.3g} s)"
+        hidden = other.io_s - best.blocked_s
+        if hidden >= 0.5 * other.io_s:
+            return f"{best.label} hides the I/O that {other.label} waits for ({other.io_s:.3g} s)"
+        # Blocked for most of that I/O itself: the saving is mostly power.
+        return (f"{best.label} hides only {max(hidden, 0.0):.3g} s of the {other.io_s:.3g} s "
+                f"of I/O that {other.label} waits for (its dedicated resources keep it blocked "
+                f"{best.blocked_s:.3g} s); the rest is power ({best.power_w:.0f} W vs "
+                f"{other.power_w:.0f} W per node)")
     return (f"it computes faster ({best.time_s:.3g} s vs {other.time_s:.3g} s) on the cores and "
             "nodes it keeps for the simulation")
 

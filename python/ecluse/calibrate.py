@@ -2,7 +2,8 @@
 P_idle (the node at rest) and P_max (every CPU busy) and write them as a calibration file
 (the INI format of docs/energy.md) that the runtime's model and the advisor read.
 
-    python -m ecluse.calibrate [--seconds 60] [--root /] [-o calibration.ini]
+    ecluse calibrate [--seconds 60] [--root /] [-o calibration.ini]
+    (python -m ecluse.calibrate takes the same options)
 """
 from __future__ import annotations
 
@@ -116,16 +117,34 @@ def calibration_text(idle: float, busy: float, counter: Counter, host: str,
                                              f"({counter.quality}), idle then every CPU busy")
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+DESCRIPTION = ("measure P_idle and P_max of this node with its energy counter (pm_counters or "
+               "RAPL) and write them as a calibration file (docs/energy.md)")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `ecluse calibrate` (and of python -m ecluse.calibrate)."""
     parser.add_argument("--seconds", type=float, default=60.0, help="of each phase (60)")
-    parser.add_argument("--root", default=os.environ.get("ECLUSE_SYSFS_ROOT", "/"))
-    parser.add_argument("-o", "--output", default="calibration.ini")
-    args = parser.parse_args(argv)
+    parser.add_argument("--root", default=os.environ.get("ECLUSE_SYSFS_ROOT", "/"),
+                        help="prefix of /sys and /proc ($ECLUSE_SYSFS_ROOT, else /)")
+    parser.add_argument("-o", "--output", default="calibration.ini",
+                        help="calibration file to write (calibration.ini)")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="ecluse calibrate", description=DESCRIPTION)
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+def run(args) -> int:
+    """A calibration run with parsed options; 0, or 2 without a counter."""
     try:
         counter = Counter(args.root)
     except NoCounter as e:
         print(f"ecluse calibrate: {e}", file=sys.stderr)
+        return 2
+    if not args.seconds > 0:
+        print(f"ecluse calibrate: --seconds {args.seconds:g} is not above 0", file=sys.stderr)
         return 2
     print(f"calibrating with {counter.source}: {args.seconds:g} s idle, then {args.seconds:g} s "
           f"with {os.cpu_count()} CPUs busy")

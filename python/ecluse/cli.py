@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
 from . import advise as adv
+from . import calibrate
 from . import from_report
 from . import least_cost
 from . import profile as prof
@@ -424,6 +425,7 @@ class Predicted:
     options: ModelOptions
     sources: list
     domains: int = 1
+    notes: tuple = ()  # about the inputs (e.g. a report's small outputs)
 
 
 def _domains_from(args, sources: list) -> int:
@@ -461,6 +463,7 @@ def _inputs_from_report(args) -> tuple:
     _refuse_with_report(args)
     power = resolve_power(args.idle_watts, args.max_watts, args.calibration, args.power_id)
     got = from_report.read(args.from_report, power, args.host_cpus)
+    args.input_notes = got.notes
     return got.app, got.platform, got.workload, power, list(got.sources), got.domains
 
 
@@ -471,7 +474,8 @@ def _predictions(args) -> Predicted:
     preds = adv.predict_all(app, platform, workload, options,
                             max_dedicated_cores=args.max_dedicated_cores)
     advice = adv.advise(preds, adv.uncertainty(app))
-    return Predicted(advice, platform, workload, power, options, sources, domains)
+    notes = tuple(getattr(args, "input_notes", ()))
+    return Predicted(advice, platform, workload, power, options, sources, domains, notes)
 
 
 def _output_text(workload: Workload) -> str:
@@ -498,7 +502,7 @@ def cmd_predict(args) -> int:
     got = _predictions(args)
     print("\n".join(_header(got)))
     print(adv.format_table(got.advice, got.platform))
-    _print_notes(got.advice)
+    _print_notes(got.advice, got.notes)
     return 0
 
 
@@ -519,7 +523,7 @@ def cmd_advise(args) -> int:
     for name, text, source in got.sources:
         print(f"input: {name}: {text} [{source}]")
     print(adv.format_table(advice, got.platform))
-    _print_notes(advice)
+    _print_notes(advice, got.notes)
     unit = adv.energy_unit([p.energy_j for p in advice.predictions])
     print(f"least energy: {advice.least_energy.label} "
           f"({adv.energy_text(advice.least_energy.energy_j, unit)})")
@@ -530,8 +534,8 @@ def cmd_advise(args) -> int:
     return 0
 
 
-def _print_notes(advice) -> None:
-    notes = sorted({n for p in advice.predictions for n in p.notes})
+def _print_notes(advice, input_notes: tuple = ()) -> None:
+    notes = list(input_notes) + sorted({n for p in advice.predictions for n in p.notes})
     for n in notes:
         print(f"note: {n}")
 
@@ -671,11 +675,14 @@ def build_parser() -> argparse.ArgumentParser:
                               "and its <architecture> block)")
     _validate_parser(sub)
     _run_parser(sub)
+    calibrate_parser = sub.add_parser("calibrate", help=calibrate.DESCRIPTION,
+                                      description=calibrate.DESCRIPTION)
+    calibrate.add_arguments(calibrate_parser)
     return parser
 
 
 _COMMANDS = {"profile": cmd_profile, "predict": cmd_predict, "advise": cmd_advise,
-             "validate": cmd_validate, "run": cmd_run}
+             "validate": cmd_validate, "run": cmd_run, "calibrate": calibrate.run}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -683,6 +690,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return _COMMANDS[args.command_name](args)
+    except BrokenPipeError:  # `ecluse advise --json | head`: the reader left, nothing to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except (ValueError, CalibrationError, RuntimeError, OSError) as e:
         print(f"ecluse {args.command_name}: {e}", file=sys.stderr)
         return 2

@@ -9,6 +9,7 @@ from typing import Optional
 
 from .model import AppModel, Bandwidth, Platform, Scalability, Workload
 from .power import Power
+from .profile import SMALL_OUTPUT_BYTES
 from .report import Report
 from .report import load as load_report
 from .validate import (_approach, _count, _field_error, _io_seconds, _platform, _seconds,
@@ -22,6 +23,7 @@ class ReportInputs:
     workload: Workload
     sources: tuple          # (input, value text, "measured" | "assumed" | ...), in print order
     domains: int = 1        # blocks per client, for the <architecture> block
+    notes: tuple = ()       # what the reader should know about these inputs
 
 
 def _role_phase(report: Report, role: str, phase: str) -> Optional[float]:
@@ -124,7 +126,19 @@ def read(path: str, power: Power, host_cpus: Optional[int] = None) -> ReportInpu
             "servers' last stores)" if drain else ")"), "measured"),
         domains_source,
         ("power", power.label(), power.source))
-    return ReportInputs(app, platform, workload, sources, domains)
+    return ReportInputs(app, platform, workload, sources, domains, _notes(workload, per_output))
+
+
+
+def _notes(workload: Workload, per_output: Optional[float]) -> tuple:
+    """The small-output note of profile and validate, for one run's report."""
+    if not workload.outputs or not per_output or per_output >= SMALL_OUTPUT_BYTES:  # 1 MiB
+        return ()
+    return (f"this run wrote {per_output:.0f} bytes per output: at that size a write's time is "
+            "mostly its fixed cost per file, which differs between approaches (one file per "
+            "client, per node or per server), and the model scales the measured write time as "
+            "bytes / bandwidth: the other approaches' predictions may be far off. Advise from a "
+            "run that writes the outputs of interest, or from a profile (ecluse profile).",)
 
 
 def _output_text(workload: Workload, per_output: Optional[float]) -> str:

@@ -480,7 +480,8 @@ def measure_approaches(settings: ProfileSettings, bandwidth: list,
             points.setdefault(run.key, []).append(p)
             clients = f" ({run.clients} clients)" if run.clients > 1 else ""
             progress(f"[approach {i}/{len(plan)}] {run.approach().label(run.platform(1).nodes)}"
-                     f"{clients} every {every}, repeat {rep}: {p['completion_s']:.3f} s")
+                     f"{clients} every {p['output_every']}, repeat {rep}: "
+                     f"{p['completion_s']:.3f} s")  # the run's own interval, from its report
     return points
 
 

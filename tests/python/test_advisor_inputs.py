@@ -386,3 +386,13 @@ def test_a_view_derived_from_an_alloc_view_is_warned_about_at_commit(tmp_path):
     (path,) = (tmp_path / "out").glob("views_It1_Pr*.h5")
     with h5py.File(path, "r") as f:
         assert np.array_equal(f["field/P0"][1:], np.full((5, 4), 7.0))
+
+
+def test_advice_from_a_report_of_small_outputs_says_they_are_mostly_fixed_cost():
+    from ecluse import from_report
+    from ecluse.model import Workload
+    (note,) = from_report._notes(Workload(10, 1, 27360.0), 27360.0)
+    assert note.startswith("this run wrote 27360 bytes per output: at that size a write's time "
+                           "is mostly its fixed cost per file")
+    assert from_report._notes(Workload(10, 1, 2e6), 2e6) == ()
+    assert from_report._notes(Workload(10, 0, 0.0), None) == ()

@@ -62,3 +62,10 @@ def test_no_counter_says_what_to_do(tmp_path, capsys):
     assert calibrate.main(["--root", str(tmp_path), "--seconds", "0"]) == 2
     assert ("no energy counter: neither /sys/cray/pm_counters nor RAPL "
             "(/sys/class/powercap/intel-rapl:*) is readable here") in capsys.readouterr().err
+
+
+def test_calibrate_is_a_subcommand_of_ecluse(tmp_path, capsys):
+    from ecluse import cli
+    assert cli.main(["calibrate", "--root", str(tmp_path), "--seconds", "1"]) == 2
+    assert capsys.readouterr().err.startswith("ecluse calibrate: no energy counter: neither "
+                                              "/sys/cray/pm_counters nor RAPL")

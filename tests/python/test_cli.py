@@ -376,7 +376,8 @@ def test_profile_of_a_command_that_writes_at_its_own_interval(capsys, tmp_path):
     assert "[1/2] cores: 1 cores x 1 nodes = 1 ranks" in err
     doc = json.loads(out_file.read_text())
     runs = 4 if doc["cpus"] >= 2 else 3
-    assert f"[approach 3/{runs}] DN(1:1) every 2, repeat 1:" in err
+    # The progress says the interval the run wrote at (its report), not --output-every.
+    assert f"[approach 3/{runs}] DN(1:1) every 5, repeat 1:" in err
     assert f"[approach {runs + 1}/" not in err
     for terms in doc["approaches"].values():
         assert [(p["output_every"], p["outputs"]) for p in terms["points"]] == [(5, 2)]

@@ -6,9 +6,9 @@ import sys
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "python"))
-from ecluse.advise import advise, architecture_xml, predict_all  # noqa: E402
+from ecluse.advise import advise, architecture_xml, explain, predict_all  # noqa: E402
 from ecluse.model import (MIB, AppModel, Approach, Bandwidth, ModelOptions, Platform,  # noqa: E402
-                          Scalability, Workload, buffer_bytes_for)
+                          Prediction, Scalability, Workload, buffer_bytes_for)
 
 # 16 nodes of 4 cores (Nancy-like), T_base 60 s: per iteration TP 60/64 = 0.9375 s,
 # DC(1) 60/48 = 1.25 s, DN(15:1) 60/60 = 1 s, DN(7:1) 60/56 = 1.0714 s.
@@ -91,6 +91,18 @@ def test_many_cores_per_node_favour_a_dedicated_core():
     a = advise(predict_all(app, rennes, Workload(2520, 30, 373e6), ModelOptions()))
     assert a.least_energy.label == "DC(1)" and a.fastest.label == "DC(1)"
     assert "less energy than DN(15:1)" in a.why
+
+
+def test_a_dedicated_core_blocked_by_the_io_is_not_said_to_hide_it():
+    # As a short run of the example predicts it: DC(1) is blocked for almost all of the I/O
+    # TP waits for, and wins on power (it said "hides the I/O that TP waits for").
+    tp = Prediction("TP", Approach("tp"), 1.0, 0.98, 0.0157, 0.0, 225.0, 225.0)
+    dc = Prediction("DC(1)", Approach("dc", dedicated_cores=1), 0.99, 0.98, 0.0157, 0.0155,
+                    163.0, 163.0)
+    assert explain(dc, [tp, dc]) == (
+        "DC(1) uses 27.6% less energy than TP: DC(1) hides only 0.0002 s of the 0.0157 s of I/O "
+        "that TP waits for (its dedicated resources keep it blocked 0.0155 s); the rest is power "
+        "(163 W vs 225 W per node)")
 
 
 def test_long_tp_io_explained():
