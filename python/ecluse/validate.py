@@ -53,6 +53,18 @@ class Measured:
         return (self.workload.iterations, self.workload.output_every)
 
 
+def _refuse_incomplete(report: Report) -> None:
+    """ValueError for a partial report (docs/report.md, "After a failure"): its figures are
+    those of a run that broke, not of the approach."""
+    if report.data.get("complete") is not False:
+        return
+    failures = report.data.get("failures") or [{}]
+    cause = failures[0].get("cause") if isinstance(failures[0], dict) else None
+    raise ValueError(f"{report.path}: the run did not complete ('complete': false"
+                     + (f"; first failure: {cause}" if cause else "") + "): the model needs the "
+                     "report of a run that ended normally; run it again")
+
+
 def _workload(report: Report, iterations: Optional[int], output_every: Optional[int],
               fix: str = "give --iterations") -> Workload:
     """Output iterations are those that handed bytes over (bytes per output: their mean), as
@@ -60,6 +72,7 @@ def _workload(report: Report, iterations: Optional[int], output_every: Optional[
     as it makes in the iterations). The run's iterations are those the clients ended, with or
     without output, so iterations computed after the last output count too. `fix`: what the
     error of a report without iterations tells the user to do."""
+    _refuse_incomplete(report)
     n_iter = iterations if iterations is not None else (report.iteration_count() or 0)
     if n_iter <= 0:
         found = report.iteration_count()

@@ -396,3 +396,18 @@ def test_advice_from_a_report_of_small_outputs_says_they_are_mostly_fixed_cost()
                            "is mostly its fixed cost per file")
     assert from_report._notes(Workload(10, 1, 2e6), 2e6) == ()
     assert from_report._notes(Workload(10, 0, 0.0), None) == ()
+
+
+def test_a_partial_report_is_refused_with_its_failure(tmp_path):
+    import json as _json
+    from ecluse import from_report
+    from ecluse.power import Power
+    path = tmp_path / "partial.json"
+    path.write_text(_json.dumps({"schema": "ecluse-report/2", "complete": False,
+                                 "failures": [{"cause": "timeout (ECLUSE_TIMEOUT=3 s) waiting"}]}))
+    with pytest.raises(ValueError) as raised:
+        from_report.read(str(path), Power(100.0, 250.0, "p", "given"))
+    assert str(raised.value) == (
+        f"{path}: the run did not complete ('complete': false; first failure: timeout "
+        "(ECLUSE_TIMEOUT=3 s) waiting): the model needs the report of a run that ended "
+        "normally; run it again")
