@@ -16,8 +16,11 @@ namespace ecluse {
 namespace {
 
 std::atomic<FrequencyRestorer*> g_restorer{nullptr};
-struct sigaction g_previous_int {
-}, g_previous_term{};  // the program's actions, set once
+// The signals that end a run and let a handler run first: the batch system's (SIGTERM, SIGHUP),
+// the user's (SIGINT, SIGQUIT) and abort() (an assertion). Not the faults (SIGSEGV, ...), which
+// some libraries catch on purpose.
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT};
+struct sigaction g_previous[NSIG] = {};  // the program's action of each, kept to pass it on
 
 bool ignored(const struct sigaction& action) {
   return (action.sa_flags & SA_SIGINFO) == 0 && action.sa_handler == SIG_IGN;
@@ -41,7 +44,7 @@ void pass_on(const struct sigaction& previous, int signal_number, siginfo_t* inf
 
 // An ignored signal ends nothing: the lowered settings stay, as the run goes on.
 void restore_and_pass_on(int signal_number, siginfo_t* info, void* context) {
-  const struct sigaction& previous = signal_number == SIGINT ? g_previous_int : g_previous_term;
+  const struct sigaction& previous = g_previous[signal_number];
   if (ignored(previous)) return;
   FrequencyRestorer* restorer = g_restorer.load();
   if (restorer != nullptr) restorer->restore_all();
@@ -82,8 +85,8 @@ int FrequencyRestorer::new_owner() {
 
 void FrequencyRestorer::install_handlers() {
   g_restorer.store(this);
-  install_in_front(SIGINT, g_previous_int);
-  install_in_front(SIGTERM, g_previous_term);
+  for (const int signal_number : kSignals)
+    install_in_front(signal_number, g_previous[signal_number]);
 }
 
 void FrequencyRestorer::add(int owner, const std::string& path, const std::string& value) {

@@ -18,10 +18,10 @@ class FrequencyRestorer {
   static FrequencyRestorer& instance();
   /** A fresh owner id for one set of saved settings. */
   int new_owner();
-  /** Remembers that `path` must get `value` back on a fatal signal; puts the SIGINT and SIGTERM
-   * handler in front of the program's own action (again if the program replaced it since): it
-   * restores, then passes the signal on to that action (an ignored signal restores nothing).
-   * Throws ecluse::Error when the value does not fit. */
+  /** Remembers that `path` must get `value` back on a fatal signal; puts the handler of
+   * SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGABRT in front of the program's own action (again if the
+   * program replaced it since): it restores, then passes the signal on to that action (an ignored
+   * signal restores nothing). Throws ecluse::Error when the value does not fit. */
   void add(int owner, const std::string& path, const std::string& value);
   /** Forgets the owner's entries (restored the normal way). */
   void remove(int owner);

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <map>
 #include <thread>
 
@@ -287,6 +288,22 @@ TEST(EnergyFrequency, AnIgnoredSignalStaysIgnored) {
   ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
   EXPECT_EQ(WEXITSTATUS(status), 5);
   EXPECT_EQ(tree.read("/after"), "1800000");  // still lowered after the ignored signal
+  EXPECT_EQ(value(tree, 1, "scaling_governor"), "schedutil");
+}
+
+// abort() (a failed assertion) restores too, then ends the process as it would have.
+TEST(EnergyFrequency, RestoredOnAbort) {
+  test::FakeTree tree;
+  acpi_tree(tree);
+  const int status = status_of_child(
+      [&] {
+        auto controller = make_frequency_controller(SysfsFiles(tree.root()), 0, collect);
+        controller->apply(FrequencyTarget::parse("1.8GHz"), {1});
+        std::abort();
+      },
+      3);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "exit status " << WEXITSTATUS(status);
+  EXPECT_EQ(WTERMSIG(status), SIGABRT);
   EXPECT_EQ(value(tree, 1, "scaling_governor"), "schedutil");
 }
 

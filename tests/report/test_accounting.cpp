@@ -177,6 +177,17 @@ TEST(Json, EscapesAndKeepsOrder) {
             "\"list\":[true,null,3]}");
 }
 
+// Bytes that are not UTF-8 (a path in Latin-1, a cut message) become U+FFFD, so the report
+// stays JSON; well-formed sequences (2, 3 and 4 bytes) pass unchanged.
+TEST(Json, TextThatIsNotUtf8BecomesReplacementCharacters) {
+  ecluse::Json j = ecluse::Json::object();
+  j["path"] = std::string("caf\xe9/") + "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80" + "\xed\xa0\x80" +
+              "\xc0\xaf" + "\xe2\x82";
+  EXPECT_EQ(j.dump(0),
+            "{\"path\":\"caf\\ufffd/\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"
+            "\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\"}");
+}
+
 TEST(Json, NumbersReadBackAsTheSameDouble) {
   ecluse::Json j = ecluse::Json::array();
   j.push_back(0.1 + 0.2).push_back(3e-05).push_back(1.0 / 3).push_back(12345678901.0);
