@@ -42,7 +42,7 @@ Phase Accounting::switch_to(Phase phase) {
   if (!busy(phase) && phase != cpu_owner_) read_cpu(phase);
   const Phase previous = current_;
   current_ = phase;
-  if (observer_) observer_(previous, phase);  // also to the same phase: see on_change
+  if (observer_) observer_(previous, phase);  // also to the same phase: see on_switch
   return previous;
 }
 

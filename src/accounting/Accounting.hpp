@@ -38,7 +38,7 @@ class Accounting {
   /** Called at every switch of phase, also to the phase already current (a server's loop
    * switches to Idle every 100 ms: the frequency governor then applies a lowering it had to
    * postpone); must not throw. */
-  void on_change(std::function<void(Phase from, Phase to)> observer) {
+  void on_switch(std::function<void(Phase from, Phase to)> observer) {
     observer_ = std::move(observer);
   }
 

@@ -102,7 +102,7 @@ void FrequencyRestorer::add(int owner, const std::string& path, const std::strin
   entry.value_size = value.size();
   entry.owner.store(owner);  // published before the count that makes it visible
   count_.store(index + 1);
-  install_handlers();
+  if (index == 0) install_handlers();  // the first entry since all were restored
 }
 
 void FrequencyRestorer::remove(int owner) {

@@ -48,7 +48,7 @@ Runtime::Runtime(const std::string& source_name, const std::string& xml, MPI_Com
   energy_ = std::make_unique<HostEnergy>(comm, config_.energy, *log_);
   governor_ =
       std::make_unique<FrequencyGovernor>(config_.energy, topology_->role(), *log_, system_root());
-  accounting_->on_change([this](Phase from, Phase to) {
+  accounting_->on_switch([this](Phase from, Phase to) {
     governor_->on_phase(from, to, accounting_->background_work());
   });
   start_trace(*accounting_, config_, rank, topology_->role(), *log_);

@@ -700,31 +700,43 @@ void write_selected_block(hid_t dataset, const CollectiveVariable& v, const Bloc
              "write dataset '" + v.name + "'", path);
 }
 
-// Cells and datasets of a variable written as pieces: one dataset per block (pieces: source,
-// block id, rank, then that many sizes, per block).
-std::pair<std::uint64_t, std::size_t> piece_cells(const CollectiveVariable& v) {
-  std::uint64_t cells = 0;
-  std::size_t datasets = 0;
+/** One block of a variable written as pieces (one dataset per block). */
+struct Piece {
+  int source = 0;
+  int block = 0;
+  std::vector<std::uint64_t> extent;  // its interior
+};
+
+// CollectiveVariable::pieces, per block: source, block id, rank, then that many sizes.
+std::vector<Piece> pieces_of(const CollectiveVariable& v) {
+  std::vector<Piece> pieces;
   const std::vector<std::uint64_t>& p = v.pieces;
-  for (std::size_t at = 0; at + 3 <= p.size(); at += 3 + p[at + 2], ++datasets) {
+  for (std::size_t at = 0; at + 3 <= p.size(); at += 3 + p[at + 2]) {
     const auto first = p.begin() + static_cast<std::ptrdiff_t>(at + 3);
-    cells += element_count({first, first + static_cast<std::ptrdiff_t>(p[at + 2])});
+    pieces.push_back({static_cast<int>(p[at]),
+                      static_cast<int>(p[at + 1]),
+                      {first, first + static_cast<std::ptrdiff_t>(p[at + 2])}});
   }
-  return {cells, datasets};
+  return pieces;
 }
 
 std::size_t dataset_count(const std::vector<CollectiveVariable>& plan) {
   std::size_t datasets = 0;
-  for (const CollectiveVariable& v : plan) datasets += v.per_block ? piece_cells(v).second : 1;
+  for (const CollectiveVariable& v : plan) datasets += v.per_block ? pieces_of(v).size() : 1;
   return datasets;
 }
 
+// Pieces are written uncompressed (write_pieces), the other datasets with the store's method.
 std::uint64_t payload_bytes(const std::vector<CollectiveVariable>& plan,
                             const CompressionSettings& compression) {
   std::uint64_t bytes = 0;
   for (const CollectiveVariable& v : plan) {
-    const std::uint64_t cells = v.per_block ? piece_cells(v).first : element_count(v.extent());
-    bytes += stored_bytes_bound(cells * data_type_size(v.data_type()), v.data_type(), compression);
+    const std::uint64_t value = data_type_size(v.data_type());
+    if (!v.per_block) {
+      bytes += stored_bytes_bound(element_count(v.extent()) * value, v.data_type(), compression);
+      continue;
+    }
+    for (const Piece& piece : pieces_of(v)) bytes += element_count(piece.extent) * value;
   }
   return bytes;
 }
@@ -916,16 +928,11 @@ void Hdf5CollectiveStore::write_blocks(hid_t dataset, const CollectiveVariable& 
 void Hdf5CollectiveStore::write_pieces(hid_t file, const CollectiveVariable& variable,
                                        const std::vector<const BlockData*>& mine,
                                        const std::string& path) const {
-  const std::vector<std::uint64_t>& p = variable.pieces;
-  for (std::size_t at = 0; at + 3 <= p.size();) {
-    const auto source = static_cast<int>(p[at]);
-    const auto id = static_cast<int>(p[at + 1]);
-    const std::size_t rank = p[at + 2];
+  for (const Piece& one : pieces_of(variable)) {
+    const int source = one.source, id = one.block;
     CollectiveVariable piece = variable;
     piece.per_block = false;
-    piece.declared.assign(p.begin() + static_cast<std::ptrdiff_t>(at + 3),
-                          p.begin() + static_cast<std::ptrdiff_t>(at + 3 + rank));
-    at += 3 + rank;
+    piece.declared = one.extent;
     piece.name = block_dataset_path(variable.name, source, id, env_.domains);
     DatasetEncoding encoding = encoding_of(piece, options_.compression);
     encoding.applied = Hdf5Compression::None;

@@ -337,7 +337,7 @@ TEST(EnergyFrequency, ALoweringPostponedByTheIntervalIsAppliedLater) {
   Log log(LogConfig{}, 0);
   FrequencyGovernor governor(config, Role::DedicatedCore, log, tree.root());
   Accounting accounting;
-  accounting.on_change(
+  accounting.on_switch(
       [&](Phase from, Phase to) { governor.on_phase(from, to, accounting.background_work()); });
   accounting.switch_to(Phase::Idle);
   EXPECT_EQ(value(tree, cpu, "scaling_governor"), "userspace");

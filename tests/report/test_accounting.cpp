@@ -158,7 +158,7 @@ TEST(Accounting, TraceThatCannotBeOpenedIsWarnedAbout) {
 TEST(Accounting, ObserverSeesEverySwitch) {
   Accounting a;
   std::vector<std::pair<Phase, Phase>> seen;
-  a.on_change([&](Phase from, Phase to) { seen.emplace_back(from, to); });
+  a.on_switch([&](Phase from, Phase to) { seen.emplace_back(from, to); });
   a.switch_to(Phase::Idle);
   a.switch_to(Phase::Idle);
   a.switch_to(Phase::Gather);
