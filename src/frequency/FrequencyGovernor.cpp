@@ -5,6 +5,7 @@
 
 #include "accounting/Accounting.hpp"
 #include "frequency/FrequencyRegistry.hpp"
+#include "frequency/PolicySharing.hpp"
 
 namespace ecluse {
 
@@ -18,15 +19,33 @@ int current_cpu() {
 }  // namespace
 
 FrequencyGovernor::FrequencyGovernor(const EnergyConfig& config, Role role, Log& log,
-                                     const std::string& root)
+                                     const std::string& root, MPI_Comm comm)
     : log_(log) {
   for (const FrequencySetting& s : config.frequency) {
     if (s.policy.role == role) policy_ = s.policy;
   }
+  // Every rank reads the same configuration: all take part in the exchange or none does.
+  if (config.frequency.empty()) return;
+  choose_controller(root, role, comm);
+  if (policy_ && policy_->when == FrequencyWhen::Always) lower();
+}
+
+void FrequencyGovernor::choose_controller(const std::string& root, Role role, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const SysfsFiles files(root);
+  const std::vector<CpuClaim> host =
+      host_claims(comm, claim_of_this_rank(files, rank, role, policy_.has_value()));
   if (!policy_) return;
-  controller_ = make_frequency_controller(SysfsFiles(root), current_cpu(),
-                                          [this](const auto& l) { log_.warning(l); });
-  if (policy_->when == FrequencyWhen::Always) lower();
+  const auto report = [this](const std::string& line) { log_.warning(line); };
+  for (std::size_t me = 0; me < host.size(); ++me) {
+    if (host[me].rank != rank) continue;
+    if (auto conflict = policy_conflict(host, me)) {
+      controller_ = unusable_frequency_controller(*conflict, report);
+      return;
+    }
+  }
+  controller_ = make_frequency_controller(files, current_cpu(), report);
 }
 
 FrequencyGovernor::~FrequencyGovernor() {

@@ -2,6 +2,8 @@
 // CPU it runs on when entering a low phase (at most every 100 ms), restores it on leaving.
 #pragma once
 
+#include <mpi.h>
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,8 +27,11 @@ struct FrequencyRecord {
 
 class FrequencyGovernor {
  public:
-  /** `root`: prefix of /sys (tests use a fake tree). Does nothing without a policy for `role`. */
-  FrequencyGovernor(const EnergyConfig& config, Role role, Log& log, const std::string& root);
+  /** `root`: prefix of /sys (tests use a fake tree). Does nothing without a policy for `role`;
+   * nor where the rank's cpufreq policy also drives CPUs other ranks of its host may run on
+   * (frequency/PolicySharing). Collective over comm when the configuration has any policy. */
+  FrequencyGovernor(const EnergyConfig& config, Role role, Log& log, const std::string& root,
+                    MPI_Comm comm);
   ~FrequencyGovernor();
   /** A switch of this rank's thread from `from` to `to`; with `background_work` (a server's
    * store thread writing) the rank is storing, whatever its own thread waits for. */
@@ -37,6 +42,7 @@ class FrequencyGovernor {
   [[nodiscard]] FrequencyRecord record() const;
 
  private:
+  void choose_controller(const std::string& root, Role role, MPI_Comm comm);
   [[nodiscard]] bool low(Phase phase) const;
   void lower() noexcept;
   void raise() noexcept;

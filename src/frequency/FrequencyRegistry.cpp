@@ -27,14 +27,6 @@ class NoController final : public FrequencyController {
   void restore() override {}
 };
 
-std::unique_ptr<FallbackFrequencyController> unsupported(const std::string& message,
-                                                         FallbackFrequencyController::Report r) {
-  auto controller =
-      std::make_unique<FallbackFrequencyController>(std::make_unique<NoController>(), std::move(r));
-  controller->degrade(message);
-  return controller;
-}
-
 std::unique_ptr<FrequencyController> make_userspace(const SysfsFiles& files,
                                                     const std::string& driver) {
   return std::make_unique<CpufreqUserspaceController>(files, driver);
@@ -58,6 +50,14 @@ FrequencyControllerFactory factory(const char* name) {
 
 }  // namespace
 
+std::unique_ptr<FallbackFrequencyController> unusable_frequency_controller(
+    const std::string& message, FallbackFrequencyController::Report report) {
+  auto controller = std::make_unique<FallbackFrequencyController>(std::make_unique<NoController>(),
+                                                                  std::move(report));
+  controller->degrade(message);
+  return controller;
+}
+
 const PluginRegistry<FrequencyControllerFactory>& frequency_registry() {
   static const PluginRegistry<FrequencyControllerFactory> registry(
       frequency_controller_specs(),
@@ -71,7 +71,8 @@ std::unique_ptr<FallbackFrequencyController> make_frequency_controller(
   try {
     driver = trim(files.read(cpufreq_file(cpu, "scaling_driver")));
   } catch (const SysfsError& e) {
-    return unsupported(CpufreqController::unavailable_message(e), std::move(report));
+    return unusable_frequency_controller(CpufreqController::unavailable_message(e),
+                                         std::move(report));
   }
   const auto governors = files.try_read(cpufreq_file(cpu, "scaling_available_governors"));
   const bool userspace = has_word(governors.value_or(""), "userspace");

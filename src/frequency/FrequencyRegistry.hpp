@@ -25,4 +25,8 @@ const PluginRegistry<FrequencyControllerFactory>& frequency_registry();
 std::unique_ptr<FallbackFrequencyController> make_frequency_controller(
     const SysfsFiles& files, int cpu, FallbackFrequencyController::Report report = {});
 
+/** The null controller from the start, for `message` (reported through `report`). */
+std::unique_ptr<FallbackFrequencyController> unusable_frequency_controller(
+    const std::string& message, FallbackFrequencyController::Report report = {});
+
 }  // namespace ecluse

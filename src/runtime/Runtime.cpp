@@ -46,8 +46,8 @@ Runtime::Runtime(const std::string& source_name, const std::string& xml, MPI_Com
   const ActionPlaces places{!has_servers() || !topology_->is_client(), topology_->is_client()};
   run_collectively(comm, [&] { events_ = std::make_unique<EventTable>(config_, places); });
   energy_ = std::make_unique<HostEnergy>(comm, config_.energy, *log_);
-  governor_ =
-      std::make_unique<FrequencyGovernor>(config_.energy, topology_->role(), *log_, system_root());
+  governor_ = std::make_unique<FrequencyGovernor>(config_.energy, topology_->role(), *log_,
+                                                  system_root(), comm);
   accounting_->on_switch([this](Phase from, Phase to) {
     governor_->on_phase(from, to, accounting_->background_work());
   });

@@ -22,6 +22,7 @@
 #include "frequency/FrequencyGovernor.hpp"
 #include "frequency/FrequencyRegistry.hpp"
 #include "frequency/FrequencyRestorer.hpp"
+#include "frequency/PolicySharing.hpp"
 
 namespace ecluse {
 namespace {
@@ -54,7 +55,8 @@ void acpi_tree(const test::FakeTree& tree) {
          {"cpuinfo_max_freq", "3000000"},
          {"scaling_min_freq", "1200000"},
          {"scaling_max_freq", "3000000"},
-         {"scaling_available_frequencies", "3000000 2400000 1800000 1200000"}});
+         {"scaling_available_frequencies", "3000000 2400000 1800000 1200000"},
+         {"related_cpus", std::to_string(n)}});
   }
 }
 
@@ -335,7 +337,7 @@ TEST(EnergyFrequency, ALoweringPostponedByTheIntervalIsAppliedLater) {
   EnergyConfig config;
   config.frequency.push_back({FrequencyPolicy::parse("dedicated-core", "idle", "1.8GHz"), {}});
   Log log(LogConfig{}, 0);
-  FrequencyGovernor governor(config, Role::DedicatedCore, log, tree.root());
+  FrequencyGovernor governor(config, Role::DedicatedCore, log, tree.root(), MPI_COMM_WORLD);
   Accounting accounting;
   accounting.on_switch(
       [&](Phase from, Phase to) { governor.on_phase(from, to, accounting.background_work()); });
@@ -411,4 +413,115 @@ TEST(EnergyFrequency, NoCpufreqIsNullFromTheStart) {
 }
 
 }  // namespace
+}  // namespace ecluse
+
+namespace ecluse {
+namespace {
+
+CpuClaim claim(int rank, Role role, bool lowers, std::vector<int> allowed,
+               std::vector<int> policy = {}) {
+  CpuClaim c;
+  c.rank = rank;
+  c.role = role;
+  c.lowers = lowers;
+  c.cpu = allowed.front();
+  c.allowed = std::move(allowed);
+  c.policy = std::move(policy);
+  return c;
+}
+
+}  // namespace
+
+TEST(EnergyFrequencyPolicySharing, CpuListsAsTheKernelWritesThem) {
+  EXPECT_EQ(parse_cpu_list("0-3,8"), (std::vector<int>{0, 1, 2, 3, 8}));
+  EXPECT_EQ(parse_cpu_list("5"), (std::vector<int>{5}));
+  EXPECT_EQ(parse_cpu_list("8,0-1,1"), (std::vector<int>{0, 1, 8}));
+  EXPECT_EQ(format_cpu_list({0, 1, 2, 3, 8, 10, 11}), "0-3,8,10-11");
+  EXPECT_EQ(format_cpu_list({4}), "4");
+  for (const char* bad : {"", "3-1", "a", "1,,2", "-1", "99999999"}) {
+    try {
+      (void)parse_cpu_list(bad);
+      ADD_FAILURE() << bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("not a CPU list: '") + bad + "'");
+    }
+  }
+}
+
+// One policy per CPU and every rank bound to its own CPU: the dedicated core is lowered.
+TEST(EnergyFrequencyPolicySharing, ARankBoundToAPolicyOfItsOwnIsLowered) {
+  const std::vector<CpuClaim> host = {claim(0, Role::Client, false, {0}),
+                                      claim(1, Role::DedicatedCore, true, {1}, {1})};
+  EXPECT_FALSE(policy_conflict(host, 1));
+  EXPECT_FALSE(policy_conflict(host, 0));  // it lowers nothing
+}
+
+// A policy per core pair (related_cpus 0-1) with the simulation on CPU 0: not lowered.
+TEST(EnergyFrequencyPolicySharing, APolicySharedWithASimulationRankIsNotLowered) {
+  const std::vector<CpuClaim> host = {claim(0, Role::Client, false, {0}),
+                                      claim(1, Role::DedicatedCore, true, {1}, {0, 1})};
+  const auto conflict = policy_conflict(host, 1);
+  ASSERT_TRUE(conflict);
+  EXPECT_EQ(*conflict,
+            "the dedicated-core frequency policy is not applied on rank 1: the cpufreq policy of "
+            "its CPU 1 drives CPUs 0-1 (related_cpus), where other ranks of this job may run too "
+            "(rank 0 (simulation) on CPU 0); lowering it would slow them, and ranks sharing one "
+            "policy can leave it lowered after the run; bind every rank to one CPU (mpiexec "
+            "--bind-to core, srun --cpu-bind=cores) so that each lowered rank's policy is its "
+            "own, or remove the <frequency> policy");
+}
+
+// Two dedicated cores of one policy would save and restore it in turn: neither lowers.
+TEST(EnergyFrequencyPolicySharing, TwoLoweringRanksOfOnePolicyBothRefrain) {
+  const std::vector<CpuClaim> host = {claim(0, Role::DedicatedCore, true, {2}, {2, 3}),
+                                      claim(1, Role::DedicatedCore, true, {3}, {2, 3})};
+  EXPECT_TRUE(policy_conflict(host, 0));
+  EXPECT_TRUE(policy_conflict(host, 1));
+}
+
+// An unbound simulation rank may be scheduled on the lowered CPU; five ranks: four named.
+TEST(EnergyFrequencyPolicySharing, UnboundRanksAreNamedWithWhereTheyMayRun) {
+  std::vector<CpuClaim> host;
+  for (int r = 0; r < 5; ++r) host.push_back(claim(r, Role::Client, false, {0, 1, 2, 3, 4, 5}));
+  host.push_back(claim(5, Role::DedicatedCore, true, {5}, {5}));
+  const auto conflict = policy_conflict(host, 5);
+  ASSERT_TRUE(conflict);
+  EXPECT_NE(conflict->find("(rank 0 (simulation), not bound to one CPU (it may run on CPUs "
+                           "0-5); rank 1"),
+            std::string::npos)
+      << *conflict;
+  EXPECT_NE(conflict->find("; and 1 more); lowering"), std::string::npos) << *conflict;
+}
+
+// Without related_cpus (no cpufreq) nothing is known: the controller reports that itself.
+TEST(EnergyFrequencyPolicySharing, AnUnknownPolicyIsNoConflict) {
+  const std::vector<CpuClaim> host = {claim(0, Role::Client, false, {0, 1}),
+                                      claim(1, Role::DedicatedCore, true, {0, 1})};
+  EXPECT_FALSE(policy_conflict(host, 1));
+}
+
+// The claim read from a fake tree: the CPU's related_cpus, the rank's own affinity.
+TEST(EnergyFrequencyPolicySharing, AClaimReadsRelatedCpusOfTheCpuItRunsOn) {
+  test::FakeTree tree;
+  cpu_set_t all, one;
+  ASSERT_EQ(sched_getaffinity(0, sizeof all, &all), 0);
+  CPU_ZERO(&one);
+  CPU_SET(0, &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  tree.write(cpufreq_file(0, "related_cpus"), "0-1\n");
+  const CpuClaim c = claim_of_this_rank(SysfsFiles(tree.root()), 7, Role::DedicatedNode, true);
+  const CpuClaim unread = claim_of_this_rank(SysfsFiles(tree.root()), 7, Role::Client, false);
+  sched_setaffinity(0, sizeof all, &all);
+  EXPECT_EQ(c.rank, 7);
+  EXPECT_EQ(c.cpu, 0);
+  EXPECT_EQ(c.allowed, std::vector<int>{0});
+  EXPECT_EQ(c.policy, (std::vector<int>{0, 1}));
+  EXPECT_TRUE(unread.policy.empty());  // a rank that lowers nothing reads nothing
+  const auto host = host_claims(MPI_COMM_WORLD, c);
+  ASSERT_EQ(host.size(), 1u);
+  EXPECT_EQ(host[0].policy, c.policy);
+  EXPECT_EQ(host[0].role, Role::DedicatedNode);
+  EXPECT_TRUE(host[0].lowers);
+}
+
 }  // namespace ecluse

@@ -15,13 +15,15 @@ from mpirun import h5_contents, mpiexec  # noqa: E402
 
 
 
-def run_example(tmp_path, ranks, iterations, config=None):
+def run_example(tmp_path, ranks, iterations, config=None, wrap=()):
+    """`wrap`: a command each rank runs the example through (e.g. one that binds it)."""
     shutil.copy(ROOT / "examples" / "simulation.xml", tmp_path / "simulation.xml")
     if config:
         (tmp_path / "simulation.xml").write_text(config)
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_rmaps_base_oversubscribe="1")
-    return subprocess.run([mpiexec(), "-n", str(ranks), str(BUILD / "examples" / "ecluse_example_simulation"),
+    return subprocess.run([mpiexec(), "-n", str(ranks), *wrap,
+                           str(BUILD / "examples" / "ecluse_example_simulation"),
                            "simulation.xml", str(iterations)], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=120)
 

@@ -3,6 +3,7 @@ measured instead of modelled, and a frequency policy changes and restores a fake
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import threading
@@ -29,12 +30,12 @@ def config(approach, extra=""):
     return text.replace("</simulation>", extra + "</simulation>")
 
 
-def run(tmp_path, approach, extra="", env=None):
+def run(tmp_path, approach, extra="", env=None, ranks=4, wrap=()):
     tmp_path.mkdir(parents=True, exist_ok=True)
     old = dict(os.environ)
     os.environ.update(env or {})
     try:
-        result = run_example(tmp_path, 4, 5, config=config(approach, extra))
+        result = run_example(tmp_path, ranks, 5, config=config(approach, extra), wrap=wrap)
     finally:
         os.environ.clear()
         os.environ.update(old)
@@ -150,10 +151,12 @@ def test_rapl_counters_are_measured_not_modelled(tmp_path):
     assert energy["joules"] > 0
 
 
-def cpufreq_tree(root):
+def cpufreq_tree(root, related_cpus=None):
+    """One policy per CPU unless `related_cpus` gives every CPU's policy's CPUs."""
     original = {}
     for cpu in range(os.cpu_count()):
         for name, value in {
+                "related_cpus": related_cpus or str(cpu),
                 "scaling_driver": "acpi-cpufreq",
                 "scaling_available_governors": "ondemand userspace performance schedutil",
                 "scaling_governor": "schedutil", "scaling_setspeed": "<unsupported>",
@@ -166,11 +169,23 @@ def cpufreq_tree(root):
     return original
 
 
+def bind_each_rank(tmp_path):
+    """A command that runs its arguments bound to CPU (rank % CPUs), under either MPI."""
+    script = tmp_path / "bind.sh"
+    script.write_text('#!/bin/sh\nrank=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}\n'
+                      'exec taskset -c $((rank % $(nproc --all))) "$@"\n')
+    script.chmod(0o755)
+    return (str(script),)
+
+
+@pytest.mark.skipif(os.cpu_count() < 2, reason="one CPU per rank needs 2 CPUs")
 def test_frequency_policy_lowers_idle_dedicated_core_and_restores(tmp_path):
+    """One client and its dedicated core, each bound to a CPU whose policy is its own."""
     root = tmp_path / "root"
     original = cpufreq_tree(root)
     policy = '<energy><frequency role="dedicated-core" when="idle" target="50%"/></energy>'
-    _, report = run(tmp_path / "run", "dc", extra=policy, env={"ECLUSE_SYSFS_ROOT": str(root)})
+    _, report = run(tmp_path / "run", "dc", extra=policy, env={"ECLUSE_SYSFS_ROOT": str(root)},
+                    ranks=2, wrap=bind_each_rank(tmp_path))
     frequency = report["frequency"]
     assert frequency["policy"] == "dedicated-core when idle to 50% of cpuinfo_max_freq"
     assert "userspace" in frequency["controller"]
@@ -181,6 +196,24 @@ def test_frequency_policy_lowers_idle_dedicated_core_and_restores(tmp_path):
         if path.name == "scaling_setspeed":
             continue  # a real kernel shows <unsupported> again once the governor is back
         assert path.read_text().strip() == value.strip(), path
+
+
+def test_a_cpufreq_policy_shared_with_simulation_ranks_is_not_lowered(tmp_path):
+    """One policy drives every CPU (related_cpus 0-N): lowering the dedicated core's would
+    slow the simulation's ranks, so it is not done and the run says why."""
+    root = tmp_path / "root"
+    original = cpufreq_tree(root, related_cpus=f"0-{os.cpu_count() - 1}")
+    policy = '<energy><frequency role="dedicated-core" when="idle" target="50%"/></energy>'
+    result, report = run(tmp_path / "run", "dc", extra=policy,
+                         env={"ECLUSE_SYSFS_ROOT": str(root)})
+    frequency = report["frequency"]
+    assert re.match(r"null \(the dedicated-core frequency policy is not applied on rank 3: the "
+                    r"cpufreq policy of its CPU \d+ drives CPUs 0-\d+ \(related_cpus\), where "
+                    r"other ranks of this job may run too \(rank 0 \(simulation\)",
+                    frequency["controller"]), frequency["controller"]
+    assert all(a.startswith("rank 3: would set cpus") for a in frequency["actions"])
+    for path, value in original.items():  # scaling_setspeed too: nothing was ever written
+        assert path.read_text() == value, path
 
 
 def test_every_roles_frequency_policy_is_in_the_report(tmp_path):

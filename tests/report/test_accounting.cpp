@@ -2,7 +2,9 @@
 // trace, JSON.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -124,8 +126,11 @@ TEST(Accounting, StoreTimeOfTimePartitioningStaysWithItsIteration) {
 TEST(Accounting, TraceHasOneLinePerIterationAsItEnds) {
   Accounting a;
   std::vector<std::string> warnings;
-  a.trace_to(std::make_unique<ecluse::TraceFile>(
-      "trace.csv", "ecluse-trace/1 rank=0", [&](const std::string& w) { warnings.push_back(w); }));
+  const std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                     ("ecluse-trace-" + std::to_string(::getpid()) + ".csv");
+  a.trace_to(
+      std::make_unique<ecluse::TraceFile>(path.string(), "ecluse-trace/1 rank=0",
+                                          [&](const std::string& w) { warnings.push_back(w); }));
   a.add_store(0, 0.25, 3);
   a.add_bytes(8);
   a.end_iteration(0);
@@ -133,7 +138,8 @@ TEST(Accounting, TraceHasOneLinePerIterationAsItEnds) {
   a.add_store_errors(1, 1);
   a.finish_series();
   std::stringstream text;
-  text << std::ifstream("trace.csv").rdbuf();
+  text << std::ifstream(path).rdbuf();
+  std::filesystem::remove(path);
   const std::string head =
       "# ecluse-trace/1 rank=0\n" + std::string(ecluse::TraceFile::kColumns) + "\n0,1,";
   EXPECT_EQ(text.str().rfind(head, 0), 0u) << text.str();
