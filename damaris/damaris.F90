@@ -116,14 +116,14 @@ module damaris
     end function c_clear
 
     ! Damaris's sizes: an integer parameter takes or gives any integer size (its value converted).
-    integer(c_int) function c_parameter_get(name, buffer, size) bind(C, name="damaris_parameter_get")
+    integer(c_int) function c_parameter_get(name, buffer, size) bind(C, name="damaris_fortran_parameter_get")
       import :: c_char, c_int, c_ptr
       character(kind=c_char), dimension(*), intent(in) :: name
       type(c_ptr), value :: buffer
       integer(c_int), value :: size
     end function c_parameter_get
 
-    integer(c_int) function c_parameter_set(name, buffer, size) bind(C, name="damaris_parameter_set")
+    integer(c_int) function c_parameter_set(name, buffer, size) bind(C, name="damaris_fortran_parameter_set")
       import :: c_char, c_int, c_ptr
       character(kind=c_char), dimension(*), intent(in) :: name
       type(c_ptr), value :: buffer

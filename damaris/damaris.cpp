@@ -15,6 +15,8 @@
 
 extern "C" int ecluse_damaris_initialize_fint(const char* configfile, MPI_Fint comm);
 extern "C" int ecluse_damaris_said(int status);
+extern "C" int damaris_fortran_parameter_get(const char* name, void* buffer, int size);
+extern "C" int damaris_fortran_parameter_set(const char* name, const void* buffer, int size);
 
 namespace {
 
@@ -284,6 +286,22 @@ bool is_server_rank() {
   return ecluse_client_comm_get(&comm) == ECLUSE_OK && comm == MPI_COMM_NULL;
 }
 
+// A string parameter's whole value (the C call needs room for it and its NUL).
+std::string string_value(const char* name, int& status) {
+  for (unsigned int room = 256; room <= (1u << 26); room *= 4) {
+    std::string text(room, '\0');
+    status = ecluse_parameter_get(name, text.data(), room);
+    if (status == ECLUSE_OK) return text.substr(0, std::strlen(text.c_str()));
+    if (status != ECLUSE_ARGUMENT_ERROR) break;
+  }
+  return {};
+}
+
+bool is_string_parameter(const char* name) {
+  int type = -1;
+  return ecluse_parameter_type(name, &type) == ECLUSE_OK && type == ECLUSE_TYPE_STRING;
+}
+
 }  // namespace
 
 extern "C" {
@@ -400,6 +418,42 @@ int damaris_parameter_set(const char* param_name, const void* buffer, unsigned i
     return said(status);
   }
   return said(ecluse_parameter_set(param_name, value, own));
+}
+
+// Fortran's character buffers (damaris.F90, the external procedures) hold no NUL and end with
+// blanks: a string parameter is read blank-padded and set without its trailing blanks. Every
+// other type goes as in C.
+int damaris_fortran_parameter_get(const char* name, void* buffer, int size) {
+  if (size < 0 || buffer == nullptr || !is_string_parameter(name)) {
+    return damaris_parameter_get(name, buffer, static_cast<unsigned int>(size));
+  }
+  int status = ECLUSE_OK;
+  const std::string text = string_value(name, status);
+  if (status != ECLUSE_OK) return said(status);
+  const auto room = static_cast<std::size_t>(size);
+  if (text.size() > room) {
+    return said(ecluse_set_error(
+        ECLUSE_ARGUMENT_ERROR,
+        ("parameter '" + std::string(name) + "' is a string of " + std::to_string(text.size()) +
+         " characters but the character buffer has " + std::to_string(room) +
+         "; pass a character variable of at least " + std::to_string(text.size()) +
+         " characters and its length.")
+            .c_str()));
+  }
+  std::memcpy(buffer, text.data(), text.size());
+  std::memset(static_cast<char*>(buffer) + text.size(), ' ', room - text.size());
+  return DAMARIS_OK;
+}
+
+int damaris_fortran_parameter_set(const char* name, const void* buffer, int size) {
+  if (size < 0 || buffer == nullptr || !is_string_parameter(name)) {
+    return damaris_parameter_set(name, buffer, static_cast<unsigned int>(size));
+  }
+  const auto* chars = static_cast<const char*>(buffer);
+  std::size_t length = strnlen(chars, static_cast<std::size_t>(size));
+  while (length > 0 && chars[length - 1] == ' ') --length;
+  const std::string text(chars, length);
+  return said(ecluse_parameter_set(name, text.c_str(), static_cast<unsigned int>(length + 1)));
 }
 
 // Damaris uses a position as it is given, in C order, even for a layout with language="fortran"

@@ -8,6 +8,10 @@
 
 #include "Damaris.h"
 
+/* damaris.cpp: string parameters as Fortran character buffers (blank-padded, no NUL). */
+int damaris_fortran_parameter_get(const char* name, void* buffer, int size);
+int damaris_fortran_parameter_set(const char* name, const void* buffer, int size);
+
 /* Fortran strings carry no NUL and end with blanks: a NUL-terminated copy without them. */
 static char* c_string(const char* text, size_t length) {
   while (length > 0 && text[length - 1] == ' ') --length;
@@ -134,12 +138,12 @@ void damaris_signal_f_(const char* event, int* err, size_t length) {
 
 void damaris_parameter_get_f_(const char* param, void* buffer, const int* size, int* err,
                               size_t length) {
-  WITH_NAME(param, length, err, damaris_parameter_get(name, buffer, (unsigned int)*size));
+  WITH_NAME(param, length, err, damaris_fortran_parameter_get(name, buffer, *size));
 }
 
 void damaris_parameter_set_f_(const char* param, const void* buffer, const int* size, int* err,
                               size_t length) {
-  WITH_NAME(param, length, err, damaris_parameter_set(name, buffer, (unsigned int)*size));
+  WITH_NAME(param, length, err, damaris_fortran_parameter_set(name, buffer, *size));
 }
 
 void damaris_set_position_f_(const char* var, const int64_t* position, int* err, size_t length) {

@@ -1,8 +1,8 @@
 ! Module ecluse: the C API for Fortran 2008 programs. Every C call is a subroutine of the same name
 ! ending with an integer ierr (ECLUSE_OK = 0); communicators are integers or type(MPI_Comm).
 module ecluse
-  use, intrinsic :: iso_c_binding, only: c_double, c_funloc, c_int, c_int32_t, c_int64_t, &
-                                         c_ptr
+  use, intrinsic :: iso_c_binding, only: c_char, c_double, c_funloc, c_int, c_int32_t, &
+                                         c_int64_t, c_null_char, c_ptr
   use ecluse_c_api
   use ecluse_checks, only: layout_shape
   use ecluse_constants
@@ -23,13 +23,16 @@ module ecluse
             ECLUSE_ALREADY_INITIALIZED, ECLUSE_UNDEFINED_ACTION, ECLUSE_UNDEFINED_PARAMETER, &
             ECLUSE_UNDEFINED_VARIABLE, ECLUSE_INVALID_BLOCK, ECLUSE_INVALID_DIMENSIONS, &
             ECLUSE_BLOCK_NOT_FOUND, ECLUSE_REACTOR_NOT_FOUND, ECLUSE_BIND_ERROR, &
-            ECLUSE_ERROR_UNKNOWN, ECLUSE_IO_ERROR, ECLUSE_STATUS_COUNT
+            ECLUSE_ERROR_UNKNOWN, ECLUSE_IO_ERROR, ECLUSE_ALREADY_WRITTEN, ECLUSE_STATUS_COUNT
   public :: ECLUSE_TYPE_INT8, ECLUSE_TYPE_INT16, ECLUSE_TYPE_INT32, ECLUSE_TYPE_INT64, &
             ECLUSE_TYPE_FLOAT32, ECLUSE_TYPE_FLOAT64, ECLUSE_TYPE_STRING, ECLUSE_TYPE_COUNT, &
             ECLUSE_MAX_DIMENSIONS
   public :: ecluse_initialize, ecluse_initialize_string, ecluse_start, ecluse_client_comm_get
   public :: ecluse_write, ecluse_write_block, ecluse_alloc, ecluse_alloc_block
   public :: ecluse_commit, ecluse_commit_block, ecluse_clear, ecluse_clear_block
+  public :: ecluse_commit_iteration, ecluse_commit_block_iteration, ecluse_clear_iteration, &
+            ecluse_clear_block_iteration, ecluse_has_servers
+  public :: ecluse_variable_type, ecluse_parameter_type, ecluse_variable_layout
   public :: ecluse_parameter_get, ecluse_parameter_set
   public :: ecluse_set_position, ecluse_set_block_position, ecluse_variable_shape
   public :: ecluse_signal, ecluse_bind, ecluse_action, ecluse_string
@@ -94,13 +97,14 @@ contains
     ierr = from_c(c_initialize_string(c_text(config_xml), int(comm, c_int)))
   end subroutine initialize_string_fint
 
+  !> comm is left as it was by a failed call: handle 0 is MPI_COMM_WORLD under Open MPI.
   subroutine client_comm_get_fint(comm, ierr)
-    integer, intent(out) :: comm
+    integer, intent(inout) :: comm
     integer, intent(out) :: ierr
     integer(c_int) :: c_comm
-    c_comm = 0
+    c_comm = int(comm, c_int)
     ierr = from_c(c_client_comm_get(c_comm))
-    comm = int(c_comm)
+    if (ierr == ECLUSE_OK) comm = int(c_comm)
   end subroutine client_comm_get_fint
 
 #ifdef ECLUSE_HAVE_MPI_F08
@@ -119,7 +123,7 @@ contains
   end subroutine initialize_string_f08
 
   subroutine client_comm_get_f08(comm, ierr)
-    type(MPI_Comm), intent(out) :: comm
+    type(MPI_Comm), intent(inout) :: comm
     integer, intent(out) :: ierr
     call client_comm_get_fint(comm%MPI_VAL, ierr)
   end subroutine client_comm_get_f08
@@ -161,6 +165,88 @@ contains
     integer, intent(out) :: ierr
     ierr = from_c(c_clear_block(c_text(variable), int(block, c_int32_t)))
   end subroutine ecluse_clear_block
+
+  !> The block allocated in `iteration`: only the current one is accepted (ecluse.h).
+  subroutine ecluse_commit_iteration(variable, iteration, ierr)
+    character(len=*), intent(in) :: variable
+    integer, intent(in) :: iteration
+    integer, intent(out) :: ierr
+    call ecluse_commit_block_iteration(variable, 0, iteration, ierr)
+  end subroutine ecluse_commit_iteration
+
+  subroutine ecluse_commit_block_iteration(variable, block, iteration, ierr)
+    character(len=*), intent(in) :: variable
+    integer, intent(in) :: block, iteration
+    integer, intent(out) :: ierr
+    ierr = from_c(c_commit_block_iteration(c_text(variable), int(block, c_int32_t), &
+                                           int(iteration, c_int32_t)))
+  end subroutine ecluse_commit_block_iteration
+
+  !> An earlier iteration has nothing left to clear (ECLUSE_OK); a later one is not found.
+  subroutine ecluse_clear_iteration(variable, iteration, ierr)
+    character(len=*), intent(in) :: variable
+    integer, intent(in) :: iteration
+    integer, intent(out) :: ierr
+    call ecluse_clear_block_iteration(variable, 0, iteration, ierr)
+  end subroutine ecluse_clear_iteration
+
+  subroutine ecluse_clear_block_iteration(variable, block, iteration, ierr)
+    character(len=*), intent(in) :: variable
+    integer, intent(in) :: block, iteration
+    integer, intent(out) :: ierr
+    ierr = from_c(c_clear_block_iteration(c_text(variable), int(block, c_int32_t), &
+                                          int(iteration, c_int32_t)))
+  end subroutine ecluse_clear_block_iteration
+
+  !> has_servers: 1 with dedicated cores or nodes, 0 in time partitioning; unchanged on failure.
+  subroutine ecluse_has_servers(has_servers, ierr)
+    integer, intent(inout) :: has_servers
+    integer, intent(out) :: ierr
+    integer(c_int) :: flag
+    flag = int(has_servers, c_int)
+    ierr = from_c(c_has_servers(flag))
+    has_servers = int(flag)
+  end subroutine ecluse_has_servers
+
+  !> The element type (ECLUSE_TYPE_*) of a variable's layout; unchanged on failure.
+  subroutine ecluse_variable_type(variable, type, ierr)
+    character(len=*), intent(in) :: variable
+    integer, intent(inout) :: type
+    integer, intent(out) :: ierr
+    integer(c_int) :: c_type
+    c_type = int(type, c_int)
+    ierr = from_c(c_variable_type(c_text(variable), c_type))
+    type = int(c_type)
+  end subroutine ecluse_variable_type
+
+  !> The element type (ECLUSE_TYPE_*) of a parameter; unchanged on failure.
+  subroutine ecluse_parameter_type(name, type, ierr)
+    character(len=*), intent(in) :: name
+    integer, intent(inout) :: type
+    integer, intent(out) :: ierr
+    integer(c_int) :: c_type
+    c_type = int(type, c_int)
+    ierr = from_c(c_parameter_type(c_text(name), c_type))
+    type = int(c_type)
+  end subroutine ecluse_parameter_type
+
+  !> The full name of a variable's layout (e.g. "group/slab"), blank-padded; a layout too long
+  !> for `layout` is ECLUSE_ARGUMENT_ERROR and leaves it unchanged.
+  subroutine ecluse_variable_layout(variable, layout, ierr)
+    character(len=*), intent(in) :: variable
+    character(len=*), intent(inout) :: layout
+    integer, intent(out) :: ierr
+    character(kind=c_char) :: buffer(len(layout) + 1)
+    integer :: i
+    buffer = c_null_char
+    ierr = from_c(c_variable_layout(c_text(variable), buffer, int(size(buffer), c_int)))
+    if (ierr /= ECLUSE_OK) return
+    layout = ''
+    do i = 1, len(layout)
+      if (buffer(i) == c_null_char) exit
+      layout(i:i) = buffer(i)
+    end do
+  end subroutine ecluse_variable_layout
 
   subroutine set_position_int64(variable, position, ierr)
     character(len=*), intent(in) :: variable

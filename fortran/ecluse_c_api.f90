@@ -10,6 +10,8 @@ module ecluse_c_api
   public :: c_parameter_get, c_parameter_set, c_set_block_position, c_variable_shape
   public :: c_signal, c_bind, c_end_iteration, c_get_iteration, c_stop, c_finalize
   public :: c_get_statistic, c_error_message, c_set_error, c_status_name, c_strlen
+  public :: c_commit_block_iteration, c_clear_block_iteration, c_has_servers, c_variable_type, &
+            c_parameter_type, c_variable_layout
 
   interface
     integer(c_int) function c_initialize(config_file, comm) &
@@ -75,6 +77,45 @@ module ecluse_c_api
       character(kind=c_char), dimension(*), intent(in) :: variable
       integer(c_int32_t), value :: block
     end function c_clear_block
+
+    integer(c_int) function c_commit_block_iteration(variable, block, iteration) &
+        bind(C, name="ecluse_commit_block_iteration")
+      import :: c_char, c_int, c_int32_t
+      character(kind=c_char), dimension(*), intent(in) :: variable
+      integer(c_int32_t), value :: block, iteration
+    end function c_commit_block_iteration
+
+    integer(c_int) function c_clear_block_iteration(variable, block, iteration) &
+        bind(C, name="ecluse_clear_block_iteration")
+      import :: c_char, c_int, c_int32_t
+      character(kind=c_char), dimension(*), intent(in) :: variable
+      integer(c_int32_t), value :: block, iteration
+    end function c_clear_block_iteration
+
+    integer(c_int) function c_has_servers(has_servers) bind(C, name="ecluse_has_servers")
+      import :: c_int
+      integer(c_int), intent(inout) :: has_servers  ! unchanged by a failed call
+    end function c_has_servers
+
+    integer(c_int) function c_variable_type(variable, type) bind(C, name="ecluse_variable_type")
+      import :: c_char, c_int
+      character(kind=c_char), dimension(*), intent(in) :: variable
+      integer(c_int), intent(inout) :: type
+    end function c_variable_type
+
+    integer(c_int) function c_parameter_type(name, type) bind(C, name="ecluse_parameter_type")
+      import :: c_char, c_int
+      character(kind=c_char), dimension(*), intent(in) :: name
+      integer(c_int), intent(inout) :: type
+    end function c_parameter_type
+
+    integer(c_int) function c_variable_layout(variable, buffer, size) &
+        bind(C, name="ecluse_variable_layout")
+      import :: c_char, c_int
+      character(kind=c_char), dimension(*), intent(in) :: variable
+      character(kind=c_char), dimension(*), intent(inout) :: buffer
+      integer(c_int), value :: size
+    end function c_variable_layout
 
     integer(c_int) function c_parameter_get(name, buffer, size) &
         bind(C, name="ecluse_parameter_get")

@@ -48,6 +48,14 @@ contains
     if (ierr /= ECLUSE_OK) return
     if (layout_type /= type) then
       ierr = refuse_type(subject(what, variable, block), layout_type, type)
+    else if (assumed_size(given)) then
+      ! x(*) or x(n,*): the last extent is unknown (-1) and the size is the caller's word, as
+      ! in C; an array of the layout's rank must still have its leading extents.
+      if (size(given) == ndims) then
+        if (any(dims(1:ndims - 1) /= given(1:ndims - 1))) then
+          ierr = refuse_shape(subject(what, variable, block), dims(1:ndims), given)
+        end if
+      end if
     else if (product(dims(1:ndims)) /= product(given)) then
       ierr = local_fail(ECLUSE_ARGUMENT_ERROR, subject(what, variable, block) // &
                         ': its layout has shape ' // shape_text(dims(1:ndims)) // &
@@ -59,6 +67,13 @@ contains
       end if
     end if
   end function check_array
+
+  !> An assumed-size array (dummy x(*) or x(n,*)) passed on: shape() gives -1 as its last extent.
+  pure logical function assumed_size(given)
+    integer(c_int64_t), intent(in) :: given(:)
+    assumed_size = .false.
+    if (size(given) > 0) assumed_size = given(size(given)) < 0
+  end function assumed_size
 
   !> An array of the layout's rank and size but not its shape: its elements would land in the
   !> wrong places of the files. An array of rank 1 is taken as it is.

@@ -65,16 +65,22 @@ contains
     text = trim(buffer)
   end function int_text
 
-  !> "(n1,n2,...) = N elements", dimensions in Fortran order.
+  !> "(n1,n2,...) = N elements", dimensions in Fortran order; "(n1,*)" for an assumed-size
+  !> array, whose last extent (-1) is unknown.
   pure function shape_text(dims) result(text)
     integer(c_int64_t), intent(in) :: dims(:)
     character(len=:), allocatable :: text
     integer :: i
     text = '('
     do i = 1, size(dims)
-      text = text // int_text(dims(i)) // merge(',', ')', i < size(dims))
+      if (dims(i) < 0) then
+        text = text // '*' // merge(',', ')', i < size(dims))
+      else
+        text = text // int_text(dims(i)) // merge(',', ')', i < size(dims))
+      end if
     end do
     if (size(dims) == 0) text = '()'
+    if (any(dims < 0)) return
     text = text // ' = ' // int_text(product(dims)) // merge(' element ', ' elements', &
                                                             product(dims) == 1)
     text = trim(text)

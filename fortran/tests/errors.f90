@@ -5,7 +5,7 @@ module error_cases
   use ecluse
   implicit none
   private
-  public :: report, report_c_write, on_step
+  public :: report, report_c_write, on_step, write_assumed_size
 
   interface
     integer(c_int) function c_write(variable, data) bind(C, name="ecluse_write")
@@ -30,6 +30,16 @@ contains
     print '(a, 2(i0, a))', 'action|' // ecluse_string(event) // ' from ', source, &
       ' at iteration ', iteration, ' args "' // ecluse_string(args) // '"'
   end subroutine on_step
+
+  !> An F77-style routine: the array is assumed-size, its last extent unknown to the module.
+  subroutine write_assumed_size(name, variable, n, data)
+    character(len=*), intent(in) :: name, variable
+    integer, intent(in) :: n
+    real(8), intent(in) :: data(n, *)
+    integer :: ierr
+    call ecluse_write(variable, data, ierr)
+    call report(name, ierr)
+  end subroutine write_assumed_size
 
   !> The same write through the C function itself.
   subroutine report_c_write(name, variable, data)
@@ -58,9 +68,10 @@ program errors
                      reshaped(15, 8), flat(120)
   real(4) :: single(12, 10)
   real(8), pointer :: cube(:, :, :), room(:, :)
-  integer :: ierr, is_client, mpi_err, nx, type, ndims, iteration
+  integer :: ierr, is_client, mpi_err, nx, type, ndims, iteration, comm, has_servers
   integer(8) :: dims(ECLUSE_MAX_DIMENSIONS)
-  character(len=16) :: label
+  character(len=16) :: label, layout
+  character(len=2) :: short
   real(8) :: statistic
 
   call MPI_Init(mpi_err)
@@ -74,6 +85,9 @@ program errors
   call ecluse_write('temperature', field, ierr)
   call report('before-initialize', ierr)
   call report_c_write('before-initialize-c', 'temperature', field)
+  comm = -7  ! a failed call leaves it: handle 0 would be MPI_COMM_WORLD under Open MPI
+  call ecluse_client_comm_get(comm, ierr)
+  print '(a, i0, a)', 'comm-kept|', comm, ' ' // ecluse_status_name(ierr)
 
   call ecluse_initialize_string(config, MPI_COMM_WORLD, ierr)
   call report('initialize', ierr)
@@ -101,6 +115,20 @@ program errors
   call report('unknown-statistic', ierr)
   call ecluse_write('temperature', field, ierr)
   call report('valid-write', ierr)
+  call ecluse_write('temperature', field, ierr)
+  print '(a, l1)', 'already-written|', ierr == ECLUSE_ALREADY_WRITTEN
+  call ecluse_has_servers(has_servers, ierr)
+  print '(a, i0, a)', 'has-servers|', has_servers, ' ' // ecluse_status_name(ierr)
+  type = -1
+  call ecluse_variable_type('temperature', type, ierr)
+  print '(a, i0, a)', 'variable-type|', type, ' ' // ecluse_status_name(ierr)
+  call ecluse_parameter_type('LABEL', type, ierr)
+  print '(a, i0, a)', 'parameter-type|', type, ' ' // ecluse_status_name(ierr)
+  call ecluse_variable_layout('temperature', layout, ierr)
+  print '(a)', 'layout|"' // trim(layout) // '" ' // ecluse_status_name(ierr)
+  short = 'xx'
+  call ecluse_variable_layout('temperature', short, ierr)
+  print '(a)', 'layout-too-long|"' // short // '" ' // ecluse_status_name(ierr)
 
   call ecluse_variable_shape('temperature', type, ndims, dims, ierr)
   print '(a, 4(i0, a))', 'shape|type ', type, ', ', ndims, ' dimensions (', dims(1), ',', &
@@ -117,9 +145,16 @@ program errors
   print '(a, 2(i0, a))', 'alloc|shape (', size(room, 1), ',', size(room, 2), ') ' // &
     ecluse_status_name(ierr)
   room = 2
-  call ecluse_commit('temperature', ierr)
+  call ecluse_commit_iteration('temperature', 0, ierr)
+  call report('commit-other-iteration', ierr)
+  call ecluse_commit_iteration('temperature', 1, ierr)
   call report('commit', ierr)
+  call ecluse_clear_iteration('temperature', 0, ierr)
+  call report('clear-earlier-iteration', ierr)
   call ecluse_end_iteration(ierr)
+  call write_assumed_size('assumed-size', 'temperature', 12, field)
+  call ecluse_end_iteration(ierr)
+  call write_assumed_size('assumed-size-wrong-extent', 'temperature', 10, wide)
   call ecluse_write('temperature', flat, ierr)
   call report('flat', ierr)
   call ecluse_end_iteration(ierr)

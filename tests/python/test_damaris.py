@@ -400,6 +400,7 @@ MODULE_XML = """<?xml version="1.0"?>
   </architecture>
   <data>
     <parameter name="n" type="int" value="1"/>
+    <parameter name="title" type="string" value="heat"/>
     <layout name="row" type="double" dimensions="n"/>
     <variable name="cells" layout="row" store="h5"/>
   </data>

@@ -129,6 +129,11 @@ def test_fortran_checks_refuse_arrays_that_do_not_fit_the_layout(errors):
         "ECLUSE_ARGUMENT_ERROR|alloc of variable 'temperature': its layout has shape (12,10) = "
         "120 elements but the pointer passed has rank 3; pass a pointer of rank 2 or 1 (at most "
         "4; beyond, use ecluse_alloc with a type(c_ptr) and c_f_pointer).")
+    # An assumed-size dummy (x(n,*)): only the leading extent is known and checked.
+    assert errors["assumed-size"] == "ECLUSE_OK|"
+    assert errors["assumed-size-wrong-extent"] == subject + (
+        "its layout has shape (12,10) = 120 elements in Fortran order (ghosts included) but the "
+        "array passed has shape (10,*); pass an array of the layout's shape, or of rank 1.")
     assert errors["position-wrong-length"] == (
         "ECLUSE_ARGUMENT_ERROR|position of variable 'temperature': its layout has 2 dimensions "
         "but the position has 3 values; pass one offset per dimension, in the layout's order.")
@@ -140,6 +145,21 @@ def test_a_successful_call_clears_the_message(errors):
     assert errors["unknown-statistic"] == (
         "ECLUSE_ARGUMENT_ERROR|no statistic named 'dn.credit_waits' on this rank; known: none "
         "(this rank's role keeps none).")
+
+
+def test_a_failed_client_comm_get_leaves_the_communicator(errors):
+    assert errors["comm-kept"] == "-7 ECLUSE_NOT_INITIALIZED"
+
+
+def test_every_call_of_ecluse_h_is_in_the_module(errors):
+    assert errors["already-written"] == "T"  # ECLUSE_ALREADY_WRITTEN is public
+    assert errors["has-servers"] == "0 ECLUSE_OK"
+    assert errors["variable-type"] == "5 ECLUSE_OK"  # ECLUSE_TYPE_FLOAT64
+    assert errors["parameter-type"] == "6 ECLUSE_OK"  # ECLUSE_TYPE_STRING
+    assert errors["layout"] == '"grid" ECLUSE_OK'
+    assert errors["layout-too-long"].startswith('"xx" ECLUSE_ARGUMENT_ERROR')
+    assert errors["commit-other-iteration"].startswith("ECLUSE_BLOCK_NOT_FOUND|")
+    assert errors["clear-earlier-iteration"] == "ECLUSE_OK|"
 
 
 def test_shape_parameters_actions_and_zero_copy(errors):
