@@ -58,10 +58,14 @@ std::string number_type(DataType type) {
   }
 }
 
-// A 0-D variable is one value; a 1-D one a row of a 2-D grid (XDMF has no 1-D structured grid).
+// Every variable without a mesh is a 3-D grid, its missing slow axes of extent 1: a 2-D one a
+// plane of one cell (zonal) or one point (nodal) along z, a 1-D one a row along x, a 0-D one a
+// cell. Described as 2-D, VTK would place a variable in the YZ plane while one on a 2-D mesh
+// (2DRectMesh) lies in the XY plane: the two would be at right angles in one view.
 std::vector<std::uint64_t> grid_extent(const std::vector<std::uint64_t>& extent) {
-  if (extent.size() >= 2) return extent;
-  return {1, extent.empty() ? 1 : extent[0]};
+  std::vector<std::uint64_t> padded(extent.size() < 3 ? 3 - extent.size() : 0, 1);
+  padded.insert(padded.end(), extent.begin(), extent.end());
+  return padded;
 }
 
 std::string hdf_item(const XdmfArray& a, const std::vector<std::uint64_t>& dims,
@@ -94,10 +98,8 @@ std::string co_rect_topology(const XdmfArray& a) {
   for (std::size_t d = 0; d < a.position.size() && d + shift < origin.size(); ++d) {
     origin[d + shift] = a.position[d];
   }
-  const std::string n = std::to_string(cells.size());
-  const std::string geometry = cells.size() == 3 ? "ORIGIN_DXDYDZ" : "ORIGIN_DXDY";
-  return "      <Topology TopologyType=\"" + n + "DCoRectMesh\" Dimensions=\"" + joined(points) +
-         "\"/>\n      <Geometry GeometryType=\"" + geometry + "\">\n" +
+  return "      <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" + joined(points) +
+         "\"/>\n      <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n" +
          xml_item(joined(origin), cells.size()) +
          xml_item(joined(std::vector<int>(cells.size(), 1)), cells.size()) + "      </Geometry>\n";
 }

@@ -126,7 +126,10 @@ def test_example_opens_in_vtk_with_the_hdf5_values(tmp_path, architecture, ranks
             assert check_iteration(directory, "heat", it, alone) == per_iteration
     _, grids = open_xdmf(collective / "heat_It1.xmf")
     (name, field), = grids
-    assert name == "temperature" and field.GetDimensions() == (1, 49, 65)  # cells 64 x 48
+    # 48 x 64 cells (x fastest), one thick: in the XY plane, as a variable on a 2-D mesh
+    # (2DRectMesh) is; described as 2-D it was (1, 49, 65), in the YZ plane
+    assert name == "temperature" and field.GetDimensions() == (49, 65, 2)
+    assert field.GetBounds() == (0.0, 48.0, 0.0, 64.0, 0.0, 1.0)
     assert not list(tmp_path.rglob("*.part"))
 
 

@@ -51,7 +51,7 @@ TEST(StoreXdmf, EveryIterationDescribesEveryWritersBlocks) {
     const std::string p = std::to_string(w);
     EXPECT_NE(it1.find(">sim_It1_Pr" + p + ".h5:/t/P" + p + "<"), std::string::npos) << it1;
     EXPECT_NE(it1.find(">sim_It0_Pr" + p + ".h5:/c/P" + p + "<"), std::string::npos) << it1;
-    EXPECT_NE(it1.find(R"(Format="XML">)" + std::to_string(2 * w) + " 0<"), std::string::npos);
+    EXPECT_NE(it1.find(R"(Format="XML">0 )" + std::to_string(2 * w) + " 0<"), std::string::npos);
   }
   const std::string temporal = read_text(xdmf_temporal_path(dir, "sim"));
   EXPECT_EQ(count_of(temporal, "<xi:include href=\"sim_It"), 2u);
@@ -73,7 +73,7 @@ TEST(StoreXdmf, CollectiveFileIsOneGridAtTheGlobalExtent) {
   const std::string text = read_text(xdmf_iteration_path(dir, "sim", 1));
   const int rows = 2 * std::max(1, world_size() - 1);
   EXPECT_NE(text.find(R"(<Grid Name="t" GridType="Uniform">)"), std::string::npos) << text;
-  EXPECT_NE(text.find("Dimensions=\"" + std::to_string(rows) +
+  EXPECT_NE(text.find("Dimensions=\"1 " + std::to_string(rows) +
                       R"( 3" NumberType="Float" Precision="8" Format="HDF">sim_It1.h5:/t<)"),
             std::string::npos)
       << text;
@@ -99,12 +99,12 @@ TEST(StoreXdmf, DamarisBlocksWithoutPositionInACollectiveFileAreDescribedOneEach
   MPI_Barrier(MPI_COMM_WORLD);
   const std::string text = read_text(xdmf_iteration_path(dir, "sim", 0));
   for (int k = 0; k < world_size(); ++k) {
-    EXPECT_NE(text.find(R"(Dimensions="1 2" NumberType="Float" Precision="8" Format="HDF">)"
+    EXPECT_NE(text.find(R"(Dimensions="1 1 2" NumberType="Float" Precision="8" Format="HDF">)"
                         "sim_It0.h5:/y/P" +
                         std::to_string(k) + "<"),
               std::string::npos)
         << text;
-    EXPECT_NE(text.find("Dimensions=\"1 " + std::to_string(k + 1) +
+    EXPECT_NE(text.find("Dimensions=\"1 1 " + std::to_string(k + 1) +
                         R"(" NumberType="Float" Precision="8" Format="HDF">sim_It0.h5:/x/P)" +
                         std::to_string(k) + "<"),
               std::string::npos)

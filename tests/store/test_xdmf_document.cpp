@@ -29,25 +29,25 @@ TEST(XdmfDocument, BlocksOfAVariableTileItsGrid) {
   EXPECT_EQ(text,
             R"(    <Grid Name="n" GridType="Collection" CollectionType="Spatial">
       <Grid Name="n/P0" GridType="Uniform">
-        <Topology TopologyType="2DCoRectMesh" Dimensions="2 5"/>
-        <Geometry GeometryType="ORIGIN_DXDY">
-          <DataItem Dimensions="2" NumberType="Float" Precision="8" Format="XML">0 0</DataItem>
-          <DataItem Dimensions="2" NumberType="Float" Precision="8" Format="XML">1 1</DataItem>
+        <Topology TopologyType="3DCoRectMesh" Dimensions="2 2 5"/>
+        <Geometry GeometryType="ORIGIN_DXDYDZ">
+          <DataItem Dimensions="3" NumberType="Float" Precision="8" Format="XML">0 0 0</DataItem>
+          <DataItem Dimensions="3" NumberType="Float" Precision="8" Format="XML">1 1 1</DataItem>
         </Geometry>
         <Attribute Name="n" AttributeType="Scalar" Center="Cell">
-          <DataItem Dimensions="1 4" NumberType="Float" Precision="8" Format="HDF">sim_It3_Pr0.h5:/n/P0</DataItem>
+          <DataItem Dimensions="1 1 4" NumberType="Float" Precision="8" Format="HDF">sim_It3_Pr0.h5:/n/P0</DataItem>
         </Attribute>
       </Grid>
     </Grid>
     <Grid Name="t" GridType="Collection" CollectionType="Spatial">
       <Grid Name="t/P0" GridType="Uniform">
-        <Topology TopologyType="2DCoRectMesh" Dimensions="3 4"/>
-        <Geometry GeometryType="ORIGIN_DXDY">
-          <DataItem Dimensions="2" NumberType="Float" Precision="8" Format="XML">0 0</DataItem>
-          <DataItem Dimensions="2" NumberType="Float" Precision="8" Format="XML">1 1</DataItem>
+        <Topology TopologyType="3DCoRectMesh" Dimensions="2 3 4"/>
+        <Geometry GeometryType="ORIGIN_DXDYDZ">
+          <DataItem Dimensions="3" NumberType="Float" Precision="8" Format="XML">0 0 0</DataItem>
+          <DataItem Dimensions="3" NumberType="Float" Precision="8" Format="XML">1 1 1</DataItem>
         </Geometry>
         <Attribute Name="t" AttributeType="Scalar" Center="Cell">
-          <DataItem Dimensions="2 3" NumberType="Float" Precision="8" Format="HDF">sim_It3_Pr0.h5:/t/P0</DataItem>
+          <DataItem Dimensions="1 2 3" NumberType="Float" Precision="8" Format="HDF">sim_It3_Pr0.h5:/t/P0</DataItem>
         </Attribute>
       </Grid>
     </Grid>
@@ -55,12 +55,12 @@ TEST(XdmfDocument, BlocksOfAVariableTileItsGrid) {
   EXPECT_TRUE(skipped.empty());
   const std::string more = xdmf_grids({array("t", {2, 3}, 0, {0, 0}), nodal}, {}, skipped);
   EXPECT_NE(more.find(R"(<Grid Name="t/P1" GridType="Uniform">
-        <Topology TopologyType="2DCoRectMesh" Dimensions="2 3"/>)"),
+        <Topology TopologyType="3DCoRectMesh" Dimensions="1 2 3"/>)"),
             std::string::npos)
       << more;
-  EXPECT_NE(more.find(R"(Format="XML">2 0</DataItem>)"), std::string::npos) << more;
+  EXPECT_NE(more.find(R"(Format="XML">0 2 0</DataItem>)"), std::string::npos) << more;
   EXPECT_NE(more.find(R"(<Attribute Name="t" AttributeType="Scalar" Center="Node">
-          <DataItem Dimensions="2 3" NumberType="Float" Precision="4" Format="HDF">sim_It3_Pr1.h5:/t/P1</DataItem>)"),
+          <DataItem Dimensions="1 2 3" NumberType="Float" Precision="4" Format="HDF">sim_It3_Pr1.h5:/t/P1</DataItem>)"),
             std::string::npos)
       << more;
 }
@@ -113,7 +113,7 @@ TEST(XdmfDocument, WhatCannotBeDescribedIsSaid) {
                          "variable 'p' on mesh 'm': its extent 2 2 does not fit coordinates of 3 "
                          "5 points for a zonal variable; described on its layout instead"}));
   EXPECT_NE(grids.find(R"(<Grid Name="p/P0" GridType="Uniform">
-        <Topology TopologyType="2DCoRectMesh" Dimensions="3 3"/>)"),
+        <Topology TopologyType="3DCoRectMesh" Dimensions="2 3 3"/>)"),
             std::string::npos)
       << grids;
 }
