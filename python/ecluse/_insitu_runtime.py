@@ -121,7 +121,11 @@ def state():
 
 
 def _threads(dask):
-    return dask.get("nthreads") or int(os.environ.get("OMP_NUM_THREADS", "1") or 1)
+    """nthreads, else OMP_NUM_THREADS's outer level ("4,2" is 4), else 1."""
+    if dask.get("nthreads"):
+        return dask["nthreads"]
+    outer = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    return int(outer) if outer.isdigit() and int(outer) > 0 else 1
 
 
 class _Worker:
@@ -420,21 +424,27 @@ def iteration(index, iteration_number, blocks):
     result = _run(script, iteration_number, data, s)
     del data
     sys.stdout.flush()
-    _check_released(script, iteration_number, arrays)
+    _check_released(script, iteration_number, arrays, _world_rank(s))
     for block in blocks:
         block[-1].release()
     return result
 
 
-def _check_released(script, iteration_number, arrays):
+def _check_released(script, iteration_number, arrays, rank):
     """The views' memory is the writer's buffer, reused once this call returns: a script that
-    kept an array of DD (or a view of one) past the call is told, once, to copy it."""
-    kept = any(sys.getrefcount(array) > 3 for array in arrays)  # list, loop name, argument
+    kept an array of DD or a view of one (a slice, insitu.interior, insitu.blocks) past the call
+    is told, once, to copy it. Each array of DD is a reshape of the 1-D array over the buffer
+    (its base), which every view made from it refers to instead of to the array itself."""
+    # Our own references: the list, the loop name and getrefcount's argument; the base's: the
+    # array's base pointer and the argument.
+    kept = any(sys.getrefcount(array) > 3 or sys.getrefcount(array.base) > 2
+               for array in arrays)
     if kept and not script.kept_warned:
         script.kept_warned = True
-        sys.stderr.write(f"[ecluse] pyscript '{script.name}' kept a NumPy view of iteration "
-                         f"{iteration_number}'s blocks after the script returned: that memory is "
-                         "reused for later blocks; keep a copy (np.array(view)) instead.\n")
+        sys.stderr.write(f"[ecluse {rank}] pyscript '{script.name}' kept a NumPy view of "
+                         f"iteration {iteration_number}'s blocks after the script returned: that "
+                         "memory is reused for later blocks; keep a copy (np.array(view)) "
+                         "instead.\n")
 
 
 def finish():

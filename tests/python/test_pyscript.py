@@ -445,6 +445,18 @@ def test_scalar_from_position_indexes_as_damaris_does(capsys):
         insitu.scalar(DD, "t", (5, 0), client_rank=1)
 
 
+@pytest.mark.parametrize("nthreads,omp,threads", [(3, "8", 3), (0, "4,2", 4), (0, "", 1),
+                                                  (0, "x", 1), (0, "0", 1), (0, None, 1)])
+def test_dask_worker_threads_from_nthreads_or_openmp(monkeypatch, nthreads, omp, threads):
+    """nthreads="openmp" (0) takes OMP_NUM_THREADS's outer level: "4,2" (nested) is valid."""
+    from ecluse import _insitu_runtime
+    if omp is None:
+        monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    else:
+        monkeypatch.setenv("OMP_NUM_THREADS", omp)
+    assert _insitu_runtime._threads({"nthreads": nthreads}) == threads
+
+
 def test_blocks_futures_are_freed_with_the_array_without_the_garbage_collector():
     """The futures of dask_array's blocks (their data on the workers) go with the array, not at
     the next garbage collection: a worker still holding them at finalize cannot retire."""
@@ -584,6 +596,39 @@ def test_a_script_without_main_runs_whole_at_every_iteration(tmp_path):
                 "failure\")\nValueError: top-level failure\n") in result.stderr
     assert "failed at iteration 0" not in result.stderr
     assert read_output.check_per_process(tmp_path / "out", ITERATIONS, 4) == ITERATIONS * 2
+
+
+KEEP = '''
+import numpy as np
+from ecluse import insitu
+kept = []
+def main(DD):
+    t = DD["iteration_data"]["temperature"]["numpy_data"]
+    key = sorted(t)[0]
+    what = "{what}"
+    if what == "whole":
+        kept.append(t[key])
+    elif what == "slice":
+        kept.append(t[key][1:-1, 1:-1])
+    elif what == "interior":
+        kept.append(insitu.interior(DD, "temperature", key))
+    else:
+        kept.append(np.array(t[key][1:-1]))
+'''
+
+
+@pytest.mark.parametrize("what", ["whole", "slice", "interior", "copy"])
+def test_a_view_kept_past_the_call_is_said_once(tmp_path, what):
+    """A block's memory is reused once main(DD) returns: keeping the array, a slice of it or
+    insitu.interior's view is said once per writer, with its rank; a copy is not."""
+    result = run(tmp_path, "tp", '<pyscript name="keep" file="keep.py"/>',
+                 {"keep.py": KEEP.replace("{what}", what)}, script_attr='script="keep"')
+    assert result.returncode == 0, result.stderr
+    said = logged_ranks(result.stderr, "pyscript 'keep' kept a NumPy view of iteration 0's "
+                                       "blocks after the script returned: that memory is reused "
+                                       "for later blocks; keep a copy (np.array(view)) instead.")
+    assert said == ([] if what == "copy" else [0, 1]), result.stderr
+    assert "kept a NumPy view of iteration 1" not in result.stderr
 
 
 def test_dask_block_layout_is_the_text_damaris_prints():
