@@ -60,6 +60,8 @@ program errors
     '<data><parameter name="NX" type="int" value="12"/>' // &
     '<parameter name="NY" type="int" value="10"/>' // &
     '<parameter name="LABEL" type="string" value="heat"/>' // &
+    '<parameter name="LEVELS" type="short" value="-300"/>' // &
+    '<parameter name="FLAG" type="char" value="-5"/>' // &
     '<layout name="grid" type="double" dimensions="NX,NY"/>' // &
     '<variable name="temperature" layout="grid"/></data>' // &
     '<storage><store name="none" type="null"/></storage>' // &
@@ -72,6 +74,8 @@ program errors
   integer(8) :: dims(ECLUSE_MAX_DIMENSIONS)
   character(len=16) :: label, layout
   character(len=2) :: short
+  integer(2) :: levels
+  integer(1) :: flag
   real(8) :: statistic
 
   call MPI_Init(mpi_err)
@@ -133,6 +137,14 @@ program errors
   call ecluse_variable_shape('temperature', type, ndims, dims, ierr)
   print '(a, 4(i0, a))', 'shape|type ', type, ', ', ndims, ' dimensions (', dims(1), ',', &
     dims(2), ')'
+  call ecluse_parameter_get('LEVELS', levels, ierr)
+  call ecluse_parameter_get('FLAG', flag, ierr)
+  print '(a, 2(i0, a))', 'small-integers|', levels, ' ', flag, ' ' // ecluse_status_name(ierr)
+  levels = 7
+  call ecluse_parameter_set('LEVELS', levels, ierr)
+  levels = 0
+  call ecluse_parameter_get('LEVELS', levels, ierr)
+  print '(a, i0, a)', 'short-set|', levels, ' ' // ecluse_status_name(ierr)
   call ecluse_parameter_get('LABEL', label, ierr)
   print '(a)', 'label|"' // trim(label) // '" ' // ecluse_status_name(ierr)
   call ecluse_bind('step', on_step, ierr)

@@ -165,6 +165,8 @@ def test_every_call_of_ecluse_h_is_in_the_module(errors):
 def test_shape_parameters_actions_and_zero_copy(errors):
     assert errors["shape"] == "type 5, 2 dimensions (12,10)"  # ECLUSE_TYPE_FLOAT64, Fortran order
     assert errors["label"] == '"heat" ECLUSE_OK'
+    assert errors["small-integers"] == "-300 -5 ECLUSE_OK"  # short and char: integer(2), (1)
+    assert errors["short-set"] == "7 ECLUSE_OK"
     assert errors["action"] == 'step from 0 at iteration 0 args ""'
     assert errors["iteration"] == "1"
     assert errors["alloc"] == "shape (12,10) ECLUSE_OK"
