@@ -1,6 +1,8 @@
 // Probing and reading a host's energy source on its first rank.
 #include "report/HostEnergy.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <vector>
@@ -39,6 +41,24 @@ Calibration calibration_of(const EnergyConfig& config, const SysfsFiles& files, 
                 "; a modelled figure uses the default calibration");
     return default_calibration();
   }
+}
+}  // namespace
+
+namespace {
+// The host's CPU times now, or nothing where /proc/stat cannot be read.
+std::optional<CpuTimes> host_cpu_times() {
+  try {
+    const auto text = SysfsFiles(system_root()).try_read("/proc/stat");
+    if (text) return CpuTimes::parse(*text);
+  } catch (const Error&) {
+  }
+  return std::nullopt;
+}
+
+double busy_seconds_between(const CpuTimes& start, const CpuTimes& end) {
+  const long ticks = sysconf(_SC_CLK_TCK);
+  if (end.busy < start.busy || ticks <= 0) return -1;
+  return static_cast<double>(end.busy - start.busy) / static_cast<double>(ticks);
 }
 }  // namespace
 
@@ -83,6 +103,7 @@ void log_skipped_sources(const ProbeResult& probe, Log& log) {
 void HostEnergy::open_source(const EnergyConfig& config, Log& log) {
   const SysfsFiles files(system_root());
   host_name_ = host_name(files);
+  start_cpu_ = host_cpu_times();
   try {
     ProbeContext context;
     context.root = system_root();
@@ -123,6 +144,8 @@ HostEnergyFigure HostEnergy::finish() {
     f.note = end.note;
     f.joules = end.total_joules() - start_.total_joules();
     f.seconds = monotonic_seconds() - start_time_;
+    const auto end_cpu = host_cpu_times();
+    if (start_cpu_ && end_cpu) f.busy_cpu_s = busy_seconds_between(*start_cpu_, *end_cpu);
   } catch (const Error& e) {
     f.source = source_->name();
     f.quality = "none";

@@ -5,11 +5,13 @@
 #include <mpi.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "config/Config.hpp"
 #include "core/Log.hpp"
+#include "energy/CpuTimes.hpp"
 #include "energy/EnergySource.hpp"
 #include "energy/EnergyTicker.hpp"
 
@@ -20,6 +22,11 @@ struct HostEnergyFigure {
   std::string host, source, quality, calibration, note;
   double joules = 0;
   double seconds = 0;
+  // The host's CPU time outside idle and steal over the same window (/proc/stat), -1 when
+  // unknown; every energy source counts it, whoever spent it. The job's part is summed from
+  // its ranks' records on rank 0 (RunReport), where the rest is told as other processes' load.
+  double busy_cpu_s = -1;
+  double job_cpu_s = 0;
 };
 
 class HostEnergy {
@@ -42,6 +49,7 @@ class HostEnergy {
   void open_source(const EnergyConfig& config, Log& log);
   int host_rank_ = 0, host_ = 0, hosts_ = 1;
   std::string host_name_;
+  std::optional<CpuTimes> start_cpu_;
   std::unique_ptr<EnergySource> source_;
   std::unique_ptr<EnergyTicker> ticker_;
   EnergyReading start_;

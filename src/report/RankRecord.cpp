@@ -23,7 +23,7 @@ namespace {
 struct FixedPart {
   RankTotals totals;
   bool has_energy = false;
-  double joules = 0, seconds = 0;
+  double joules = 0, seconds = 0, busy_cpu_s = -1;
 };
 
 // Strings travel as bytes too: each one's length, then its characters.
@@ -64,6 +64,7 @@ void read_texts(const std::string& in, RankRecord& r) {
   if (r.energy) {
     e.joules = r.energy->joules;
     e.seconds = r.energy->seconds;
+    e.busy_cpu_s = r.energy->busy_cpu_s;
     r.energy = e;
   }
 }
@@ -122,8 +123,10 @@ IterationSeries series_of(const std::string& in) {
 }  // namespace
 
 std::vector<RankRecord> gather_records(const RankRecord& mine, MPI_Comm comm) {
-  FixedPart fixed{mine.totals, mine.energy.has_value(), 0, 0};
-  if (mine.energy) fixed = {mine.totals, true, mine.energy->joules, mine.energy->seconds};
+  FixedPart fixed{mine.totals, mine.energy.has_value(), 0, 0, -1};
+  if (mine.energy) {
+    fixed = {mine.totals, true, mine.energy->joules, mine.energy->seconds, mine.energy->busy_cpu_s};
+  }
   const auto fixeds = gather_strings(comm, as_bytes(std::vector<FixedPart>{fixed}), 0);
   const auto series = gather_strings(comm, series_bytes(mine.series), 0);
   const auto statistics = gather_strings(comm, as_bytes(mine.statistics), 0);
@@ -132,7 +135,13 @@ std::vector<RankRecord> gather_records(const RankRecord& mine, MPI_Comm comm) {
   for (std::size_t r = 0; r < records.size(); ++r) {
     const FixedPart f = from_bytes<FixedPart>(fixeds[r]).at(0);
     records[r].totals = f.totals;
-    if (f.has_energy) records[r].energy = HostEnergyFigure{{}, {}, {}, {}, {}, f.joules, f.seconds};
+    if (f.has_energy) {
+      HostEnergyFigure e;
+      e.joules = f.joules;
+      e.seconds = f.seconds;
+      e.busy_cpu_s = f.busy_cpu_s;
+      records[r].energy = e;
+    }
     records[r].series = series_of(series[r]);
     records[r].statistics = from_bytes<StatisticValue>(statistics[r]);
     read_texts(texts[r], records[r]);

@@ -105,6 +105,10 @@ Json hosts_json(const std::vector<HostEnergyFigure>& hosts) {
     h["note"] = f.note;
     h["joules"] = f.joules;
     h["seconds"] = f.seconds;
+    h["busy_cpu_s"] = f.busy_cpu_s < 0 ? Json() : Json(f.busy_cpu_s);
+    h["job_cpu_s"] = f.job_cpu_s;
+    h["other_cpu_s"] = other_cpu_seconds(f);
+    h["other_load"] = has_other_load(f);
     out.push_back(std::move(h));
   }
   return out;
@@ -123,6 +127,8 @@ Json energy_json(const RunTotals& t) {
   e["measured_joules"] = t.energy.measured_joules;
   e["modelled_joules"] = t.energy.modelled_joules;
   e["hosts_without_energy"] = t.energy.hosts_without_energy;
+  e["hosts_with_other_load"] = t.energy.hosts_with_other_load;
+  e["other_cpu_s"] = t.energy.other_cpu_s;
   e["average_power_w"] = average_power(t);
   e["hosts"] = hosts_json(t.energy.hosts);
   Json by_role = Json::object();

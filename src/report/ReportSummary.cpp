@@ -107,6 +107,15 @@ std::string waits_line(const RunTotals& t) {
          format("%.3f s", wait / clients.ranks) + " per client" + count + "): " + kind.cause + "\n";
 }
 
+// Every source counts the whole host: another job's load is in the figure.
+std::string other_load_line(const RunTotals& t) {
+  if (t.energy.hosts_with_other_load == 0) return "";
+  return "  energy note: other processes kept " + std::to_string(t.energy.hosts_with_other_load) +
+         " host(s) busy " + format("%.1f CPU-s", t.energy.other_cpu_s) +
+         " beyond this job's ranks; the energy figure counts their load too (run alone for a "
+         "figure of this job only)\n";
+}
+
 std::string energy_line(const RunTotals& t) {
   const double rate = t.completion > 0 ? t.client_bytes / 1e6 / t.completion : 0;
   const double watts = t.energy.watts;
@@ -117,7 +126,7 @@ std::string energy_line(const RunTotals& t) {
          t.energy.quality + (t.energy.calibration.empty() ? "" : ", " + t.energy.calibration) +
          without + "), average power " + format("%.1f W", watts) + "; I/O " +
          format("%.3f MB/s", rate) + ", " + format("%.5f MB/s/W", watts > 0 ? rate / watts : 0) +
-         "\n";
+         "\n" + other_load_line(t);
 }
 
 // Set by `ecluse run`: the file to which rank 0 adds its report's path, so that the launcher

@@ -30,14 +30,30 @@ void label_totals(EnergyTotals& e, const EnergyLabels& labels) {
   if (e.hosts_without_energy > 0 && e.quality == "measured") e.quality = "measured-partial";
 }
 
+std::map<int, std::pair<double, double>> host_cpu_and_joules(
+    const std::vector<RankRecord>& records) {
+  std::map<int, std::pair<double, double>> hosts;  // host -> (cpu of its ranks, joules)
+  for (const RankRecord& r : records) {
+    hosts[r.totals.host].first += r.totals.cpu;
+    if (r.energy) hosts[r.totals.host].second = r.energy->joules;
+  }
+  return hosts;
+}
+
 // Host leaders carry their host's energy; the figure is split among the host's ranks by CPU.
 EnergyTotals host_energy(const std::vector<RankRecord>& records) {
   EnergyTotals e;
   EnergyLabels labels;
+  const auto per_host = host_cpu_and_joules(records);
   for (const RankRecord& r : records) {
     if (!r.energy) continue;
-    const HostEnergyFigure& f = *r.energy;
+    HostEnergyFigure f = *r.energy;
+    f.job_cpu_s = per_host.at(r.totals.host).first;
     e.hosts.push_back(f);
+    if (has_other_load(f)) {
+      ++e.hosts_with_other_load;
+      e.other_cpu_s += other_cpu_seconds(f);
+    }
     if (f.source == "none") {
       ++e.hosts_without_energy;
       continue;
@@ -51,16 +67,6 @@ EnergyTotals host_energy(const std::vector<RankRecord>& records) {
   }
   label_totals(e, labels);
   return e;
-}
-
-std::map<int, std::pair<double, double>> host_cpu_and_joules(
-    const std::vector<RankRecord>& records) {
-  std::map<int, std::pair<double, double>> hosts;  // host -> (cpu of its ranks, joules)
-  for (const RankRecord& r : records) {
-    hosts[r.totals.host].first += r.totals.cpu;
-    if (r.energy) hosts[r.totals.host].second = r.energy->joules;
-  }
-  return hosts;
 }
 
 void add_rank(RoleTotals& role, const RankRecord& r, double joules) {
@@ -91,6 +97,15 @@ void add_series(RoleSeries& role, const IterationSeries& rank) {
 }
 
 }  // namespace
+
+double other_cpu_seconds(const HostEnergyFigure& f) {
+  return f.busy_cpu_s < 0 ? 0 : std::max(0.0, f.busy_cpu_s - f.job_cpu_s);
+}
+
+bool has_other_load(const HostEnergyFigure& f) {
+  const double other = other_cpu_seconds(f);
+  return other > kOtherLoadSeconds && other > kOtherLoadShare * f.busy_cpu_s;
+}
 
 RunTotals aggregate(const Config& config, const std::vector<RankRecord>& records, int nodes,
                     int hosts) {

@@ -23,11 +23,23 @@ struct RoleTotals {
   std::array<double, kPhaseCount> phase_joules{};
 };
 
+/** CPU time a host spent beyond the job's ranks (other processes, the kernel's own threads),
+ * from its busy time and its ranks' CPU; 0 when the busy time is unknown. */
+double other_cpu_seconds(const HostEnergyFigure& f);
+/** Other processes' load is told when above both: a short run's noise is not. */
+inline constexpr double kOtherLoadSeconds = 0.5;
+inline constexpr double kOtherLoadShare = 0.25;  // of the host's busy CPU time
+bool has_other_load(const HostEnergyFigure& f);
+
 struct EnergyTotals {
   double joules = 0;  // over the hosts with a source: measured_joules + modelled_joules
   double measured_joules = 0, modelled_joules = 0;
   double watts = 0;              // sum over those hosts of each host's joules / seconds it measured
   int hosts_without_energy = 0;  // source "none": left out of the sums
+  // Hosts whose CPUs other processes kept busy (other_load), and their CPU time in all: the
+  // energy figure counts their load too.
+  int hosts_with_other_load = 0;
+  double other_cpu_s = 0;
   // "mixed" when hosts differ; quality "measured-partial" when some hosts have no source
   std::string source, quality, calibration;
   std::vector<HostEnergyFigure> hosts;

@@ -179,6 +179,35 @@ TEST(Aggregate, HostsWithoutEnergyAreLeftOutAndMixedTotalsSplit) {
       << s;
 }
 
+// Every source counts the whole host: CPU time its CPUs spent beyond the job's ranks (another
+// job, a compile) is told in the report and the summary, above both thresholds only.
+TEST(Aggregate, OtherProcessesLoadOnAHostIsTold) {
+  auto records = run();                // the ranks' CPU on the host: 3 + 1 + 0 s
+  records[0].energy->busy_cpu_s = 10;  // 6 s of other processes
+  const auto config = dc_config();
+  const auto t = ecluse::aggregate(config, records, 1, 1);
+  EXPECT_EQ(t.energy.hosts_with_other_load, 1);
+  EXPECT_DOUBLE_EQ(t.energy.other_cpu_s, 6);
+  EXPECT_DOUBLE_EQ(t.energy.hosts.at(0).job_cpu_s, 4);
+  EXPECT_NE(ecluse::report_summary(t, records, "r.json")
+                .find("0.00000 MB/s/W\n  energy note: other processes kept 1 host(s) busy 6.0 "
+                      "CPU-s beyond this job's ranks; the energy figure counts their load too "
+                      "(run alone for a figure of this job only)\n"),
+            std::string::npos);
+  const std::string text = ecluse::build_report(config, t, records).dump(0);
+  EXPECT_NE(text.find("\"busy_cpu_s\":10,\"job_cpu_s\":4,\"other_cpu_s\":6,\"other_load\":true"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\"hosts_with_other_load\":1,\"other_cpu_s\":6"), std::string::npos) << text;
+  for (const double busy : {4.9, -1.0}) {  // 0.9 s, under a quarter of 4.9 s; unknown
+    records[0].energy->busy_cpu_s = busy;
+    const auto quiet = ecluse::aggregate(config, records, 1, 1);
+    EXPECT_EQ(quiet.energy.hosts_with_other_load, 0) << busy;
+    EXPECT_EQ(ecluse::report_summary(quiet, records, "r.json").find("energy note"),
+              std::string::npos);
+  }
+}
+
 // Clients that waited 5% of their time or more for room in the buffer (its own counter, not the
 // wait phase, which also holds a dedicated node's final drain) are told so, with the count of
 // waits and what to change; less than that says nothing (SummaryNamesEverything).
