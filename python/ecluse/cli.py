@@ -573,6 +573,7 @@ def cmd_validate(args) -> int:
     print(val.format_comparisons(comparisons))
     profiled = prof.profile_bytes_per_output(doc)
     _print_if(prof.small_output_note(profiled) or val.output_size_note(reports, profiled))
+    _print_if(val.other_load_note(reports))
     print(val.errors_line(comparisons))
     _print_if(val.measured_compute_line(comparisons))
     _print_if(val.measured_speeds_line(comparisons))

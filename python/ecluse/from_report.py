@@ -126,7 +126,8 @@ def read(path: str, power: Power, host_cpus: Optional[int] = None) -> ReportInpu
             "servers' last stores)" if drain else ")"), "measured"),
         domains_source,
         ("power", power.label(), power.source))
-    return ReportInputs(app, platform, workload, sources, domains, _notes(workload, per_output))
+    return ReportInputs(app, platform, workload, sources, domains,
+                        _notes(workload, per_output) + _other_load_notes(report))
 
 
 
@@ -139,6 +140,16 @@ def _notes(workload: Workload, per_output: Optional[float]) -> tuple:
             "client, per node or per server), and the model scales the measured write time as "
             "bytes / bandwidth: the other approaches' predictions may be far off. Advise from a "
             "run that writes the outputs of interest, or from a profile (ecluse profile).",)
+
+
+def _other_load_notes(report) -> tuple:
+    """A run that shared its host: its measured times may be slowed by the other processes."""
+    e = report.energy
+    if e is None or not e.hosts_with_other_load:
+        return ()
+    return (f"this run shared its host with other processes ({e.other_cpu_s or 0:.1f} CPU-s "
+            "beyond its own ranks): its measured times, which the advice starts from, may be "
+            "slowed by them; advise from a run on a quiet machine.",)
 
 
 def _output_text(workload: Workload, per_output: Optional[float]) -> str:

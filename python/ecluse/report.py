@@ -164,6 +164,10 @@ class Energy:
     source: Optional[str] = None
     quality: Optional[str] = None
     calibration: Optional[str] = None
+    # CPU time other processes spent on the run's hosts, counted in `joules` (reports before
+    # these fields: None)
+    hosts_with_other_load: Optional[int] = None
+    other_cpu_s: Optional[float] = None
     by_role_j: Mapping[str, float] = field(default_factory=dict)
 
     @classmethod

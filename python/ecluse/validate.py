@@ -34,6 +34,7 @@ class Measured:
     compute_s: Optional[float] = None  # the clients' compute phase, per client (the report's)
     store_s_per_output: Optional[float] = None  # slowest store rank's (TP: client's write)
     copy_bytes_per_s: Optional[float] = None    # one client's hand-over (DC/DN)
+    other_cpu_s: float = 0.0  # other processes' CPU time on hosts the report flags (other_load)
 
     def key(self) -> str:
         """What names the run in a table: its report's path as given, and its configuration
@@ -177,7 +178,16 @@ def read_report(path: str, iterations: Optional[int] = None,
                     _completion(report), joules, label,
                     report.server_idle_fraction(), str(report.data.get("config") or ""),
                     _compute_per_client(report), _io_seconds(report),
-                    report.copy_bytes_per_client_s() if report.approach != "tp" else None)
+                    report.copy_bytes_per_client_s() if report.approach != "tp" else None,
+                    _other_load(report))
+
+
+def _other_load(report: Report) -> float:
+    """Other processes' CPU time on the run's hosts when the report flags any (0 otherwise)."""
+    e = report.energy
+    if e is None or not e.hosts_with_other_load:
+        return 0.0
+    return e.other_cpu_s or 0.0
 
 
 def _io_seconds(report: Report) -> Optional[float]:
@@ -466,6 +476,18 @@ def output_size_note(reports: Sequence[Measured], profile_per_output: Optional[f
             f"output, the profile's output runs {profile_per_output:.0f}: their I/O time is "
             "extrapolated as bytes / bandwidth, which a file's fixed cost makes wrong far from "
             "the profiled size; profile at the runs' output size")
+
+
+def other_load_note(reports: Sequence[Measured]) -> Optional[str]:
+    """A note when runs shared their hosts with other processes: their measured energy counts
+    that load too, and their times may be slowed by it."""
+    loaded = [m for m in reports if m.other_cpu_s > 0]
+    if not loaded:
+        return None
+    return (f"note: {len(loaded)} of the runs shared their host with other processes (up to "
+            f"{max(m.other_cpu_s for m in loaded):.1f} CPU-s beyond their own ranks, "
+            f"e.g. {loaded[0].path}): their measured energy counts that load too and their times "
+            "may be slowed by it; repeat them on a quiet machine")
 
 
 def format_comparisons(comparisons: Sequence[Comparison]) -> str:

@@ -411,3 +411,20 @@ def test_a_partial_report_is_refused_with_its_failure(tmp_path):
         f"{path}: the run did not complete ('complete': false; first failure: timeout "
         "(ECLUSE_TIMEOUT=3 s) waiting): the model needs the report of a run that ended "
         "normally; run it again")
+
+
+def test_advice_from_a_report_of_a_run_beside_other_processes_says_so():
+    from ecluse import from_report
+    from ecluse.report import Energy
+
+    class Loaded:
+        energy = Energy(joules=10.0, hosts_with_other_load=1, other_cpu_s=4.5)
+
+    class Quiet:
+        energy = Energy(joules=10.0, hosts_with_other_load=0, other_cpu_s=0.2)
+
+    assert from_report._other_load_notes(Loaded) == (
+        "this run shared its host with other processes (4.5 CPU-s beyond its own ranks): its "
+        "measured times, which the advice starts from, may be slowed by them; advise from a run "
+        "on a quiet machine.",)
+    assert from_report._other_load_notes(Quiet) == ()

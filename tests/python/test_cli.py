@@ -256,6 +256,22 @@ def test_validate_notes_outputs_too_small_or_far_from_the_profiled_size(capsys, 
         assert notes == ([note] if note else []), per_output
 
 
+def test_validate_notes_runs_that_shared_their_host(capsys, validation, tmp_path):
+    """Every energy source counts the whole host: a run beside other processes is said."""
+    profile, reports = validation
+    doc = json.loads(pathlib.Path(reports[1]).read_text())
+    doc["energy"].update(hosts_with_other_load=1, other_cpu_s=3.25)
+    loaded = write(tmp_path / "loaded.json", doc)
+    code, out, _ = run(capsys, "validate", reports[0], loaded, "--profile", profile)
+    assert code == 0
+    assert [line for line in out.splitlines() if line.startswith("note: ")] == [
+        f"note: 1 of the runs shared their host with other processes (up to 3.2 CPU-s beyond "
+        f"their own ranks, e.g. {loaded}): their measured energy counts that load too and their "
+        "times may be slowed by it; repeat them on a quiet machine"]
+    code, out, _ = run(capsys, "validate", *reports, "--profile", profile)
+    assert "shared their host" not in out
+
+
 def table_row(out, label):
     return next(line for line in out.splitlines() if line.startswith(label)).split()
 
