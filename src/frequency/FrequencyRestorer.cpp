@@ -1,7 +1,7 @@
-// The handler comes before the program's own SIGINT/SIGTERM action: it restores, then does what
-// that action would have done: calls the program's handler, ignores the signal if it was
-// ignored, or resets the default action and raises the signal again, so that the process ends
-// exactly as it would have without us.
+// The handler comes before the program's own action of each signal that ends a run: it
+// restores, then does what that action would have done: calls the program's handler, ignores
+// the signal if it was ignored, or resets the default action and raises the signal again, so
+// that the process ends exactly as it would have without us.
 #include "frequency/FrequencyRestorer.hpp"
 
 #include <fcntl.h>
@@ -17,13 +17,25 @@ namespace {
 
 std::atomic<FrequencyRestorer*> g_restorer{nullptr};
 // The signals that end a run and let a handler run first: the batch system's (SIGTERM, SIGHUP),
-// the user's (SIGINT, SIGQUIT) and abort() (an assertion). Not the faults (SIGSEGV, ...), which
-// some libraries catch on purpose.
-constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT};
+// the user's (SIGINT, SIGQUIT), abort() (an assertion) and the faults (SIGSEGV, SIGBUS, SIGFPE,
+// SIGILL: a crash). A library that catches a fault on purpose and recovers (its handler
+// returns or jumps) still gets it, after a restore (the CPU runs at its own frequency until the
+// rank's next lowering); a fault with the default action is raised again once the handler
+// returns and ends the process as before.
+constexpr int kSignals[] = {SIGINT,  SIGTERM, SIGHUP, SIGQUIT, SIGABRT,
+                            SIGSEGV, SIGBUS,  SIGFPE, SIGILL};
 struct sigaction g_previous[NSIG] = {};  // the program's action of each, kept to pass it on
 
 bool ignored(const struct sigaction& action) {
   return (action.sa_flags & SA_SIGINFO) == 0 && action.sa_handler == SIG_IGN;
+}
+
+// A fault the kernel raised (si_code > 0, not kill or raise) is not ended by ignoring it: the
+// kernel kills the process (returning would fault again).
+bool fault(int signal_number, const siginfo_t* info) {
+  const bool kind = signal_number == SIGSEGV || signal_number == SIGBUS ||
+                    signal_number == SIGFPE || signal_number == SIGILL;
+  return kind && info != nullptr && info->si_code > 0;
 }
 
 void pass_on(const struct sigaction& previous, int signal_number, siginfo_t* info, void* context) {
@@ -31,7 +43,8 @@ void pass_on(const struct sigaction& previous, int signal_number, siginfo_t* inf
     previous.sa_sigaction(signal_number, info, context);
     return;
   }
-  if (previous.sa_handler != SIG_DFL && previous.sa_handler != nullptr) {
+  if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN &&
+      previous.sa_handler != nullptr) {
     previous.sa_handler(signal_number);
     return;
   }
@@ -45,7 +58,7 @@ void pass_on(const struct sigaction& previous, int signal_number, siginfo_t* inf
 // An ignored signal ends nothing: the lowered settings stay, as the run goes on.
 void restore_and_pass_on(int signal_number, siginfo_t* info, void* context) {
   const struct sigaction& previous = g_previous[signal_number];
-  if (ignored(previous)) return;
+  if (ignored(previous) && !fault(signal_number, info)) return;
   FrequencyRestorer* restorer = g_restorer.load();
   if (restorer != nullptr) restorer->restore_all();
   pass_on(previous, signal_number, info, context);
@@ -59,7 +72,8 @@ void install_in_front(int signal_number, struct sigaction& previous) {
   if ((current.sa_flags & SA_SIGINFO) != 0 && current.sa_sigaction == restore_and_pass_on) return;
   struct sigaction action {};
   action.sa_sigaction = restore_and_pass_on;
-  action.sa_flags = SA_SIGINFO | SA_RESTART;
+  // SA_ONSTACK: on the program's alternate stack if it has one (a stack overflow's SIGSEGV).
+  action.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
   sigemptyset(&action.sa_mask);
   sigaction(signal_number, &action, &previous);
 }

@@ -1,5 +1,6 @@
-// The process-wide list of cpufreq files to put back, kept in fixed buffers so that a SIGINT or
-// SIGTERM handler can restore them with open/write/close only, then die of the signal.
+// The process-wide list of cpufreq files to put back, kept in fixed buffers so that a signal
+// handler (SIGINT, SIGTERM, a crash) can restore them with open/write/close only, then die of
+// the signal.
 #pragma once
 
 #include <atomic>
@@ -19,7 +20,8 @@ class FrequencyRestorer {
   /** A fresh owner id for one set of saved settings. */
   int new_owner();
   /** Remembers that `path` must get `value` back on a fatal signal; puts the handler of
-   * SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGABRT in front of the program's own action (again if the
+   * SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGBUS, SIGFPE and SIGILL in front of
+   * the program's own action (again if the
    * program replaced it since): it restores, then passes the signal on to that action (an ignored
    * signal restores nothing). Throws ecluse::Error when the value does not fit. */
   void add(int owner, const std::string& path, const std::string& value);

@@ -8,6 +8,7 @@
 #include <sched.h>
 
 #include <chrono>
+#include <csetjmp>
 #include <csignal>
 #include <cstdlib>
 #include <map>
@@ -522,6 +523,92 @@ TEST(EnergyFrequencyPolicySharing, AClaimReadsRelatedCpusOfTheCpuItRunsOn) {
   EXPECT_EQ(host[0].policy, c.policy);
   EXPECT_EQ(host[0].role, Role::DedicatedNode);
   EXPECT_TRUE(host[0].lowers);
+}
+
+}  // namespace ecluse
+
+namespace ecluse {
+namespace {
+
+void null_write() {
+  volatile int* volatile nowhere = nullptr;
+  *nowhere = 1;  // a real fault, as a crashing simulation's
+}
+
+sigjmp_buf g_recovery;
+void recovering_handler(int) {
+  siglongjmp(g_recovery, 1);  // a library that catches the fault on purpose and goes on
+}
+
+}  // namespace
+
+// A crash (SIGSEGV) restores too, then ends the process by the fault. Under a sanitizer, whose
+// handler was there first, the child ends by that handler's exit status instead.
+TEST(EnergyFrequency, RestoredOnACrash) {
+  test::FakeTree tree;
+  acpi_tree(tree);
+  const int status = status_of_child(
+      [&] {
+        auto controller = make_frequency_controller(SysfsFiles(tree.root()), 0, collect);
+        controller->apply(FrequencyTarget::parse("1.8GHz"), {1});
+        tree.write("/applied", value(tree, 1, "scaling_governor"));
+        null_write();
+      },
+      3);
+  EXPECT_TRUE(WIFSIGNALED(status) ? WTERMSIG(status) == SIGSEGV
+                                  : WIFEXITED(status) && WEXITSTATUS(status) != 3)
+      << status;
+  EXPECT_EQ(tree.read("/applied"), "userspace");
+  EXPECT_EQ(value(tree, 1, "scaling_governor"), "schedutil");
+}
+
+// A fault the program catches and recovers from still reaches its handler (after the restore),
+// and the program goes on; an ignored SIGSEGV is no way out of a real fault (the kernel ends
+// the process), so it restores too.
+TEST(EnergyFrequency, AProgramThatRecoversFromAFaultGoesOn) {
+  test::FakeTree tree;
+  acpi_tree(tree);
+  const int status = status_of_child(
+      [&] {
+        struct sigaction action {};
+        action.sa_handler = recovering_handler;
+        sigemptyset(&action.sa_mask);
+        sigaction(SIGSEGV, &action, nullptr);
+        auto controller = make_frequency_controller(SysfsFiles(tree.root()), 0, collect);
+        controller->apply(FrequencyTarget::parse("1.8GHz"), {1});
+        if (sigsetjmp(g_recovery, 1) == 0) null_write();
+        tree.write("/recovered", value(tree, 1, "scaling_governor"));
+      },
+      6);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 6);
+  EXPECT_EQ(tree.read("/recovered"), "schedutil");  // restored before the program's handler
+  const int ignored = status_of_child(
+      [&] {
+        std::signal(SIGSEGV, SIG_IGN);
+        auto controller = make_frequency_controller(SysfsFiles(tree.root()), 0, collect);
+        controller->apply(FrequencyTarget::parse("1.8GHz"), {1});
+        null_write();
+      },
+      3);
+  EXPECT_TRUE(WIFSIGNALED(ignored) ? WTERMSIG(ignored) == SIGSEGV
+                                   : WIFEXITED(ignored) && WEXITSTATUS(ignored) != 3)
+      << ignored;
+  EXPECT_EQ(value(tree, 1, "scaling_governor"), "schedutil");
+  // raise(SIGBUS) is no fault: ignored, it ends nothing and restores nothing.
+  const int raised = status_of_child(
+      [&] {
+        std::signal(SIGBUS, SIG_IGN);
+        auto controller = make_frequency_controller(SysfsFiles(tree.root()), 0, collect);
+        controller->apply(FrequencyTarget::parse("1.8GHz"), {1});
+        raise(SIGBUS);
+        tree.write("/after-bus", value(tree, 1, "scaling_governor"));
+        controller->restore();
+      },
+      5);
+  ASSERT_TRUE(WIFEXITED(raised)) << "killed by signal " << WTERMSIG(raised);
+  EXPECT_EQ(WEXITSTATUS(raised), 5);
+  EXPECT_EQ(tree.read("/after-bus"), "userspace");
 }
 
 }  // namespace ecluse
