@@ -2,10 +2,12 @@
 #include "core/Log.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <system_error>
@@ -33,12 +35,28 @@ std::FILE* open_log(const std::string& path, int rank) {
   return file;
 }
 
+// A log is appended to: a run that finds an earlier run's lines first says where its own begin.
+void separate_from_earlier_runs(std::FILE* file, int rank) {
+  struct stat status {};
+  if (::fstat(::fileno(file), &status) != 0 || status.st_size == 0) return;
+  char when[32] = "";
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  if (::localtime_r(&now, &local) != nullptr) {
+    std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &local);
+  }
+  std::fprintf(file, "[ecluse %d] info: ---- a new run (process %ld, %s) appends from here ----\n",
+               rank, static_cast<long>(::getpid()), when);
+  std::fflush(file);
+}
+
 }  // namespace
 
 Log::Log(const LogConfig& config, int rank)
     : threshold_(config.level), flush_(config.flush), rank_(rank) {
   if (!config.file.empty()) {
     file_ = open_log(config.file + "." + std::to_string(rank) + ".log", rank);
+    if (file_) separate_from_earlier_runs(file_, rank);
   }
 }
 

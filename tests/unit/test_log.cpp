@@ -100,5 +100,28 @@ TEST(Log, WarningsAndErrorsOfALogFileAreAlsoSaidOnStderrUpToALimit) {
   fs::remove_all(dir);
 }
 
+// A log file is appended to: the second run's lines begin after one line that says so; a new
+// file gets none.
+TEST(Log, ARunAppendingToAnEarlierRunsLogSaysWhereItBegins) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("ecluse_log_append_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  LogConfig config;
+  config.file = (dir / "sim").string();
+  testing::internal::CaptureStderr();
+  { Log(config, 1).warning("first run"); }
+  { Log(config, 1).warning("second run"); }
+  (void)testing::internal::GetCapturedStderr();
+  const std::string text = text_of(dir / "sim.1.log");
+  const std::string head =
+      "[ecluse 1] warning: first run\n[ecluse 1] info: ---- a new run (process " +
+      std::to_string(getpid()) + ", ";
+  EXPECT_EQ(text.rfind(head, 0), 0u) << text;
+  const std::string tail = ") appends from here ----\n[ecluse 1] warning: second run\n";
+  ASSERT_GE(text.size(), tail.size());
+  EXPECT_EQ(text.substr(text.size() - tail.size()), tail) << text;
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace ecluse
