@@ -71,6 +71,18 @@ def _abort_with(exc_type, exc, tb):
     MPI.COMM_WORLD.Abort(1)
 
 
+def _agree(comm, timeout=None):
+    """True once every rank of `comm` reached this point (an Ibarrier), False if `timeout`
+    seconds passed first."""
+    request = comm.Ibarrier()
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while not request.Test():
+        if deadline is not None and time.monotonic() > deadline:
+            return False
+        time.sleep(0.001)
+    return True
+
+
 class Session:
     """One Ecluse session (ecluse_initialize ... ecluse_finalize) on the ranks of `comm`.
 
@@ -84,8 +96,14 @@ class Session:
             raise _argument_error(f"comm must be an mpi4py communicator (MPI.Comm), not "
                                   f"{type(comm).__name__}.")
         config = os.fspath(xml)
+        if isinstance(config, bytes):
+            config = os.fsdecode(config)
         _native.initialize(config, comm.py2f(), config.lstrip().startswith("<"))
+        # Before start, an exception on one rank leaves the others in start's collectives: the
+        # ranks agree on this duplicate that they all left their blocks, or that rank aborts.
+        self._entry = comm.Dup()
         self._is_client = None
+        self._phase_done = False  # a client stopped, or a server's start returned
         self._stopped = self._finalized = self._agreed = False
         self._client_comm = None
         self._agreement = None
@@ -104,7 +122,10 @@ class Session:
         # leaves its block too (the same error everywhere, or the others done); a client that
         # left alone would wait there for ever, so after a bounded wait it says why and ends
         # the job, as `python -m mpi4py` would, instead of hanging until ECLUSE_TIMEOUT.
-        if self._is_client and not self._finalized:
+        if self._is_client is None and not self._finalized and not MPI.Is_finalized():
+            if not _agree(self._entry, _exception_wait()):  # the others are in start
+                _abort_with(exc_type, exc, tb)
+        if self._is_client and not self._finalized and not MPI.Is_finalized():
             try:
                 if not self._stopped:
                     self.stop()
@@ -122,32 +143,35 @@ class Session:
     def _clients_agree(self, timeout=None):
         """True once every client reached this point (a barrier on a communicator of the
         session's own), False if `timeout` seconds passed first."""
-        request = self._agreement.Ibarrier()
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while not request.Test():
-            if deadline is not None and time.monotonic() > deadline:
-                return False
-            time.sleep(0.001)
-        return True
+        return _agree(self._agreement, timeout)
 
     def start(self):
-        """ecluse_start, once: True on simulation ranks; on server ranks runs the server loop
-        and returns False when every client stopped."""
-        if self._is_client is None:
-            self._is_client = _native.start()
-            if self._is_client:  # a duplicate stays valid after close (Ecluse frees its own)
-                self._client_comm = MPI.Comm.f2py(_native.client_comm()).Dup()
-                self._agreement = self._client_comm.Dup()  # close's barrier, never the user's
+        """ecluse_start: True on simulation ranks; on server ranks runs the server loop and
+        returns False when every client stopped. Called again after a client's stop (or after
+        a server's start returned), it opens a new phase (Damaris's restart); otherwise it
+        returns what the first call did."""
+        if self._is_client is not None and not self._phase_done:
+            return self._is_client
+        first = self._is_client is None
+        self._is_client = _native.start()
+        self._phase_done = not self._is_client  # a server's phase ended when start returned
+        self._stopped = False
+        if first and self._is_client:  # a duplicate stays valid after close (Ecluse frees its own)
+            self._client_comm = MPI.Comm.f2py(_native.client_comm()).Dup()
+            self._agreement = self._client_comm.Dup()  # close's barrier, never the user's
         return self._is_client
 
-    is_client = property(start, doc="True on simulation ranks (starts Ecluse on first use).")
+    @property
+    def is_client(self):
+        """True on simulation ranks (starts Ecluse on first use; never opens a new phase)."""
+        return self._is_client if self._is_client is not None else self.start()
 
     @property
     def client_comm(self):
         """The simulation ranks' communicator (an mpi4py Comm, a duplicate of Ecluse's that
         outlives the session), to use instead of `comm`; MPI.COMM_NULL on servers. Starts
         Ecluse on first use."""
-        return self._client_comm if self.start() else MPI.COMM_NULL
+        return self._client_comm if self.is_client else MPI.COMM_NULL
 
     def write(self, name, array, block=0):
         """Hands a copy of `array` (a NumPy array of the layout's dtype and C-order shape) over.
@@ -189,6 +213,8 @@ class Session:
             _native.clear(name, block)
         else:
             _native.clear_iteration(name, block, iteration)
+            if iteration != _native.iteration():  # an ended one: the current view stays live
+                return
         self._retire(name, block, "clear")
 
     @property
@@ -275,26 +301,32 @@ class Session:
     def stop(self):
         """A client's last call before close: no more writes."""
         _native.stop()
-        self._stopped = True
+        self._stopped = self._phase_done = True
 
     def close(self):
         """Stops a client that did not stop, then finalizes (collective); idempotent."""
         if self._finalized:
             return
+        # After MPI_Finalize no MPI call may be made: Ecluse's finalize says so and copes.
+        mpi_alive = not MPI.Is_finalized()
         try:
-            if self._is_client and not self._stopped:
+            if mpi_alive and self._is_client and not self._stopped:
                 self.stop()
         finally:
-            if self._is_client and not self._agreed:  # the barrier of a client that leaves
-                self._clients_agree()                   # its block by an exception
-            if self._agreement is not None:
-                self._agreement.Free()
-                self._agreement = None
+            if mpi_alive and self._is_client and not self._agreed:  # the barrier of a client
+                self._clients_agree()                                # that leaves by an exception
+            for name in ("_agreement", "_entry"):
+                if mpi_alive and getattr(self, name) is not None:
+                    getattr(self, name).Free()
+                setattr(self, name, None)
             self._finalized = True
             for name, block in list(self._views):
                 self._retire(name, block, "close")
             try:
                 _native.finalize()
+            except Error as e:  # MPI_Finalize finalized Ecluse too, and said so on stderr
+                if mpi_alive or e.status != "ECLUSE_NOT_INITIALIZED":
+                    raise
             finally:
                 self._keep_readable()
 

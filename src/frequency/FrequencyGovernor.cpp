@@ -3,7 +3,10 @@
 
 #include <sched.h>
 
+#include <limits>
+
 #include "accounting/Accounting.hpp"
+#include "core/Collective.hpp"
 #include "frequency/FrequencyRegistry.hpp"
 #include "frequency/PolicySharing.hpp"
 
@@ -36,16 +39,27 @@ void FrequencyGovernor::choose_controller(const std::string& root, Role role, MP
   const SysfsFiles files(root);
   const std::vector<CpuClaim> host =
       host_claims(comm, claim_of_this_rank(files, rank, role, policy_.has_value()));
+  std::optional<std::string> conflict;
+  for (std::size_t me = 0; me < host.size(); ++me) {
+    if (host[me].rank == rank) conflict = policy_conflict(host, me);
+  }
+  // One line for the run, by the first rank concerned (thousands of nodes would each say it);
+  // every rank's report keeps its own reason.
+  const int first = allreduce_int(comm, conflict ? rank : std::numeric_limits<int>::max(), MPI_MIN);
+  const int count = allreduce_int(comm, conflict ? 1 : 0, MPI_SUM);
   if (!policy_) return;
   const auto report = [this](const std::string& line) { log_.warning(line); };
-  for (std::size_t me = 0; me < host.size(); ++me) {
-    if (host[me].rank != rank) continue;
-    if (auto conflict = policy_conflict(host, me)) {
-      controller_ = unusable_frequency_controller(*conflict, report);
-      return;
-    }
+  if (!conflict) {
+    controller_ = make_frequency_controller(files, current_cpu(), report);
+    return;
   }
-  controller_ = make_frequency_controller(files, current_cpu(), report);
+  const std::string others = count > 1 ? "; the same holds for " + std::to_string(count - 1) +
+                                             " other rank(s), whose reports say which CPUs"
+                                       : "";
+  controller_ = unusable_frequency_controller(
+      *conflict + others, [report, said = rank == first](const std::string& line) {
+        if (said) report(line);
+      });
 }
 
 FrequencyGovernor::~FrequencyGovernor() {

@@ -1032,3 +1032,111 @@ def test_commit_and_clear_of_an_iteration_and_has_servers(tmp_path, architecture
     (path,) = (tmp_path / "out").glob("bind_It0_Pr*.h5")
     with h5py.File(path, "r") as f:
         assert (f["field/P0"][...] == 1.0).all() and "counts" not in f
+
+
+CLOSED_AFTER_MPI_FINALIZE = """
+with ecluse.Session("bind.xml") as s:
+    if s.is_client:
+        s.write("field", np.ones((6, 4)))
+        s.end_iteration()
+    MPI.Finalize()  # before the block ends: close must make no MPI call
+print("after the block", flush=True)
+"""
+
+
+def test_a_session_closed_after_mpi_finalize_makes_no_mpi_call(tmp_path):
+    xml = CONFIG.replace("ARCHITECTURE", TP).replace("DOMAINS", "1")
+    result = run_plain(tmp_path, 1, xml, CLOSED_AFTER_MPI_FINALIZE)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "after the block" in result.stdout
+    assert "MPI_Finalize was called before ecluse_finalize" in result.stderr
+    assert "after MPI_FINALIZE" not in result.stderr + result.stdout
+
+
+BEFORE_START = """
+with ecluse.Session("bind.xml") as s:
+    if MPI.COMM_WORLD.Get_rank() == 1:
+        raise FileNotFoundError("input deck missing on rank 1")
+    if s.is_client:
+        s.write("field", np.ones((6, 4)))
+        s.end_iteration()
+"""
+
+
+@pytest.mark.parametrize("architecture", [TP, DC], ids=["tp", "dc"])
+def test_an_exception_before_start_ends_the_job_with_its_traceback(tmp_path, architecture):
+    """The other ranks wait in start's collectives for the rank that raised before it asked
+    is_client: after ECLUSE_EXCEPTION_WAIT it says why and ends the job (it hung for ever)."""
+    xml = CONFIG.replace("ARCHITECTURE", architecture).replace("DOMAINS", "1")
+    (tmp_path / "bind.xml").write_text(xml)
+    (tmp_path / "script.py").write_text(PRELUDE + textwrap.dedent(BEFORE_START))
+    result = subprocess.run([mpiexec(), "-n", "2" if architecture == TP else "3",
+                             sys.executable, "script.py"], cwd=tmp_path,
+                            env=dict(child_env(), ECLUSE_EXCEPTION_WAIT="2"),
+                            capture_output=True, text=True, timeout=100)
+    assert result.returncode != 0
+    assert "ecluse: world rank 1: an exception left the Session block" in result.stderr
+    assert "FileNotFoundError: input deck missing on rank 1" in result.stderr
+
+
+EVERY_RANK_BEFORE_START = """
+try:
+    with ecluse.Session("bind.xml") as s:
+        raise KeyError("bad input")
+except KeyError:
+    report(closed=True)
+"""
+
+
+def test_an_exception_on_every_rank_before_start_closes_cleanly(tmp_path):
+    assert [r["closed"] for r in run_script(tmp_path, 2, EVERY_RANK_BEFORE_START)] == [True, True]
+
+
+PHASES = """
+with ecluse.Session("bind.xml") as s:
+    for phase in range(2):
+        if s.start():
+            s.write("field", np.full((6, 4), float(phase)))
+            s.end_iteration()
+            s.stop()
+            again = s.is_client  # reading it never opens a phase
+    report(client=s.is_client)
+"""
+
+
+@pytest.mark.parametrize("architecture", ["tp", "dc"])
+def test_start_after_stop_opens_a_new_phase(tmp_path, architecture):
+    """ecluse.h: after ecluse_stop, start again opens a new phase (Damaris's restart); the
+    session cached the first start and refused the second phase's writes."""
+    import h5py
+    config = {"tp": TP, "dc": DC.replace('"3"', '"2"')}[architecture]
+    reports = run_script(tmp_path, 1 if architecture == "tp" else 2, PHASES, config)
+    assert reports[0] == {"client": True, "rank": 0}
+    for iteration in range(2):
+        (path,) = (tmp_path / "out").glob(f"bind_It{iteration}_*.h5")
+        with h5py.File(path, "r") as f:
+            assert (f["field/P0"][...] == float(iteration)).all()
+
+
+CLEAR_ENDED = """
+with ecluse.Session("bind.xml") as s:
+    if s.is_client:
+        s.end_iteration()
+        v = s.alloc("field")
+        s.clear("field", iteration=0)  # an ended iteration: nothing to give up
+        writeable = bool(v.flags.writeable)
+        v[...] = 3.0
+        del v
+        s.commit("field")
+        s.end_iteration()
+        report(writeable=writeable)
+"""
+
+
+def test_clearing_an_ended_iteration_leaves_the_current_view(tmp_path):
+    import h5py
+    (r,) = run_script(tmp_path, 1, CLEAR_ENDED)
+    assert r["writeable"] is True
+    (path,) = (tmp_path / "out").glob("bind_It1_*.h5")
+    with h5py.File(path, "r") as f:
+        assert (f["field/P0"][...] == 3.0).all()
