@@ -6,8 +6,10 @@ does not hold a second copy of the model, so a run launched otherwise ends its s
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import subprocess
+import sys
 import tempfile
 from typing import Optional, Sequence
 
@@ -69,15 +71,41 @@ def _verdict(path: str, power: Power, options: ModelOptions, host_cpus: Optional
 def run(command: Sequence[str], power: Power, options: ModelOptions,
         host_cpus: Optional[int] = None, max_dedicated_cores: int = 2) -> int:
     """Runs `command` (its output passes through), then prints the least-cost line of every
-    report its runs wrote, in the order they were written; returns the command's exit code."""
+    report its runs wrote, in the order they were written; returns the command's exit code, or
+    1 when it is 0 but a report says data was not stored (a program that never checks Ecluse's
+    return codes, as Damaris programs often do, still ends 0)."""
     with tempfile.TemporaryDirectory(prefix="ecluse-run-") as tmp:
         listing = os.path.join(tmp, "reports")
         open(listing, "w").close()
         env = dict(os.environ, **{REPORTS_VARIABLE: listing})
         code = subprocess.run(list(command), env=env).returncode
+        lost = []
         for path in _reports(listing):
             print(line(path, power, options, host_cpus, max_dedicated_cores), flush=True)
-    return code
+            lost += [f"{path}: {what}" for what in _not_stored(path)]
+    for text in lost:
+        print(f"ecluse run: {text}", file=sys.stderr, flush=True)
+    return 1 if code == 0 and lost else code
+
+
+def _not_stored(path: str) -> list:
+    """What a report says was not stored: failed stores, an incomplete run."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        return [f"the report cannot be read ({e}), so whether the data was stored is unknown"]
+    said = []
+    iterations = doc.get("iterations") if isinstance(doc.get("iterations"), dict) else {}
+    errors = iterations.get("store_errors") or 0
+    failed = (iterations.get("failed_iterations") or {}).get("count") or 0
+    if errors or failed:
+        said.append(f"{errors:g} store(s) failed in {failed:g} (rank, iteration) pair(s): that "
+                    "data is not on disk (see the run's errors above)")
+    if doc.get("complete") is False:
+        said.append("the run did not complete (a partial report): what its last iterations "
+                    "held may not be stored")
+    return said
 
 
 def _reports(listing: str) -> list:

@@ -89,3 +89,32 @@ def test_the_commands_exit_code_is_kept_and_no_report_means_no_line(tmp_path):
     result = ecluse_run(tmp_path, [])
     assert result.returncode == 2
     assert "give the command to run after --" in result.stderr
+
+
+FAKE_RUN = """
+import json, os, sys
+doc = {"complete": COMPLETE, "iterations": {"store_errors": ERRORS,
+                                             "failed_iterations": {"count": ERRORS}}}
+with open("fake-report.json", "w") as f:
+    json.dump(doc, f)
+with open(os.environ["ECLUSE_RUN_REPORTS"], "a") as f:
+    f.write(os.path.abspath("fake-report.json") + "\\n")
+"""
+
+
+def test_a_run_that_lost_data_ends_non_zero_even_if_its_program_did_not(tmp_path):
+    """A Damaris program that never checks return codes ends 0 after its stores failed: the
+    launcher's exit status shows the loss the report counts (no silent loss)."""
+    def fake(errors, complete):
+        script = FAKE_RUN.replace("ERRORS", str(errors)).replace("COMPLETE", str(complete))
+        return ecluse_run(tmp_path, [sys.executable, "-c", script])
+    result = fake(3, True)
+    assert result.returncode == 1
+    assert (f"ecluse run: {tmp_path / 'fake-report.json'}: 3 store(s) failed in 3 (rank, "
+            "iteration) pair(s): that data is not on disk (see the run's errors above)"
+            in result.stderr), result.stderr
+    result = fake(0, False)
+    assert result.returncode == 1
+    assert "the run did not complete (a partial report)" in result.stderr
+    result = fake(0, True)
+    assert result.returncode == 0 and "ecluse run:" not in result.stderr
