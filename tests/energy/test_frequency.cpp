@@ -2,6 +2,7 @@
 // governor, intel_pstate clamping, restore (also after SIGTERM), and degrading without permission.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -530,9 +531,12 @@ TEST(EnergyFrequencyPolicySharing, AClaimReadsRelatedCpusOfTheCpuItRunsOn) {
 namespace ecluse {
 namespace {
 
-void null_write() {
-  volatile int* volatile nowhere = nullptr;
-  *nowhere = 1;  // a real fault, as a crashing simulation's
+// A real fault, as a crashing simulation's: a store to a read-only page (a null pointer would
+// be caught by UBSan before it faults).
+void readonly_write() {
+  void* page = mmap(nullptr, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (page == MAP_FAILED) _exit(9);
+  *static_cast<volatile int*>(page) = 1;
 }
 
 sigjmp_buf g_recovery;
@@ -552,7 +556,7 @@ TEST(EnergyFrequency, RestoredOnACrash) {
         auto controller = make_frequency_controller(SysfsFiles(tree.root()), 0, collect);
         controller->apply(FrequencyTarget::parse("1.8GHz"), {1});
         tree.write("/applied", value(tree, 1, "scaling_governor"));
-        null_write();
+        readonly_write();
       },
       3);
   EXPECT_TRUE(WIFSIGNALED(status) ? WTERMSIG(status) == SIGSEGV
@@ -576,7 +580,7 @@ TEST(EnergyFrequency, AProgramThatRecoversFromAFaultGoesOn) {
         sigaction(SIGSEGV, &action, nullptr);
         auto controller = make_frequency_controller(SysfsFiles(tree.root()), 0, collect);
         controller->apply(FrequencyTarget::parse("1.8GHz"), {1});
-        if (sigsetjmp(g_recovery, 1) == 0) null_write();
+        if (sigsetjmp(g_recovery, 1) == 0) readonly_write();
         tree.write("/recovered", value(tree, 1, "scaling_governor"));
       },
       6);
@@ -588,7 +592,7 @@ TEST(EnergyFrequency, AProgramThatRecoversFromAFaultGoesOn) {
         std::signal(SIGSEGV, SIG_IGN);
         auto controller = make_frequency_controller(SysfsFiles(tree.root()), 0, collect);
         controller->apply(FrequencyTarget::parse("1.8GHz"), {1});
-        null_write();
+        readonly_write();
       },
       3);
   EXPECT_TRUE(WIFSIGNALED(ignored) ? WTERMSIG(ignored) == SIGSEGV
