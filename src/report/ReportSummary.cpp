@@ -129,6 +129,30 @@ std::string energy_line(const RunTotals& t) {
          "\n" + other_load_line(t);
 }
 
+// Data that did not reach the disk, said where a user reads first: failed stores, and blocks a
+// full buffer dropped under policy="skip" (each was also said when it happened).
+std::string loss_lines(const RunTotals& t) {
+  std::string s;
+  const double errors = t.storing.merged.counters.store_errors;
+  const auto& failed = t.storing.merged.counters.failed;
+  if (errors > 0 || failed.count > 0) {
+    s += "  NOT STORED: " + format("%.0f", errors) + " store(s) failed in " +
+         std::to_string(failed.count) + " (rank, iteration) pair(s), iterations " +
+         std::to_string(failed.first) + " to " + std::to_string(failed.last) +
+         ": their data is not on disk (the errors above say why)\n";
+  }
+  double skipped = 0;
+  for (const auto& [key, value] : t.statistics) {
+    if (key == Statistic::DcSkippedBlocks || key == Statistic::DnSkippedBlocks) skipped += value;
+  }
+  if (skipped > 0) {
+    s += "  skipped: " + format("%.0f", skipped) +
+         " block(s) dropped by policy=\"skip\" when the buffer was full: not stored, as "
+         "configured (raise <buffer size>, or policy=\"block\" to keep them)\n";
+  }
+  return s;
+}
+
 // Set by `ecluse run`: the file to which rank 0 adds its report's path, so that the launcher
 // prints the model's least-cost line itself, as the last line of the run.
 const char* run_reports_file() {
@@ -162,7 +186,8 @@ std::string least_cost_hint(const std::string& written) {
 std::string report_summary(const RunTotals& t, const std::vector<RankRecord>& records,
                            const std::string& file) {
   std::string s = "ecluse report (" + file + "):\n";
-  s += roles_line(t) + writes_line(t) + waits_line(t) + cpu_line(t) + energy_line(t);
+  s +=
+      loss_lines(t) + roles_line(t) + writes_line(t) + waits_line(t) + cpu_line(t) + energy_line(t);
   std::size_t actions = 0;
   for (const RankRecord& r : records) actions += r.frequency.actions.size();
   if (actions > 0) s += "  frequency: " + std::to_string(actions) + " action(s), see the report\n";

@@ -179,6 +179,30 @@ TEST(Aggregate, HostsWithoutEnergyAreLeftOutAndMixedTotalsSplit) {
       << s;
 }
 
+// What did not reach the disk comes first in the summary: failed stores, and blocks that
+// policy="skip" dropped (a program that ignores return codes still shows its loss here).
+TEST(Aggregate, SummarySaysFirstWhatWasNotStored) {
+  auto records = run();
+  const auto quiet = ecluse::aggregate(dc_config(), records, 1, 1);
+  EXPECT_EQ(ecluse::report_summary(quiet, records, "r.json").find("NOT STORED"), std::string::npos);
+  ecluse::IterationRecord failed;
+  failed.iteration = 4;
+  failed.stored = true;
+  failed.store_errors = 2;
+  records[2].series.add(failed);  // the dedicated core's stores of iteration 4 failed
+  records[0].statistics.push_back({ecluse::Statistic::DcSkippedBlocks, 5});
+  const auto t = ecluse::aggregate(dc_config(), records, 1, 1);
+  const std::string s = ecluse::report_summary(t, records, "r.json");
+  EXPECT_EQ(s.rfind("ecluse report (r.json):\n  NOT STORED: 2 store(s) failed in 1 (rank, "
+                    "iteration) pair(s), iterations 4 to 4: their data is not on disk (the "
+                    "errors above say why)\n  skipped: 5 block(s) dropped by policy=\"skip\" when "
+                    "the buffer was full: not stored, as configured (raise <buffer size>, or "
+                    "policy=\"block\" to keep them)\n  approach dc",
+                    0),
+            0u)
+      << s;
+}
+
 // Every source counts the whole host: CPU time its CPUs spent beyond the job's ranks (another
 // job, a compile) is told in the report and the summary, above both thresholds only.
 TEST(Aggregate, OtherProcessesLoadOnAHostIsTold) {
