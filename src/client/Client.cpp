@@ -2,6 +2,7 @@
 #include "client/Client.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "ecluse/Error.hpp"
 
@@ -283,14 +284,16 @@ void Client::parameter_set(std::string_view name, const void* buffer, std::size_
 void Client::end_iteration() {
   PhaseScope scope(accounting_, Phase::Write);
   const int ended = iteration_++;
-  written_once_.insert(written_now_.begin(), written_now_.end());
-  written_now_.clear();
+  const auto constants = std::exchange(written_now_, {});
   try {
     transport_.end_iteration(ended);  // TP: stores it, and throws its store failure
   } catch (...) {
-    accounting_.end_iteration(ended);  // a failed iteration is still one the report counts
+    // A failed iteration is still one the report counts; its constant variables were not
+    // stored (TP), so they are written again at their next write.
+    accounting_.end_iteration(ended);
     throw;
   }
+  written_once_.insert(constants.begin(), constants.end());
   accounting_.end_iteration(ended);
   transport_.raise_store_failures();
 }

@@ -1140,3 +1140,33 @@ def test_clearing_an_ended_iteration_leaves_the_current_view(tmp_path):
     (path,) = (tmp_path / "out").glob("bind_It1_*.h5")
     with h5py.File(path, "r") as f:
         assert (f["field/P0"][...] == 3.0).all()
+
+
+CONSTANT_AFTER_FAILURE = """
+import os
+os.makedirs("out")
+open("out/It0", "w").close()  # a file where iteration 0's directory goes: its stores fail
+with ecluse.Session("bind.xml") as s:
+    failed = []
+    for it in range(2):
+        s.write("c", np.full(4, 7, dtype=np.int32))  # a constant: written every step
+        s.write("v", np.full(4, it, dtype=np.int32))
+        error = error_of(s.end_iteration)
+        failed.append(error[0] if error else None)
+    report(failed=failed)
+"""
+
+
+def test_a_constant_variable_whose_iteration_failed_is_written_at_its_next_write(tmp_path):
+    """TP: the constant `c` of iteration 0 was not stored (its store failed): it was marked
+    written all the same, and every later write returned OK without storing it."""
+    import h5py
+    xml = FAILING_STORES.replace("ARCHITECTURE", TP).replace(
+        '<variable name="v" layout="l"/>',
+        '<variable name="v" layout="l"/><variable name="c" layout="l" time-varying="false"/>')
+    result = run_plain(tmp_path, 1, xml, CONSTANT_AFTER_FAILURE)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (r,) = results(result.stdout)
+    assert r["failed"] == ["ECLUSE_IO_ERROR", None]
+    with h5py.File(tmp_path / "out" / "It1" / "bind_Pr0.h5", "r") as f:
+        assert list(f["c/P0"][...]) == [7, 7, 7, 7] and list(f["v/P0"][...]) == [1, 1, 1, 1]
