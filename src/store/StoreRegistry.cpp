@@ -203,6 +203,41 @@ void check_xdmf_directory(const Store& store, const std::string& directory, cons
   }
 }
 
+// Two stores publishing the same names into one directory replace each other's files at every
+// iteration: the data of all but one is lost, every call returning OK.
+void check_distinct_files(const Store& store, const Hdf5Options& options, const Config* config) {
+  if (config == nullptr) return;
+  for (const Store& other : config->stores) {
+    if (&other == &store || other.name == store.name || !other.enabled) continue;
+    if (find_store_kind(other.type) != find_store_kind("HDF5")) continue;
+    const Hdf5StoreOptions theirs = hdf5_options(other);
+    const std::string pattern =
+        theirs.file_name.empty() ? default_pattern(theirs.mode) : theirs.file_name;
+    if (pattern != options.file_name ||
+        absolute_directory(theirs.files_path) != options.directory) {
+      continue;
+    }
+    config_error(store, "its files ('" + options.file_name + "' in FilesPath '" +
+                            options.directory + "') have the names store '" + other.name +
+                            "' gives its own: each would replace the other's at every "
+                            "iteration and its data would be lost. Give each store its own "
+                            "FilesPath or FileName");
+  }
+}
+
+// A name without {iteration} is one file for the whole run: each iteration replaces the last
+// (a "latest state" file may want that). Said once, by the store's first writer.
+void warn_single_file(const Hdf5Options& options, const StoreEnv& env) {
+  if (options.file_name.find("{iteration}") != std::string::npos || env.log == nullptr) return;
+  int rank = 0;
+  if (env.comm != MPI_COMM_NULL) MPI_Comm_rank(env.comm, &rank);
+  if (rank != 0) return;
+  env.log->warning("store '" + options.store_name + "': FileName '" + options.file_name +
+                   "' has no {iteration}: each iteration's file replaces the previous one's, "
+                   "and only the last iteration stays on disk; add {iteration} to keep them "
+                   "all");
+}
+
 // The HDF5 backend, wrapped in the XDMF decorator unless XDMFMode is NoIteration.
 std::unique_ptr<StoreBackend> with_xdmf(const Store& store, Hdf5Mode mode,
                                         const Hdf5Options& options, const StoreEnv& env) {
@@ -230,6 +265,8 @@ std::unique_ptr<StoreBackend> make_hdf5(const Store& store, const StoreEnv& env)
   options.compression = typed.compression;
   options.sync = typed.sync;
   check_output_root(store, options.directory);
+  check_distinct_files(store, options, env.config);
+  warn_single_file(options, env);
   std::unique_ptr<OutputLock> lock;
   try {
     lock = lock_on_first_writer(options, env);

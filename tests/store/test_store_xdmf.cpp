@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "StoreTestHelpers.hpp"
+#include "core/Log.hpp"
 #include "store/XdmfStore.hpp"
 
 namespace ecluse::test {
@@ -183,6 +184,45 @@ TEST(StoreXdmf, TwoXdmfStoresInOneDirectoryAreRefused) {
                 "each store its own FilesPath");
   config.stores[1].options["FilesPath"] = dir + "/other";
   EXPECT_NE(make_store_collectively(config.stores[0], env), nullptr);
+}
+
+// Two stores publishing the same names into one directory replaced each other's files at every
+// iteration, every call returning OK; a name without {iteration} is one file for the run: said.
+TEST(StoreFiles, TwoStoresWithTheSameFileNamesInOneDirectoryAreRefused) {
+  const std::string dir = fresh_dir("same_names");
+  Config config;
+  config.stores = {hdf5_store(dir, "FilePerCore"), hdf5_store(dir + "/.", "FilePerCore"),
+                   hdf5_store(dir, "Collective")};
+  config.stores[1].name = "b";
+  config.stores[2].name = "c";  // another mode's default name: no clash
+  StoreEnv env = world_env();
+  env.config = &config;
+  const Error e = error_of([&] { make_store_collectively(config.stores[0], env); });
+  EXPECT_EQ(e.status(), ECLUSE_CONFIG_ERROR);
+  EXPECT_EQ(std::string(e.what()),
+            "store 'h5' of type 'HDF5': its files ('{simulation}_It{iteration}_Pr{writer}.h5' in "
+            "FilesPath '" +
+                dir +
+                "') have the names store 'b' gives its own: each would replace the other's at "
+                "every iteration and its data would be lost. Give each store its own FilesPath "
+                "or FileName");
+  config.stores[1].options["FileName"] = "b_It{iteration}_Pr{writer}.h5";
+  EXPECT_NE(make_store_collectively(config.stores[0], env), nullptr);
+
+  LogConfig log_config;
+  log_config.file = dir + "/log";
+  Log log(log_config, world_rank());
+  env.log = &log;
+  config.stores[0].options["FileName"] = "latest_Pr{writer}.h5";
+  testing::internal::CaptureStderr();
+  EXPECT_NE(make_store_collectively(config.stores[0], env), nullptr);
+  (void)testing::internal::GetCapturedStderr();
+  const std::string said = read_text(dir + "/log." + std::to_string(world_rank()) + ".log");
+  const std::string warning =
+      "store 'h5': FileName 'latest_Pr{writer}.h5' has no {iteration}: each iteration's file "
+      "replaces the previous one's, and only the last iteration stays on disk; add {iteration} "
+      "to keep them all";
+  EXPECT_EQ(said.find(warning) != std::string::npos, world_rank() == 0) << said;
 }
 
 }  // namespace
