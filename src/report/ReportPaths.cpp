@@ -63,6 +63,17 @@ std::string report_path(const Config& config) {
   return replaced(path, "{simulation}", config.simulation);
 }
 
+void retire_previous_report(const Config& config, Log& log) {
+  const std::string path = report_path(config);
+  std::error_code error;
+  if (path.empty() || !std::filesystem::is_regular_file(path, error)) return;
+  const std::string previous = path + ".previous";
+  std::filesystem::rename(path, previous, error);
+  if (!error) return;
+  log.warning("the report " + path + " of an earlier run could not be moved to " + previous + " (" +
+              error.message() + "); it stays until this run's replaces it at finalize");
+}
+
 std::string trace_pattern(const Config& config) {
   const char* env = std::getenv("ECLUSE_TRACE");
   std::string path = env && *env ? env : config.report.trace;

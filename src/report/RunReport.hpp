@@ -82,6 +82,10 @@ std::string least_cost_hint(const std::string& written);
 
 /** Where the report goes: ECLUSE_REPORT, else <report file>, with {simulation}; "" for none. */
 std::string report_path(const Config& config);
+/** Rank 0 at initialize: the report file of an earlier run is moved to `<report>.previous`, so
+ * that the report on disk is always this run's (a run killed before finalize left the earlier
+ * run's complete report beside its own files). */
+void retire_previous_report(const Config& config, Log& log);
 
 /** Writes `text` to `path` whole or not at all: into an unnamed temporary file of the same
  * directory, named "<path>.<pid>.part" once complete, then renamed over `path`. False (and no

@@ -40,6 +40,7 @@ Runtime::Runtime(const std::string& source_name, const std::string& xml, MPI_Com
   log_ = std::make_unique<Log>(config_.log, rank);
   // Before the placement, which may refuse the rank count: the file's warnings are said first.
   if (rank == 0) log_->warnings_also_on_stderr(config_.warnings);
+  if (rank == 0) retire_previous_report(config_, *log_);
   run_collectively(comm,
                    [&] { topology_ = std::make_unique<Topology>(comm, config_.architecture); });
   // Action libraries load here, on the ranks that run them: every rank fails alike.

@@ -227,3 +227,13 @@ def test_every_roles_frequency_policy_is_in_the_report(tmp_path):
         "dedicated-core when idle to 50% of cpuinfo_max_freq",
         "simulation when writing to 1800000 kHz"]
     assert frequency["policy"] == "; ".join(frequency["policies"])
+
+
+def test_an_earlier_runs_report_is_moved_aside_at_initialize(tmp_path):
+    """A report on disk is this run's: a run killed before finalize left the earlier run's
+    complete report beside its own files. It is moved to <report>.previous at initialize."""
+    _, first = run(tmp_path, "tp")
+    _, second = run(tmp_path, "dc")
+    previous = json.loads((tmp_path / "heat-report.json.previous").read_text())
+    assert (previous["approach"], second["approach"]) == ("tp", "dc")
+    assert previous == first
