@@ -1170,3 +1170,42 @@ def test_a_constant_variable_whose_iteration_failed_is_written_at_its_next_write
     assert r["failed"] == ["ECLUSE_IO_ERROR", None]
     with h5py.File(tmp_path / "out" / "It1" / "bind_Pr0.h5", "r") as f:
         assert list(f["c/P0"][...]) == [7, 7, 7, 7] and list(f["v/P0"][...]) == [1, 1, 1, 1]
+
+
+SERVER_DIES = """
+import os, signal, time
+with ecluse.Session("bind.xml") as s:
+    s.bind("stored", lambda *args: os.kill(os.getpid(), signal.SIGKILL))  # runs on the server
+    if s.is_client:
+        s.signal("stored")
+        killed = time.monotonic()
+        first_error = None
+        for it in range(60):
+            s.write("counts", np.arange(3, dtype=np.int32))
+            error = error_of(s.end_iteration)
+            if error:
+                first_error = [round(time.monotonic() - killed, 2), error[0], error[2]]
+                break
+            time.sleep(0.05)
+        report(first_error=first_error)
+        os._exit(0)  # the job is broken: no collective finalize
+"""
+
+
+def test_a_client_that_never_waits_hears_of_its_dead_server_within_seconds(tmp_path):
+    """DC: a client whose buffer is never full never waited, so never checked its server: after
+    the dedicated core died, every end_iteration returned OK until stop (hours of computing
+    with nothing stored). Its end_iteration now checks the server at most once a second."""
+    version = subprocess.run([mpiexec(), "--version"], capture_output=True, text=True).stdout
+    survive = ["-disable-auto-cleanup"] if "HYDRA" in version else ["--enable-recovery"]
+    xml = CONFIG.replace("ARCHITECTURE", DC.replace('"3"', '"2"')).replace("DOMAINS", "1")
+    (tmp_path / "bind.xml").write_text(xml)
+    (tmp_path / "script.py").write_text(PRELUDE + textwrap.dedent(SERVER_DIES))
+    result = subprocess.run([mpiexec(), "-n", "2", *survive, sys.executable, "script.py"],
+                            cwd=tmp_path, env=dict(child_env(), ECLUSE_TIMEOUT="20"),
+                            capture_output=True, text=True, timeout=120)
+    (r,) = results(result.stdout)
+    assert r["first_error"] is not None, result.stdout + result.stderr
+    seconds, status, message = r["first_error"]
+    assert status == "ECLUSE_CHANNEL_ERROR" and seconds < 5, r
+    assert "is gone while the client ended an iteration" in message, message
