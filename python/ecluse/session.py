@@ -47,6 +47,15 @@ def _argument_error(message):
     return Error(message, _ARGUMENT_ERROR, 7)
 
 
+def _name(what, name):
+    """A name as the C library takes it: a str without NUL (C would cut it there and use
+    another name)."""
+    if isinstance(name, str) and "\0" in name:
+        raise _argument_error(f"{what} name {name!r} holds a NUL character; C names end there: "
+                              "remove it.")
+    return name
+
+
 def _exception_wait():
     """Seconds a client that leaves its Session block by an exception waits for the other
     clients to leave theirs before it ends the job: ECLUSE_EXCEPTION_WAIT, default 30."""
@@ -177,7 +186,7 @@ class Session:
         """Hands a copy of `array` (a NumPy array of the layout's dtype and C-order shape) over.
         An array that is not C-contiguous (a slice such as u[1:-1, 1:-1], a Fortran-ordered
         array) is packed by that same one copy, straight into Ecluse's buffer."""
-        _native.write(name, array, block)
+        _native.write(_name("variable", name), array, block)
 
     def alloc(self, name, block=0):
         """A NumPy array that views room for the block in Ecluse's buffer (zero copy); fill it,
@@ -192,7 +201,7 @@ class Session:
         if you like, but drop them (del, or let them go out of scope) before commit. When more
         than one reference to the view is left at that point, a derived view or a second name,
         Ecluse warns (ecluse.ViewWarning, naming the variable and block)."""
-        view = _native.alloc(name, block)
+        view = _native.alloc(_name("variable", name), block)
         self._retire(name, block, "a new alloc")  # a previous view no longer owns the room
         self._views[(name, block)] = view
         return view
@@ -200,6 +209,7 @@ class Session:
     def commit(self, name, block=0, iteration=None):
         """Hands the allocated block over; `iteration`, if given, must be the current one
         (ecluse_commit_block_iteration)."""
+        _name("variable", name)
         if iteration is None:
             _native.commit(name, block)
         else:
@@ -209,6 +219,7 @@ class Session:
     def clear(self, name, block=0, iteration=None):
         """Gives the allocated block up; with `iteration`, an ended one is already cleared
         (ecluse_clear_block_iteration)."""
+        _name("variable", name)
         if iteration is None:
             _native.clear(name, block)
         else:
@@ -246,7 +257,7 @@ class Session:
 
     def variable_shape(self, name):
         """(dtype, shape) of a block of `name` as write and alloc take it (C order)."""
-        type_, dims = _native.variable_shape(name)
+        type_, dims = _native.variable_shape(_name("variable", name))
         return _DTYPES[type_], tuple(dims)
 
     def set_position(self, name, position, block=0):
@@ -256,11 +267,11 @@ class Session:
         except TypeError:
             raise _argument_error(f"position of variable '{name}' must be a sequence of whole "
                                   f"numbers, got {position!r}.") from None
-        _native.set_position(name, values, block)
+        _native.set_position(_name("variable", name), values, block)
 
     def parameter_get(self, name):
         """The parameter's value: int, float or str according to its type in the XML."""
-        type_ = self._parameter_type(name)
+        type_ = self._parameter_type(_name("parameter", name))
         if type_ == _STRING:
             return self._string_parameter(name)
         raw = _native.parameter_get(name, struct.calcsize(_FORMATS[type_]))
@@ -268,17 +279,17 @@ class Session:
 
     def parameter_set(self, name, value):
         """Sets a parameter (layouts follow; a value that would break one is refused)."""
-        _native.parameter_set(name, _encode(name, self._parameter_type(name), value))
+        _native.parameter_set(name, _encode(name, self._parameter_type(_name("parameter", name)), value))
 
     def signal(self, event):
         """Fires an event of <actions> (on the servers under DC/DN unless it is declared
         execution="local")."""
-        _native.signal(event)
+        _native.signal(_name("event", event))
 
     def bind(self, event, action):
         """Runs `action(event, source, iteration, args)` when `event` fires on this rank; bind
         before start for events that run on the servers."""
-        _native.bind(event, action)
+        _native.bind(_name("event", event), action)
 
     def end_iteration(self):
         """Ends the iteration: its blocks are handed over; blocks allocated and not committed
@@ -296,7 +307,7 @@ class Session:
 
     def statistic(self, name):
         """A transport or server counter of this rank (after stop or start, before close)."""
-        return _native.statistic(name)
+        return _native.statistic(_name("statistic", name))
 
     def stop(self):
         """A client's last call before close: no more writes."""
@@ -365,12 +376,15 @@ def _encode(name, type_, value):
         if not isinstance(value, str):
             raise _argument_error(f"parameter '{name}' is of type string; give a str, "
                                   f"not {value!r}.")
+        if "\0" in value:
+            raise _argument_error(f"parameter '{name}': the string {value!r} holds a NUL "
+                                  "character, where C strings end; remove it.")
         return value.encode()
     dtype = _DTYPES[type_]
     if dtype.kind == "i":
         info = np.iinfo(dtype)
         try:
-            number = operator.index(value)
+            number = None if isinstance(value, bool) else operator.index(value)
         except TypeError:
             number = None
         if number is None or not info.min <= number <= info.max:

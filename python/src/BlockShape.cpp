@@ -12,7 +12,8 @@ namespace ecluse_python {
 namespace {
 
 using Code = nb::dlpack::dtype_code;
-using ReadOnlyArray = nb::ndarray<nb::ro>;
+// In host memory only: a GPU array's pointer (DLPack) would be read as host memory.
+using ReadOnlyArray = nb::ndarray<nb::ro, nb::device::cpu>;
 
 std::string tuple_text(std::size_t n, const std::int64_t* values) {
   std::string text = "(";
@@ -56,6 +57,41 @@ std::string foreign_text(nb::handle object) {
            nb::str(nb::handle(shape)).c_str();  // nb::str(handle) is Python's str()
   }
   return std::string("a ") + Py_TYPE(object.ptr())->tp_name;
+}
+
+// Why an object with an array's look could not be taken, and how to pass it. Any Python error
+// on the way is cleared: the general hint is given then.
+std::string foreign_hint(nb::handle object) {
+  std::string hint =
+      " Pass a numpy.ndarray in native byte order (np.ascontiguousarray(a) makes one).";
+  try {
+    if (nb::hasattr(object, "__dlpack_device__")) {
+      const nb::object device = object.attr("__dlpack_device__")();
+      const nb::object first = nb::steal(PySequence_GetItem(device.ptr(), 0));
+      const long type = first ? PyLong_AsLong(first.ptr()) : -1;
+      if (type != -1 && type != 1) {  // 1: kDLCPU
+        hint = " It is in device memory (DLPack device type " + std::to_string(type) +
+               "): copy it to host memory first (cupy.asnumpy(a), t.cpu().numpy(), ...).";
+      }
+    }
+    if (nb::hasattr(object, "strides") && nb::hasattr(object, "itemsize")) {
+      const nb::object strides = object.attr("strides");
+      const long long itemsize = PyLong_AsLongLong(object.attr("itemsize").ptr());
+      const Py_ssize_t n = PySequence_Size(strides.ptr());
+      for (Py_ssize_t i = 0; i < n && itemsize > 0; ++i) {
+        const nb::object stride = nb::steal(PySequence_GetItem(strides.ptr(), i));
+        if (stride && PyLong_AsLongLong(stride.ptr()) % itemsize != 0) {
+          hint = " Its strides " + std::string(nb::str(strides).c_str()) +
+                 " are not whole elements of " + std::to_string(itemsize) +
+                 " bytes (a field of a structured array?): pass np.ascontiguousarray(a).";
+          break;
+        }
+      }
+    }
+  } catch (const std::exception&) {  // an odd object: the general hint
+  }
+  PyErr_Clear();
+  return hint;
 }
 
 bool c_contiguous(const ReadOnlyArray& a) {
@@ -109,8 +145,8 @@ nb::object BlockShape::view(void* data) const {
 CheckedArray BlockShape::checked(const char* variable, int block, nb::handle array) const {
   ReadOnlyArray a;
   if (!nb::try_cast(array, a, false)) {
-    mismatch(variable, block, ECLUSE_ARGUMENT_ERROR, foreign_text(array),
-             " Pass a numpy.ndarray in native byte order.");
+    PyErr_Clear();  // a refused conversion may leave its error set: the hint calls Python
+    mismatch(variable, block, ECLUSE_ARGUMENT_ERROR, foreign_text(array), foreign_hint(array));
   }
   if (a.dtype() != dtype()) mismatch(variable, block, ECLUSE_ARGUMENT_ERROR, array_text(a), "");
   const auto n = static_cast<std::size_t>(ndims_);

@@ -131,12 +131,12 @@ def test_bad_writes_raise_the_c_api_message_and_write_nothing(tmp_path):
                             " a float32 array of shape (6, 4); nothing was written."]
     assert r["not_array"] == ["ECLUSE_ARGUMENT_ERROR", 7, "write of variable 'field': " + layout +
                               " a list; nothing was written. Pass a numpy.ndarray in native "
-                              "byte order."]
+                              "byte order (np.ascontiguousarray(a) makes one)."]
     assert r["none"][2].endswith(" got a NoneType; nothing was written. Pass a numpy.ndarray in "
-                                 "native byte order.")
+                                 "native byte order (np.ascontiguousarray(a) makes one).")
     assert r["big_endian"][2] == ("write of variable 'field': " + layout + " a >f8 array of shape "
                                   "(6, 4); nothing was written. Pass a numpy.ndarray in native "
-                                  "byte order.")
+                                  "byte order (np.ascontiguousarray(a) makes one).")
     assert r["unknown"] == ["ECLUSE_UNDEFINED_VARIABLE", 16,
                             "variable 'feild' is not declared in bind.xml; did you mean 'field'? "
                             "Declare it with <variable name=\"feild\" layout=\"...\"/>."]
@@ -835,6 +835,9 @@ def test_parameters_are_typed_and_layouts_follow(tmp_path):
             text=error_of(s.parameter_set, "LABEL", 3),
             number=error_of(s.parameter_set, "ALPHA", "x"),
             breaks=error_of(s.parameter_set, "N", -1),
+            boolean=error_of(s.parameter_set, "N", True),
+            nul=error_of(s.parameter_set, "LABEL", "a\\0b"),
+            nul_name=error_of(s.write, "field\\0junk", np.zeros((3, 4))),
             unknown=error_of(s.parameter_get, "M"))
         report(before=before, after=after, shape=[dtype.str, list(shape)], n=s.parameter_get("N"),
                types=[type(v).__name__ for v in after], **errors)
@@ -853,6 +856,13 @@ def test_parameters_are_typed_and_layouts_follow(tmp_path):
     assert r["breaks"][0] == "ECLUSE_INVALID_DIMENSIONS"
     assert r["breaks"][2].startswith("parameter 'N' was not changed: the new value would break ")
     assert r["n"] == 3, "a refused value keeps the old one"
+    assert r["boolean"][2] == ("parameter 'N' is of type int; give a whole number from "
+                               "-2147483648 to 2147483647, not True.")
+    # C strings end at a NUL: "a\0b" was stored as "a", "field\0junk" written as "field".
+    assert r["nul"][2] == ("parameter 'LABEL': the string 'a\\x00b' holds a NUL character, "
+                           "where C strings end; remove it.")
+    assert r["nul_name"][2] == ("variable name 'field\\x00junk' holds a NUL character; C names "
+                                "end there: remove it.")
     assert r["unknown"] == ["ECLUSE_UNDEFINED_PARAMETER", 15,
                             "parameter 'M' is not declared in the configuration"]
 
@@ -1209,3 +1219,52 @@ def test_a_client_that_never_waits_hears_of_its_dead_server_within_seconds(tmp_p
     seconds, status, message = r["first_error"]
     assert status == "ECLUSE_CHANNEL_ERROR" and seconds < 5, r
     assert "is gone while the client ended an iteration" in message, message
+
+
+FOREIGN_ARRAYS = """
+import ctypes
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+class DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+class DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", ctypes.c_void_p)]
+ctypes.pythonapi.PyCapsule_New.restype = ctypes.py_object
+ctypes.pythonapi.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+class OnGpu:
+    # A CUDA array as CuPy hands it over (DLPack, device kDLCUDA): no host memory behind it.
+    def __init__(self):
+        self.shape_ = (ctypes.c_int64 * 2)(6, 4)
+        self.tensor = DLManagedTensor(DLTensor(0xdead0000, DLDevice(2, 0), 2, DLDataType(2, 64, 1),
+                                               self.shape_, None, 0), None, None)
+    def __dlpack__(self, stream=None, max_version=None, **kw):
+        if max_version is not None:
+            raise TypeError("an older producer")
+        return ctypes.pythonapi.PyCapsule_New(ctypes.addressof(self.tensor), b"dltensor", None)
+    def __dlpack_device__(self):
+        return (2, 0)
+record = np.zeros((6, 4), dtype=[("T", "f8"), ("flag", "i1")])
+with ecluse.Session("bind.xml") as s:
+    if s.is_client:
+        report(gpu=error_of(s.write, "field", OnGpu()),
+               field=error_of(s.write, "field", record["T"]))
+"""
+
+
+def test_arrays_that_are_not_host_arrays_of_whole_elements_are_refused_with_how_to(tmp_path):
+    """A GPU array's pointer was read as host memory (a crash); a field of a structured array
+    (strides of 9 bytes) got a hint that did not apply."""
+    (r,) = run_script(tmp_path, 1, FOREIGN_ARRAYS)
+    layout = ("write of variable 'field': its layout 'grid' takes a float64 array of shape (6, "
+              "4), got")
+    assert r["gpu"] == ["ECLUSE_ARGUMENT_ERROR", 7, layout + " a OnGpu; nothing was written. It is "
+                        "in device memory (DLPack device type 2): copy it to host memory first "
+                        "(cupy.asnumpy(a), t.cpu().numpy(), ...)."]
+    assert r["field"] == ["ECLUSE_ARGUMENT_ERROR", 7, layout + " a float64 array of shape (6, 4); "
+                          "nothing was written. Its strides (36, 9) are not whole elements of 8 "
+                          "bytes (a field of a structured array?): pass np.ascontiguousarray(a)."]
