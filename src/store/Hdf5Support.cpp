@@ -273,8 +273,15 @@ void write_file_attributes(hid_t file, const std::string& simulation, int iterat
 Hdf5Handle create_serial_part(const std::string& final_path) {
   Hdf5Handle fapl = serial_file_access_list(final_path);
   check_part_absent(final_path);
-  return hdf5_own(H5Fcreate(part_path(final_path).c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()),
-                  H5Fclose, "create the file", final_path);
+  const std::string part = part_path(final_path);
+  const hid_t file = H5Fcreate(part.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get());
+  if (file < 0) {
+    // Absent a moment ago (and the output lock keeps other runs out): a part there now is this
+    // create's, opened before it failed (a full disk at its first write). Not left behind.
+    std::error_code ignored;
+    std::filesystem::remove(part, ignored);
+  }
+  return hdf5_own(file, H5Fclose, "create the file", final_path);
 }
 
 // The part is created with O_EXCL (H5F_ACC_EXCL), which also refuses a symbolic link: this

@@ -173,11 +173,18 @@ bool OutputLock::try_create() {
                                      ". Fix: make that directory writable or change FilesPath");
   }
   const std::string text = identity();
-  const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  const ssize_t wrote = ::write(fd, text.data(), text.size());
+  const int error = wrote < 0 ? errno : ENOSPC;  // a short write: the file system is full
   ::close(fd);
-  if (!written) ::unlink(path_.c_str());
-  owner_ = written;
-  return written;
+  if (wrote != static_cast<ssize_t>(text.size())) {
+    ::unlink(path_.c_str());  // a lock naming no one would read as another run's
+    throw Error(ECLUSE_IO_ERROR, "store '" + store_name_ + "': cannot write the lock file '" +
+                                     path_ + "': " + std::strerror(error) +
+                                     ". Fix: free space on that file system (or quota), or "
+                                     "change FilesPath");
+  }
+  owner_ = true;
+  return true;
 }
 
 void OutputLock::refuse(const std::string& holder) const {
