@@ -112,6 +112,7 @@ class Session:
         # ranks agree on this duplicate that they all left their blocks, or that rank aborts.
         self._entry = comm.Dup()
         self._is_client = None
+        self._entered = False  # called ecluse_start (which may have raised: a server's action)
         self._phase_done = False  # a client stopped, or a server's start returned
         self._stopped = self._finalized = self._agreed = False
         self._client_comm = None
@@ -131,9 +132,10 @@ class Session:
         # leaves its block too (the same error everywhere, or the others done); a client that
         # left alone would wait there for ever, so after a bounded wait it says why and ends
         # the job, as `python -m mpi4py` would, instead of hanging until ECLUSE_TIMEOUT.
-        if self._is_client is None and not self._finalized and not MPI.Is_finalized():
+        if not self._entered and not self._finalized and not MPI.Is_finalized():
             if not _agree(self._entry, _exception_wait()):  # the others are in start
                 _abort_with(exc_type, exc, tb)
+            self._agreed = True
         if self._is_client and not self._finalized and not MPI.Is_finalized():
             try:
                 if not self._stopped:
@@ -162,6 +164,7 @@ class Session:
         if self._is_client is not None and not self._phase_done:
             return self._is_client
         first = self._is_client is None
+        self._entered = True
         self._is_client = _native.start()
         self._phase_done = not self._is_client  # a server's phase ended when start returned
         self._stopped = False
@@ -324,8 +327,11 @@ class Session:
             if mpi_alive and self._is_client and not self._stopped:
                 self.stop()
         finally:
-            if mpi_alive and self._is_client and not self._agreed:  # the barrier of a client
-                self._clients_agree()                                # that leaves by an exception
+            if mpi_alive and not self._agreed:
+                if self._is_client:      # the barrier of a client that leaves by an exception
+                    self._clients_agree()
+                elif not self._entered:  # a rank that never started: so does one that raised
+                    _agree(self._entry)  # before start, which waits for it there
             for name in ("_agreement", "_entry"):
                 if mpi_alive and getattr(self, name) is not None:
                     getattr(self, name).Free()

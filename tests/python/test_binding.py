@@ -1268,3 +1268,21 @@ def test_arrays_that_are_not_host_arrays_of_whole_elements_are_refused_with_how_
     assert r["field"] == ["ECLUSE_ARGUMENT_ERROR", 7, layout + " a float64 array of shape (6, 4); "
                           "nothing was written. Its strides (36, 9) are not whole elements of 8 "
                           "bytes (a field of a structured array?): pass np.ascontiguousarray(a)."]
+
+
+ONE_RANK_BEFORE_START_OTHERS_NEVER_START = """
+try:
+    with ecluse.Session("bind.xml") as s:
+        if MPI.COMM_WORLD.Get_rank() == 1:
+            raise KeyError("bad input on rank 1")
+except KeyError:
+    pass
+report(closed=True)
+"""
+
+
+def test_a_rank_that_raises_before_start_beside_ranks_that_never_start_closes(tmp_path):
+    """The ranks that close without starting meet the one that raised before start: no one
+    waits for the others, no abort."""
+    reports = run_script(tmp_path, 2, ONE_RANK_BEFORE_START_OTHERS_NEVER_START)
+    assert [r["closed"] for r in reports] == [True, True]
