@@ -44,7 +44,7 @@ void FrequencyGovernor::choose_controller(const std::string& root, Role role, MP
     if (host[me].rank == rank) conflict = policy_conflict(host, me);
   }
   // One line for the run, by the first rank concerned (thousands of nodes would each say it);
-  // every rank's report keeps its own reason.
+  // every rank's reason is in the run report (frequency.controllers).
   const int first = allreduce_int(comm, conflict ? rank : std::numeric_limits<int>::max(), MPI_MIN);
   const int count = allreduce_int(comm, conflict ? 1 : 0, MPI_SUM);
   if (!policy_) return;
@@ -53,9 +53,11 @@ void FrequencyGovernor::choose_controller(const std::string& root, Role role, MP
     controller_ = make_frequency_controller(files, current_cpu(), report);
     return;
   }
-  const std::string others = count > 1 ? "; the same holds for " + std::to_string(count - 1) +
-                                             " other rank(s), whose reports say which CPUs"
-                                       : "";
+  const std::string others =
+      count > 1 ? "; the same holds for " + std::to_string(count - 1) +
+                      " other rank(s) (the run report's frequency.controllers lists each with "
+                      "its CPUs)"
+                : "";
   controller_ = unusable_frequency_controller(
       *conflict + others, [report, said = rank == first](const std::string& line) {
         if (said) report(line);

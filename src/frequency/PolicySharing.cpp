@@ -49,6 +49,20 @@ std::vector<int> policy_of(const SysfsFiles& files, int cpu) {
   }
 }
 
+// Every CPU the rank may lower: it lowers the one it runs on at each low phase, and may run on
+// any CPU of its mask. Empty when a policy cannot be read (no cpufreq there).
+std::vector<int> policies_of(const SysfsFiles& files, const std::vector<int>& allowed) {
+  std::vector<int> all;
+  for (int cpu : allowed) {
+    const std::vector<int> policy = policy_of(files, cpu);
+    if (policy.empty()) return {};
+    all.insert(all.end(), policy.begin(), policy.end());
+  }
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  return all;
+}
+
 std::string encode(const CpuClaim& c) {
   const auto list = [](const std::vector<int>& cpus) {
     return cpus.empty() ? std::string("-") : format_cpu_list(cpus);
@@ -123,7 +137,7 @@ CpuClaim claim_of_this_rank(const SysfsFiles& files, int rank, Role role, bool l
   c.cpu = std::max(sched_getcpu(), 0);
   c.allowed = affinity();
   if (c.allowed.empty()) c.allowed = {c.cpu};
-  if (lowers) c.policy = policy_of(files, c.cpu);
+  if (lowers) c.policy = policies_of(files, c.allowed);
   return c;
 }
 
@@ -155,9 +169,13 @@ std::optional<std::string> policy_conflict(const std::vector<CpuClaim>& host, st
     named += (named.empty() ? "" : "; ") + others[i];
   }
   if (others.size() > kNamed) named += "; and " + std::to_string(others.size() - kNamed) + " more";
+  const std::string mine = c.allowed.size() == 1 ? "policy of its CPU " + std::to_string(c.cpu)
+                                                 : "policies of the CPUs it may run on (" +
+                                                       format_cpu_list(c.allowed) + ")";
   return "the " + std::string(name_of(c.role)) + " frequency policy is not applied on rank " +
-         std::to_string(c.rank) + ": the cpufreq policy of its CPU " + std::to_string(c.cpu) +
-         " drives " + (c.policy.size() == 1 ? "CPU " : "CPUs ") + format_cpu_list(c.policy) +
+         std::to_string(c.rank) + ": the cpufreq " + mine +
+         (c.allowed.size() == 1 ? " drives " : " drive ") +
+         (c.policy.size() == 1 ? "CPU " : "CPUs ") + format_cpu_list(c.policy) +
          " (related_cpus), where other ranks of "
          "this job may run too (" +
          named +

@@ -22,7 +22,8 @@ struct CpuClaim {
   bool lowers = false;       // a frequency policy exists for its role
   int cpu = 0;               // the CPU it runs on now (sched_getcpu)
   std::vector<int> allowed;  // its affinity mask, ascending
-  std::vector<int> policy;   // related_cpus of `cpu`; empty when unreadable (no cpufreq)
+  std::vector<int> policy;   // related_cpus of every CPU of `allowed` (it lowers the one it runs
+                             // on); empty when one is unreadable (no cpufreq)
 };
 
 /** "0-3,8" -> {0, 1, 2, 3, 8}; throws ecluse::Error on anything else (kernel cpu lists). */

@@ -158,6 +158,27 @@ Json io_json(const RunTotals& t) {
   return io;
 }
 
+// Each distinct controller with the ranks that have it: ranks of one run may differ (one host's
+// dedicated core lowered, another's refused for a shared cpufreq policy, with its reason).
+Json controllers_json(const std::vector<RankRecord>& records) {
+  std::vector<std::pair<std::string, Json>> seen;
+  for (const RankRecord& r : records) {
+    if (r.frequency.controller.empty()) continue;
+    auto at = std::find_if(seen.begin(), seen.end(),
+                           [&](const auto& s) { return s.first == r.frequency.controller; });
+    if (at == seen.end()) at = seen.insert(seen.end(), {r.frequency.controller, Json::array()});
+    at->second.push_back(r.totals.rank);
+  }
+  Json out = Json::array();
+  for (auto& [controller, ranks] : seen) {
+    Json c = Json::object();
+    c["controller"] = controller;
+    c["ranks"] = std::move(ranks);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 // Every role's policy (one per role at most), in rank order; "policy" joins them.
 Json frequency_json(const std::vector<RankRecord>& records) {
   Json f = Json::object();
@@ -184,6 +205,7 @@ Json frequency_json(const std::vector<RankRecord>& records) {
   f["policy"] = policy.empty() ? Json() : Json(policy);
   f["policies"] = std::move(listed);
   f["controller"] = controller.empty() ? Json("none") : Json(controller);
+  f["controllers"] = controllers_json(records);
   f["actions"] = std::move(actions);
   return f;
 }

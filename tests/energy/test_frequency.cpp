@@ -526,6 +526,33 @@ TEST(EnergyFrequencyPolicySharing, AClaimReadsRelatedCpusOfTheCpuItRunsOn) {
   EXPECT_TRUE(host[0].lowers);
 }
 
+// A rank that may run on CPUs 0 and 1 lowers whichever it is on at each low phase: both
+// policies count, whichever CPU it was on at initialize.
+TEST(EnergyFrequencyPolicySharing, AnUnboundRankClaimsThePoliciesOfEveryCpuItMayRunOn) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "needs 2 CPUs";
+  test::FakeTree tree;
+  tree.write(cpufreq_file(0, "related_cpus"), "0\n");
+  tree.write(cpufreq_file(1, "related_cpus"), "1\n");
+  cpu_set_t all, two;
+  ASSERT_EQ(sched_getaffinity(0, sizeof all, &all), 0);
+  CPU_ZERO(&two);
+  CPU_SET(0, &two);
+  CPU_SET(1, &two);
+  ASSERT_EQ(sched_setaffinity(0, sizeof two, &two), 0);
+  const CpuClaim c = claim_of_this_rank(SysfsFiles(tree.root()), 1, Role::DedicatedCore, true);
+  sched_setaffinity(0, sizeof all, &all);
+  EXPECT_EQ(c.allowed, (std::vector<int>{0, 1}));
+  EXPECT_EQ(c.policy, (std::vector<int>{0, 1}));
+  const std::vector<CpuClaim> host = {claim(0, Role::Client, false, {0}), c};
+  const auto conflict = policy_conflict(host, 1);
+  ASSERT_TRUE(conflict);
+  EXPECT_NE(conflict->find("the cpufreq policies of the CPUs it may run on (0-1) drive CPUs 0-1 "
+                           "(related_cpus), where other ranks of this job may run too (rank 0 "
+                           "(simulation) on CPU 0)"),
+            std::string::npos)
+      << *conflict;
+}
+
 }  // namespace ecluse
 
 namespace ecluse {

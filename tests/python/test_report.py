@@ -189,6 +189,7 @@ def test_frequency_policy_lowers_idle_dedicated_core_and_restores(tmp_path):
     frequency = report["frequency"]
     assert frequency["policy"] == "dedicated-core when idle to 50% of cpuinfo_max_freq"
     assert "userspace" in frequency["controller"]
+    assert frequency["controllers"] == [{"controller": frequency["controller"], "ranks": [1]}]
     assert frequency["actions"], "the idle dedicated core was never lowered"
     # 50% of 3 GHz is 1.5 GHz: the highest available frequency not above it is 1.2 GHz.
     assert any("scaling_setspeed 1200000 kHz" in a for a in frequency["actions"])
@@ -208,10 +209,12 @@ def test_a_cpufreq_policy_shared_with_simulation_ranks_is_not_lowered(tmp_path):
                          env={"ECLUSE_SYSFS_ROOT": str(root)})
     frequency = report["frequency"]
     assert re.match(r"null \(the dedicated-core frequency policy is not applied on rank 3: the "
-                    r"cpufreq policy of its CPU \d+ drives CPUs 0-\d+ \(related_cpus\), where "
+                    r"cpufreq polic(y of its CPU \d+ drives|ies of the CPUs it may run on "
+                    r"\([\d,-]+\) drive) CPUs 0-\d+ \(related_cpus\), where "
                     r"other ranks of this job may run too \(rank 0 \(simulation\)",
                     frequency["controller"]), frequency["controller"]
     assert all(a.startswith("rank 3: would set cpus") for a in frequency["actions"])
+    assert frequency["controllers"] == [{"controller": frequency["controller"], "ranks": [3]}]
     for path, value in original.items():  # scaling_setspeed too: nothing was ever written
         assert path.read_text() == value, path
 
