@@ -8,6 +8,7 @@
 #include "accounting/Accounting.hpp"
 #include "core/Collective.hpp"
 #include "frequency/FrequencyRegistry.hpp"
+#include "frequency/FrequencyRestorer.hpp"
 #include "frequency/PolicySharing.hpp"
 
 namespace ecluse {
@@ -81,6 +82,11 @@ bool FrequencyGovernor::low(Phase phase) const {
 
 void FrequencyGovernor::on_phase(Phase, Phase now, bool background_work) noexcept {
   if (!controller_) return;
+  // A signal handler put the values back since (a fault the program recovered from): the CPU
+  // runs at its own frequency again, so the next low phase lowers it again.
+  if (lowered_ && FrequencyRestorer::instance().restores() != restores_at_lowering_) {
+    lowered_ = false;
+  }
   const Phase to = background_work ? Phase::Store : now;
   if (low(to) && !lowered_ && wall_clock() - last_change_ >= kMinimumInterval) lower();
   if (!low(to) && lowered_) raise();
@@ -89,6 +95,7 @@ void FrequencyGovernor::on_phase(Phase, Phase now, bool background_work) noexcep
 void FrequencyGovernor::lower() noexcept {
   try {
     controller_->apply(policy_->target, {current_cpu()});
+    restores_at_lowering_ = FrequencyRestorer::instance().restores();
     lowered_ = true;
     last_change_ = wall_clock();
   } catch (const std::exception& e) {

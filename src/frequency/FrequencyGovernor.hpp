@@ -50,6 +50,7 @@ class FrequencyGovernor {
   std::unique_ptr<FallbackFrequencyController> controller_;
   Log& log_;
   bool lowered_ = false;
+  unsigned restores_at_lowering_ = 0;  // FrequencyRestorer::restores() when last lowered
   double last_change_ = -1e9;
 };
 

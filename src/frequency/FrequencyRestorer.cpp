@@ -138,6 +138,7 @@ std::size_t FrequencyRestorer::size() const {
 }
 
 void FrequencyRestorer::restore_all() noexcept {
+  restores_.fetch_add(1);
   for (std::size_t i = count_.load(); i > 0; --i) {
     const Entry& entry = entries_[i - 1];
     if (entry.owner.load() != 0) write_back(entry.path, entry.value, entry.value_size);

@@ -31,6 +31,9 @@ class FrequencyRestorer {
   [[nodiscard]] std::size_t size() const;
   /** Writes every remembered value back, newest first; async-signal-safe. */
   void restore_all() noexcept;
+  /** How many times restore_all ran: a lowering made before the last one is undone (a fault
+   * the program recovered from). */
+  [[nodiscard]] unsigned restores() const noexcept { return restores_.load(); }
 
  private:
   struct Entry {
@@ -46,7 +49,8 @@ class FrequencyRestorer {
   Entry entries_[kMaxEntries] = {};
   std::atomic<std::size_t> count_{0};
   std::atomic<int> next_owner_{1};
-  mutable std::mutex mutex_;  // serializes add/remove; never taken by the signal handler
+  std::atomic<unsigned> restores_{0};  // lock-free: counted in the signal handler
+  mutable std::mutex mutex_;           // serializes add/remove; never taken by the signal handler
 };
 
 }  // namespace ecluse

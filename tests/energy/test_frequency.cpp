@@ -366,6 +366,34 @@ TEST(EnergyFrequency, ALoweringPostponedByTheIntervalIsAppliedLater) {
   sched_setaffinity(0, sizeof all, &all);
 }
 
+// A fault the program recovered from ran the restoring handler: the governor knows the CPU is
+// back at its own frequency and lowers it again at the next idle phase (it took it as lowered).
+TEST(EnergyFrequency, AfterARestoreBySignalTheNextIdlePhaseLowersAgain) {
+  test::FakeTree tree;
+  acpi_tree(tree);
+  cpu_set_t all, zero;
+  ASSERT_EQ(sched_getaffinity(0, sizeof all, &all), 0);
+  CPU_ZERO(&zero);
+  CPU_SET(0, &zero);
+  ASSERT_EQ(sched_setaffinity(0, sizeof zero, &zero), 0);
+  EnergyConfig config;
+  config.frequency.push_back({FrequencyPolicy::parse("dedicated-core", "idle", "1.8GHz"), {}});
+  Log log(LogConfig{}, 0);
+  FrequencyGovernor governor(config, Role::DedicatedCore, log, tree.root(), MPI_COMM_WORLD);
+  Accounting accounting;
+  accounting.on_switch([&](Phase from, Phase to) { governor.on_phase(from, to); });
+  accounting.switch_to(Phase::Idle);
+  EXPECT_EQ(value(tree, 0, "scaling_governor"), "userspace");
+  FrequencyRestorer::instance().restore_all();  // what the handler does before passing on
+  EXPECT_EQ(value(tree, 0, "scaling_governor"), "schedutil");
+  std::this_thread::sleep_for(std::chrono::milliseconds(120));
+  accounting.switch_to(Phase::Idle);  // the loop's next idle slice
+  EXPECT_EQ(value(tree, 0, "scaling_governor"), "userspace");
+  governor.finish();
+  EXPECT_EQ(value(tree, 0, "scaling_governor"), "schedutil");
+  sched_setaffinity(0, sizeof all, &all);
+}
+
 // Running as root, permissions do not stop writes: the open hook refuses like the kernel does
 // for an ordinary user, after cpu 2 was already changed.
 TEST(EnergyFrequency, MissingPermissionDegradesToNullWithOneLine) {
