@@ -273,19 +273,26 @@ void write_file_attributes(hid_t file, const std::string& simulation, int iterat
 Hdf5Handle create_serial_part(const std::string& final_path) {
   Hdf5Handle fapl = serial_file_access_list(final_path);
   check_part_absent(final_path);
+  // Made here with O_EXCL (no link, no file of another writer), so that a part HDF5 fails to
+  // write (a full disk at its first bytes) is this create's own and is not left behind.
   const std::string part = part_path(final_path);
-  const hid_t file = H5Fcreate(part.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get());
+  const int fd = ::open(part.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0 && errno == EEXIST) check_part_absent(final_path);
+  if (fd < 0) {
+    throw Error(ECLUSE_IO_ERROR, "cannot create '" + part + "': " + std::strerror(errno) +
+                                     ". Fix: check that directory is writable and has room");
+  }
+  ::close(fd);
+  const hid_t file = H5Fcreate(part.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
   if (file < 0) {
-    // Absent a moment ago (and the output lock keeps other runs out): a part there now is this
-    // create's, opened before it failed (a full disk at its first write). Not left behind.
     std::error_code ignored;
     std::filesystem::remove(part, ignored);
   }
   return hdf5_own(file, H5Fclose, "create the file", final_path);
 }
 
-// The part is created with O_EXCL (H5F_ACC_EXCL), which also refuses a symbolic link: this
-// check only gives the reason in words.
+// The part is created with O_EXCL, which also refuses a symbolic link: this check only gives the
+// reason in words.
 void check_part_absent(const std::string& final_path) {
   const std::string part = part_path(final_path);
   struct stat info {};
