@@ -139,7 +139,9 @@ bool add_to_partial_report(const std::string& path, const FailureWitness& witnes
     text += listed.failures[i] + (i + 1 < listed.failures.size() ? ",\n" : "\n");
   }
   text += "  ]\n}\n";
-  return write_file_whole(path, text);
+  if (!write_file_whole(path, text)) return false;
+  note_report_for_launcher(path);  // `ecluse run` then exits non-zero for it
+  return true;
 }
 
 }  // namespace ecluse

@@ -174,6 +174,11 @@ bool note_for_launcher(const char* file, const std::string& report) {
 
 }  // namespace
 
+bool note_report_for_launcher(const std::string& report) {
+  const char* launcher = run_reports_file();
+  return launcher == nullptr || note_for_launcher(launcher, report);
+}
+
 std::string least_cost_hint(const std::string& written) {
   if (written.empty()) {
     return "  least cost: not predicted: no report was written for the model to read (see "
@@ -206,16 +211,15 @@ void publish_report(const Config& config, const std::vector<RankRecord>& records
                   "; check the directory, or set ECLUSE_REPORT to another file.");
     }
   }
-  const char* launcher = run_reports_file();
-  if (written && launcher && !note_for_launcher(launcher, path)) {
+  if (written && !note_report_for_launcher(path)) {
     log.warning("the report's path could not be passed to `ecluse run` through " +
-                std::string(launcher) + "; run ecluse advise --from-report " + path);
+                std::string(run_reports_file()) + "; run ecluse advise --from-report " + path);
   }
   const char* env = std::getenv("ECLUSE_REPORT");
   const bool silenced = env && std::string(env) == "none";
   if (!config.report.summary || silenced) return;
   std::string text = report_summary(totals, records, path.empty() ? "not written" : path);
-  if (!launcher || !written) text += least_cost_hint(written ? path : "");
+  if (!run_reports_file() || !written) text += least_cost_hint(written ? path : "");
   std::fputs(text.c_str(), stdout);
   std::fflush(stdout);
 }

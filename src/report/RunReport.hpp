@@ -82,6 +82,10 @@ std::string least_cost_hint(const std::string& written);
 
 /** Where the report goes: ECLUSE_REPORT, else <report file>, with {simulation}; "" for none. */
 std::string report_path(const Config& config);
+/** Under `ecluse run` (ECLUSE_RUN_REPORTS), adds the report's path to the launcher's list, so
+ * that it reads it once the command ended (its least-cost line, what was not stored); true
+ * otherwise too. Finalize's report and the survivors' partial report both are. */
+bool note_report_for_launcher(const std::string& report);
 /** Rank 0 at initialize: the report file of an earlier run is moved to `<report>.previous`, so
  * that the report on disk is always this run's (a run killed before finalize left the earlier
  * run's complete report beside its own files). */

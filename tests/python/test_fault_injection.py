@@ -340,3 +340,21 @@ def test_mpicheck_refuses_the_world_communicator_at_once(tmp_path, approach, ran
     split, _ = launch_checked(ranks, approach, "split", tmp_path)
     assert split.returncode != 0, split.stderr
     assert refusal(clients[0], "MPI_Comm_split", servers) in split.stderr, split.stderr
+
+
+def test_under_ecluse_run_a_partial_report_makes_the_exit_status_non_zero(tmp_path):
+    """Open MPI's mpiexec --enable-recovery exits 0 after a lost process: the survivors'
+    partial report is passed to `ecluse run`, which then exits 1 and says why."""
+    if hydra():
+        pytest.skip("Hydra ends the job at the kill itself: its exit status already shows it")
+    env = dict(child_env(), ECLUSE_TIMEOUT=str(TIMEOUT))
+    command = [mpiexec(), "-n", "4", *recovery_flags(), str(PROGRAMS / "fault_program"), "dc",
+               "server", "500", str(tmp_path / "out")]
+    result = subprocess.run([sys.executable, "-m", "ecluse", "run", "--", *command], cwd=tmp_path,
+                            env=env, capture_output=True, text=True, timeout=300)
+    report = tmp_path / "fault-report.json"
+    assert report.exists(), result.stdout + result.stderr
+    assert json.loads(report.read_text())["complete"] is False
+    assert result.returncode != 0
+    assert (f"ecluse run: {report}: the run did not complete (a partial report)"
+            in result.stderr), result.stderr
