@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <utility>
+#include <vector>
 
 #include "ecluse/Error.hpp"
 #include "store/Hdf5CollectiveStore.hpp"
@@ -185,13 +186,22 @@ XdmfMode xdmf_mode(const Store& store) {
   return xdmf_mode_of(option_or_default(store, *find_store_kind("HDF5"), "XDMFMode"));
 }
 
+// The enabled HDF5 stores of the configuration other than `store`.
+std::vector<const Store*> other_hdf5_stores(const Store& store, const Config* config) {
+  std::vector<const Store*> others;
+  if (config == nullptr) return others;
+  for (const Store& other : config->stores) {
+    if (&other == &store || other.name == store.name || !other.enabled) continue;
+    if (find_store_kind(other.type) == find_store_kind("HDF5")) others.push_back(&other);
+  }
+  return others;
+}
+
 // The XDMF documents are named after the simulation only: two XDMF stores in one directory
 // would replace each other's.
 void check_xdmf_directory(const Store& store, const std::string& directory, const Config* config) {
-  if (config == nullptr) return;
-  for (const Store& other : config->stores) {
-    if (&other == &store || other.name == store.name || !other.enabled) continue;
-    if (find_store_kind(other.type) != find_store_kind("HDF5")) continue;
+  for (const Store* o : other_hdf5_stores(store, config)) {
+    const Store& other = *o;
     if (xdmf_mode(other) == XdmfMode::NoIteration) continue;
     if (absolute_directory(hdf5_options(other).files_path) != directory) continue;
     config_error(store,
@@ -206,11 +216,8 @@ void check_xdmf_directory(const Store& store, const std::string& directory, cons
 // Two stores publishing the same names into one directory replace each other's files at every
 // iteration: the data of all but one is lost, every call returning OK.
 void check_distinct_files(const Store& store, const Hdf5Options& options, const Config* config) {
-  if (config == nullptr) return;
-  for (const Store& other : config->stores) {
-    if (&other == &store || other.name == store.name || !other.enabled) continue;
-    if (find_store_kind(other.type) != find_store_kind("HDF5")) continue;
-    const Hdf5StoreOptions theirs = hdf5_options(other);
+  for (const Store* other : other_hdf5_stores(store, config)) {
+    const Hdf5StoreOptions theirs = hdf5_options(*other);
     const std::string pattern =
         theirs.file_name.empty() ? default_pattern(theirs.mode) : theirs.file_name;
     if (pattern != options.file_name ||
@@ -218,7 +225,7 @@ void check_distinct_files(const Store& store, const Hdf5Options& options, const 
       continue;
     }
     config_error(store, "its files ('" + options.file_name + "' in FilesPath '" +
-                            options.directory + "') have the names store '" + other.name +
+                            options.directory + "') have the names store '" + other->name +
                             "' gives its own: each would replace the other's at every "
                             "iteration and its data would be lost. Give each store its own "
                             "FilesPath or FileName");

@@ -47,24 +47,7 @@ contains
     call exit(1)
   end subroutine expect
 
-  !> A string parameter through a Fortran character buffer: blank-padded, no NUL; a value set
-  !> from a blank-padded buffer reads back without its blanks, into a buffer of its length.
-  subroutine check_string_parameter(name)
-    character(len=*), intent(in) :: name
-    character(len=16) :: long
-    character(len=5) :: exact
-    long = repeat('x', 16)
-    call damaris_parameter_get_f(name, long, len(long), err)
-    call expect(err, 0, 'damaris_parameter_get_f of a string into character(len=16)')
-    call expect(merge(1, 0, long == 'heat' .and. index(long, achar(0)) == 0), 1, &
-                'the string read blank-padded ("' // long // '")')
-    long = 'world'
-    call damaris_parameter_set_f(name, long, len(long), err)
-    call expect(err, 0, 'damaris_parameter_set_f of a string from character(len=16)')
-    call damaris_parameter_get_f(name, exact, len(exact), err)
-    call expect(err, 0, 'damaris_parameter_get_f of a string into character(len=5)')
-    call expect(merge(1, 0, exact == 'world'), 1, 'the string set read back ("' // exact // '")')
-  end subroutine check_string_parameter
+  include 'string_parameter.inc'
 
   integer function parameter(name) result(value)
     character(len=*), intent(in) :: name
