@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <regex>
@@ -18,6 +20,22 @@ namespace ecluse {
 namespace {
 
 constexpr std::size_t kListedParts = 5;
+
+// FNV-1a: the same name for the same pattern in every run, whatever the build.
+std::string pattern_key(const std::string& pattern) {
+  std::uint64_t hash = 14695981039346656037ull;
+  for (const unsigned char c : pattern) hash = (hash ^ c) * 1099511628211ull;
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
+// Runs of different simulations write different files unless the names leave the simulation
+// out: then the lock is the pattern's, so that a second run is refused too.
+std::string lock_name(const std::string& simulation, const std::string& pattern) {
+  if (pattern.empty() || pattern.find("{simulation}") != std::string::npos) return simulation;
+  return "files-" + pattern_key(pattern);
+}
 
 std::string identity() {
   return this_host_name() + "\n" + std::to_string(getpid()) + "\n";
@@ -136,8 +154,12 @@ std::vector<std::string> leftover_parts(const std::string& directory, const std:
 OutputLock::OutputLock(const std::string& directory, const std::string& simulation,
                        const std::string& file_pattern, const std::string& store_name, bool sync,
                        Log* log)
-    : path_(directory + "/." + simulation + ".ecluse-lock"),
+    : path_(directory + "/." + lock_name(simulation, file_pattern) + ".ecluse-lock"),
       store_name_(store_name),
+      what_(lock_name(simulation, file_pattern) == simulation
+                ? "the same simulation"
+                : "files of the same names (FileName '" + file_pattern + "', without " +
+                      "{simulation})"),
       made_(missing_directories(directory)) {
   ensure_output_directory(directory, store_name, sync);
   for (int attempt = 0; attempt < 2 && !owner_; ++attempt) {
@@ -190,8 +212,8 @@ bool OutputLock::try_create() {
 void OutputLock::refuse(const std::string& holder) const {
   const Holder h = parse_holder(holder);
   throw Error(ECLUSE_IO_ERROR,
-              "store '" + store_name_ + "': another run (" + describe(h) +
-                  ") writes the same simulation into this directory (lock file '" + path_ +
+              "store '" + store_name_ + "': another run (" + describe(h) + ") writes " + what_ +
+                  " into this directory (lock file '" + path_ +
                   "'). Fix: wait for it to end, give this run another FilesPath or simulation "
                   "name, or remove the lock file if that run is no longer alive");
 }

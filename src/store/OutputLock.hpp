@@ -9,11 +9,12 @@
 
 namespace ecluse {
 
-/** "<directory>/.<simulation>.ecluse-lock", created with O_EXCL|O_NOFOLLOW and holding the
- * owner's host and pid. A live owner makes a second run fail with ECLUSE_IO_ERROR; a dead one
- * on this host (a crash) is replaced, its partial files removed with a warning. The same
- * process may take it again (two stores of one run in one directory). Released when the
- * owner is destroyed. */
+/** "<directory>/.<simulation>.ecluse-lock" ("<directory>/.files-<hash of the pattern>.ecluse-lock"
+ * for a FileName without {simulation}, whose names are the same for every simulation), created
+ * with O_EXCL|O_NOFOLLOW and holding the owner's host and pid. A live owner makes a second run fail
+ * with ECLUSE_IO_ERROR; a dead one on this host (a crash) is replaced, its partial files removed
+ * with a warning. The same process may take it again (two stores of one run in one directory).
+ * Released when the owner is destroyed. */
 class OutputLock {
  public:
   OutputLock(const std::string& directory, const std::string& simulation,
@@ -30,6 +31,7 @@ class OutputLock {
 
   std::string path_;
   std::string store_name_;
+  std::string what_;               // what a second run would write the same of, for the refusal
   std::vector<std::string> made_;  // directories this lock made, deepest first
   bool owner_ = false;
 };

@@ -186,6 +186,44 @@ TEST(StoreLock, SecondLiveRunIntoTheSameDirectoryIsRefused) {
                 "longer alive");
 }
 
+// A FileName without {simulation} names the same files for every simulation: a live run of
+// another simulation writing them is refused too (its files and ours replaced each other).
+TEST(StoreLock, AnotherSimulationWritingTheSameNamesIsRefused) {
+  const std::string dir = fresh_dir("lock_names");
+  const std::string pattern = "out_It{iteration}_Pr{writer}.h5";
+  long parent = getppid();
+  MPI_Bcast(&parent, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  StoreEnv other = world_env();
+  other.simulation = "other";
+  std::string lock;
+  if (world_rank() == 0) {  // the other simulation's lock, as its run took it
+    OutputLock taken(dir, "other", pattern, "h5", false, nullptr);
+    lock = taken.path();
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) {  // held by a live process (the launcher) of another run
+    write_text(lock, this_host_name() + "\n" + std::to_string(parent) + "\n");
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::string path = lock;
+  path.resize(512, '\0');
+  MPI_Bcast(path.data(), 512, MPI_CHAR, 0, MPI_COMM_WORLD);
+  lock = path.c_str();
+  EXPECT_NE(lock.find("/.files-"), std::string::npos) << lock;
+  const Error e = error_of([&] {
+    run_collectively(MPI_COMM_WORLD, [&] {
+      make_store(hdf5_store(dir, "FilePerCore", {{"FileName", pattern}}), world_env());
+    });
+  });
+  EXPECT_EQ(e.status(), ECLUSE_IO_ERROR);
+  EXPECT_EQ(std::string(e.what()),
+            "store 'h5': another run (pid " + std::to_string(parent) + " on host '" +
+                this_host_name() + "') writes files of the same names (FileName '" + pattern +
+                "', without {simulation}) into this directory (lock file '" + lock +
+                "'). Fix: wait for it to end, give this run another FilesPath or simulation "
+                "name, or remove the lock file if that run is no longer alive");
+}
+
 TEST(StoreLock, StaleLockIsReplacedAndItsPartsRemovedAndNamed) {
   if (world_size() > 1) GTEST_SKIP() << "one writer is enough";
   const std::string dir = fresh_dir("lock_stale");
