@@ -6,7 +6,6 @@ does not hold a second copy of the model, so a run launched otherwise ends its s
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import subprocess
 import sys
@@ -91,20 +90,18 @@ def run(command: Sequence[str], power: Power, options: ModelOptions,
 def _not_stored(path: str) -> list:
     """What a report says was not stored: failed stores, an incomplete run."""
     try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
+        report = load_report(path)
     except (OSError, ValueError) as e:  # moved away since, say: the command's code decides
         print(f"ecluse run: warning: {path}: the report cannot be read ({e}): whether its data "
               "was stored is not checked", file=sys.stderr, flush=True)
         return []
     said = []
-    iterations = doc.get("iterations") if isinstance(doc.get("iterations"), dict) else {}
-    errors = iterations.get("store_errors") or 0
-    failed = (iterations.get("failed_iterations") or {}).get("count") or 0
+    errors = report.iterations.store_errors or 0
+    failed = report.iterations.failed_iterations.count or 0
     if errors or failed:
         said.append(f"{errors:g} store(s) failed in {failed:g} (rank, iteration) pair(s): that "
                     "data is not on disk (see the run's errors above)")
-    if doc.get("complete") is False:
+    if report.data.get("complete") is False:
         said.append("the run did not complete (a partial report): what its last iterations "
                     "held may not be stored")
     return said

@@ -33,6 +33,10 @@ CpuTimes CpuTimes::parse(const std::string& proc_stat) {
   return {f[User] + f[Nice] + f[System] + f[Irq] + f[Softirq], f[Idle] + f[Iowait], f[Steal]};
 }
 
+CpuTimes CpuTimes::read(const SysfsFiles& files) {
+  return parse(files.read("/proc/stat"));
+}
+
 double CpuTimes::utilization(const CpuTimes& before, const CpuTimes& after) {
   const std::uint64_t busy = after.busy - before.busy;
   const std::uint64_t total = busy + (after.idle - before.idle);

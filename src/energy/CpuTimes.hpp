@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "core/SysfsFiles.hpp"
+
 namespace ecluse {
 
 /** Cumulative ticks (USER_HZ) of all CPUs since boot. */
@@ -15,6 +17,8 @@ struct CpuTimes {
 
   /** Parses the "cpu " line of /proc/stat; throws ecluse::Error if absent or malformed. */
   static CpuTimes parse(const std::string& proc_stat);
+  /** parse of `files`' /proc/stat; throws SysfsError when unreadable, ecluse::Error if bad. */
+  static CpuTimes read(const SysfsFiles& files);
   /** Utilization between two snapshots: busy / (busy + idle), 0 when no tick elapsed. */
   static double utilization(const CpuTimes& before, const CpuTimes& after);
 };

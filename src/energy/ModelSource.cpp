@@ -16,7 +16,7 @@ ModelSource::ModelSource(SysfsFiles files, Calibration calibration, Clock clock)
 
 CpuTimes ModelSource::snapshot() const {
   try {
-    return CpuTimes::parse(files_.read("/proc/stat"));
+    return CpuTimes::read(files_);
   } catch (const SysfsError& e) {
     throw Error(ECLUSE_IO_ERROR, std::string("model: ") + e.what());
   }

@@ -48,11 +48,10 @@ namespace {
 // The host's CPU times now, or nothing where /proc/stat cannot be read.
 std::optional<CpuTimes> host_cpu_times() {
   try {
-    const auto text = SysfsFiles(system_root()).try_read("/proc/stat");
-    if (text) return CpuTimes::parse(*text);
-  } catch (const Error&) {
+    return CpuTimes::read(SysfsFiles(system_root()));
+  } catch (const std::exception&) {  // SysfsError (unreadable) or ecluse::Error (malformed)
+    return std::nullopt;
   }
-  return std::nullopt;
 }
 
 double busy_seconds_between(const CpuTimes& start, const CpuTimes& end) {

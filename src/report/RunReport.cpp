@@ -41,10 +41,10 @@ std::map<int, std::pair<double, double>> host_cpu_and_joules(
 }
 
 // Host leaders carry their host's energy; the figure is split among the host's ranks by CPU.
-EnergyTotals host_energy(const std::vector<RankRecord>& records) {
+EnergyTotals host_energy(const std::vector<RankRecord>& records,
+                         const std::map<int, std::pair<double, double>>& per_host) {
   EnergyTotals e;
   EnergyLabels labels;
-  const auto per_host = host_cpu_and_joules(records);
   for (const RankRecord& r : records) {
     if (!r.energy) continue;
     HostEnergyFigure f = *r.energy;
@@ -114,8 +114,8 @@ RunTotals aggregate(const Config& config, const std::vector<RankRecord>& records
   t.ranks = static_cast<int>(records.size());
   t.nodes = nodes;
   t.hosts = hosts;
-  t.energy = host_energy(records);
   const auto per_host = host_cpu_and_joules(records);
+  t.energy = host_energy(records, per_host);
   for (const RankRecord& r : records) {
     const auto& [host_cpu, host_joules] = per_host.at(r.totals.host);
     const double share = host_cpu > 0 ? r.totals.cpu / host_cpu : 0;

@@ -93,8 +93,8 @@ def test_the_commands_exit_code_is_kept_and_no_report_means_no_line(tmp_path):
 
 FAKE_RUN = """
 import json, os, sys
-doc = {"complete": COMPLETE, "iterations": {"store_errors": ERRORS,
-                                             "failed_iterations": {"count": ERRORS}}}
+doc = {"schema": "ecluse-report/2", "complete": COMPLETE,
+       "iterations": {"store_errors": ERRORS, "failed_iterations": {"count": ERRORS}}}
 with open("fake-report.json", "w") as f:
     json.dump(doc, f)
 with open(os.environ["ECLUSE_RUN_REPORTS"], "a") as f:
