@@ -1207,7 +1207,10 @@ def test_a_client_that_never_waits_hears_of_its_dead_server_within_seconds(tmp_p
     the dedicated core died, every end_iteration returned OK until stop (hours of computing
     with nothing stored). Its end_iteration now checks the server at most once a second."""
     version = subprocess.run([mpiexec(), "--version"], capture_output=True, text=True).stdout
-    survive = ["-disable-auto-cleanup"] if "HYDRA" in version else ["--enable-recovery"]
+    if "HYDRA" in version:  # as in test_fault_injection.py
+        pytest.skip("MPICH's Hydra may end the survivors at a kill, even with "
+                    "-disable-auto-cleanup: the client may not live to hear of it")
+    survive = ["--enable-recovery"]
     xml = CONFIG.replace("ARCHITECTURE", DC.replace('"3"', '"2"')).replace("DOMAINS", "1")
     (tmp_path / "bind.xml").write_text(xml)
     (tmp_path / "script.py").write_text(PRELUDE + textwrap.dedent(SERVER_DIES))
