@@ -295,7 +295,14 @@ void Client::end_iteration() {
   }
   written_once_.insert(constants.begin(), constants.end());
   accounting_.end_iteration(ended);
-  transport_.raise_store_failures();
+  try {
+    transport_.raise_store_failures();  // DC, DN: an earlier iteration's, found by the server
+  } catch (const Error&) {
+    // The failed iteration is not known here: every constant variable is written again at its
+    // next write (one stored twice beats one lost for the run).
+    written_once_.clear();
+    throw;
+  }
 }
 
 }  // namespace ecluse

@@ -1289,3 +1289,48 @@ def test_a_rank_that_raises_before_start_beside_ranks_that_never_start_closes(tm
     waits for the others, no abort."""
     reports = run_script(tmp_path, 2, ONE_RANK_BEFORE_START_OTHERS_NEVER_START)
     assert [r["closed"] for r in reports] == [True, True]
+
+
+CONSTANT_AFTER_SERVER_FAILURE = """
+import os, time
+if MPI.COMM_WORLD.Get_rank() == 0:
+    os.makedirs("out")
+    open("out/It0", "w").close()  # a file where iteration 0's directory goes: its store fails
+MPI.COMM_WORLD.Barrier()
+failed, final = [], None
+try:
+    with ecluse.Session("bind.xml") as s:
+        if s.is_client:
+            for it in range(3):
+                s.write("c", np.full(4, 7, dtype=np.int32))  # a constant: written every step
+                s.write("v", np.full(4, it, dtype=np.int32))
+                error = error_of(s.end_iteration)
+                failed.append(error[0] if error else None)
+                time.sleep(0.4)  # the server stores (or fails) the iteration
+except ecluse.Error as e:
+    final = e.status
+report(failed=failed, final=final)
+"""
+
+
+@pytest.mark.parametrize("architecture", [DC.replace('"3"', '"2"'),
+                                          '<dedicated cores="0" nodes="1"/>'
+                                          '<virtual-nodes ranks-per-node="1"/>'])
+def test_a_constant_variable_whose_iteration_failed_on_the_server_is_written_again(
+        tmp_path, architecture):
+    """DC, DN: the server fails iteration 0, which held the constant `c`; the client hears of
+    it at iteration 1's end_iteration and writes `c` again at its next write (iteration 2).
+    It was lost for the whole run, every write returning OK."""
+    import h5py
+    xml = FAILING_STORES.replace("ARCHITECTURE", architecture).replace(
+        '<variable name="v" layout="l"/>',
+        '<variable name="v" layout="l"/><variable name="c" layout="l" time-varying="false"/>')
+    result = run_plain(tmp_path, 2, xml, CONSTANT_AFTER_SERVER_FAILURE)
+    assert result.returncode == 0, result.stdout + result.stderr
+    client, server = sorted(results(result.stdout), key=lambda r: r["rank"])
+    assert client == {"rank": 0, "failed": [None, "ECLUSE_IO_ERROR", None], "final": None}
+    assert server["final"] == "ECLUSE_IO_ERROR"  # the server's own failure, at its finalize
+    with h5py.File(tmp_path / "out" / "It1" / "bind_Pr0.h5", "r") as f:
+        assert "c" not in f and list(f["v/P0"][...]) == [1, 1, 1, 1]
+    with h5py.File(tmp_path / "out" / "It2" / "bind_Pr0.h5", "r") as f:
+        assert list(f["c/P0"][...]) == [7, 7, 7, 7] and list(f["v/P0"][...]) == [2, 2, 2, 2]
