@@ -1202,16 +1202,21 @@ with ecluse.Session("bind.xml") as s:
 """
 
 
-def test_a_client_that_never_waits_hears_of_its_dead_server_within_seconds(tmp_path):
-    """DC: a client whose buffer is never full never waited, so never checked its server: after
-    the dedicated core died, every end_iteration returned OK until stop (hours of computing
-    with nothing stored). Its end_iteration now checks the server at most once a second."""
+@pytest.mark.parametrize("architecture", [DC.replace('"3"', '"2"'),
+                                          '<dedicated cores="0" nodes="1"/>'
+                                          '<virtual-nodes ranks-per-node="1"/>'])
+def test_a_client_that_never_waits_hears_of_its_dead_server_within_seconds(tmp_path,
+                                                                          architecture):
+    """DC, DN: a client whose buffer (credit) never runs out never waited, so never checked its
+    server: after the dedicated core (node) died, every end_iteration returned OK until stop
+    (hours of computing with nothing stored). Its end_iteration now checks the server at most
+    once a second (DN: a server on the same host; a remote one's death is MPI's to tell)."""
     version = subprocess.run([mpiexec(), "--version"], capture_output=True, text=True).stdout
     if "HYDRA" in version:  # as in test_fault_injection.py
         pytest.skip("MPICH's Hydra may end the survivors at a kill, even with "
                     "-disable-auto-cleanup: the client may not live to hear of it")
     survive = ["--enable-recovery"]
-    xml = CONFIG.replace("ARCHITECTURE", DC.replace('"3"', '"2"')).replace("DOMAINS", "1")
+    xml = CONFIG.replace("ARCHITECTURE", architecture).replace("DOMAINS", "1")
     (tmp_path / "bind.xml").write_text(xml)
     (tmp_path / "script.py").write_text(PRELUDE + textwrap.dedent(SERVER_DIES))
     result = subprocess.run([mpiexec(), "-n", "2", *survive, sys.executable, "script.py"],
