@@ -144,6 +144,51 @@ void add_type_layouts(Config& config) {
   }
 }
 
+/** The first variable a mesh names (coordinate or part) that is not declared, or null. */
+const SourceLocation* undefined_mesh_variable(const Mesh& mesh, const Config& config,
+                                              std::string& name) {
+  for (const auto& coord : mesh.coords) {
+    if (!resolve(config.variables, mesh.group, coord.name).empty()) continue;
+    name = coord.name;
+    return &coord.where;
+  }
+  for (const auto& part : mesh.parts) {
+    if (!resolve(config.variables, mesh.group, part.variable).empty()) continue;
+    name = part.variable;
+    return &part.where;
+  }
+  return nullptr;
+}
+
+// Damaris reads a mesh's variables only when VisIt asks for the mesh: its users' files may
+// name coordinates they never declare (ROSS's RISA). Such a mesh is dropped, with a warning,
+// and the variables on it are written without a mesh.
+void drop_damaris_meshes_with_undefined_variables(Config& config, Diagnostics& d) {
+  if (config.dialect != Dialect::Damaris) return;
+  std::vector<std::string> dropped;
+  for (const Mesh& mesh : config.meshes) {
+    std::string name;
+    const SourceLocation* where = undefined_mesh_variable(mesh, config, name);
+    if (where == nullptr) continue;
+    d.warning(*where, "undefined-mesh-variable",
+              "mesh '" + mesh.name + "' names variable '" + name + "' " +
+                  not_found(config.variables, mesh.group, name, "defined") +
+                  " Damaris reads a mesh's variables only when VisIt shows the mesh, so the "
+                  "file runs, but without this mesh: the variables on it are written without "
+                  "one. Fix the name or declare the variable to keep the mesh.");
+    dropped.push_back(mesh.name);
+  }
+  if (dropped.empty()) return;
+  for (Variable& v : config.variables) {
+    if (v.mesh.empty()) continue;
+    const std::string full = resolve(config.meshes, v.group, v.mesh);
+    if (std::find(dropped.begin(), dropped.end(), full) != dropped.end()) v.mesh.clear();
+  }
+  std::erase_if(config.meshes, [&](const Mesh& m) {
+    return std::find(dropped.begin(), dropped.end(), m.name) != dropped.end();
+  });
+}
+
 void check_variable(Variable& v, const Config& config, Diagnostics& d) {
   const std::string who = "variable '" + v.name + "' uses";
   resolve_reference(v.layout, config.layouts, v.group, who + " layout", d, v.where,
@@ -394,6 +439,7 @@ void validate_config(Config& config, Diagnostics& d) {
   check_unique(config.scripts, "pyscript", d);
   { const Parameters values(config, d); }
   add_type_layouts(config);
+  drop_damaris_meshes_with_undefined_variables(config, d);
   for (auto& v : config.variables) check_variable(v, config, d);
   for (auto& v : config.variables) {
     if (!v.select_file.empty()) check_variable_selection(v, config, d);
