@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -77,7 +78,7 @@ def run(command: Sequence[str], power: Power, options: ModelOptions,
         listing = os.path.join(tmp, "reports")
         open(listing, "w").close()
         env = dict(os.environ, **{REPORTS_VARIABLE: listing})
-        code = subprocess.run(list(command), env=env).returncode
+        code = _run_command(command, env)
         lost = []
         for path in _reports(listing):
             print(line(path, power, options, host_cpus, max_dedicated_cores), flush=True)
@@ -85,6 +86,39 @@ def run(command: Sequence[str], power: Power, options: ModelOptions,
     for text in lost:
         print(f"ecluse run: {text}", file=sys.stderr, flush=True)
     return 1 if code == 0 and lost else code
+
+
+# Passed on to the command (a batch script's `kill -TERM`, Slurm's `--signal`).
+_FORWARDED = ("SIGTERM", "SIGHUP", "SIGUSR1", "SIGUSR2")
+
+
+def _run_command(command: Sequence[str], env: dict) -> int:
+    """Runs the command to its end; its exit code, or 128 + N when signal N ended it (a
+    shell's convention). Ctrl-C reaches the command from the terminal (its process group):
+    this process ignores SIGINT and waits for the launcher to end its ranks, rather than
+    killing the launcher and leaving the ranks running. Other signals are passed on."""
+    process = subprocess.Popen(list(command), env=env)
+
+    def forward(signum, _frame):
+        try:
+            process.send_signal(signum)
+        except ProcessLookupError:
+            pass
+
+    previous = {}
+    try:
+        previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for name in _FORWARDED:
+            number = getattr(signal, name)
+            previous[number] = signal.signal(number, forward)
+    except ValueError:  # not the main thread: signals stay as they are
+        pass
+    try:
+        code = process.wait()
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+    return 128 - code if code < 0 else code
 
 
 def _not_stored(path: str) -> list:

@@ -118,3 +118,47 @@ def test_a_run_that_lost_data_ends_non_zero_even_if_its_program_did_not(tmp_path
     assert "the run did not complete (a partial report)" in result.stderr
     result = fake(0, True)
     assert result.returncode == 0 and "ecluse run:" not in result.stderr
+
+
+def test_ctrl_c_reaches_the_command_and_ecluse_run_waits_for_it(tmp_path):
+    """Ctrl-C (SIGINT to the terminal's process group) killed the launcher 0.25 s later and left
+    the ranks running, writing on after the prompt came back. `ecluse run` now waits for the
+    command to end by itself, and takes its exit code."""
+    import os
+    import signal
+    import time
+    script = ('trap "echo ended >> ended.txt; exit 3" INT; echo started > started.txt; '
+              'i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done')
+    process = subprocess.Popen([sys.executable, "-m", "ecluse", "run", "--", "sh", "-c", script],
+                               cwd=tmp_path, env=child_env(), start_new_session=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "started.txt").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGINT)  # what the terminal does
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 3, out + err
+    assert "Traceback" not in err, err
+    assert (tmp_path / "ended.txt").read_text() == "ended\n"
+
+
+def test_a_command_ended_by_a_signal_gives_128_plus_its_number(tmp_path):
+    result = ecluse_run(tmp_path, ["sh", "-c", "kill -KILL $$"])
+    assert result.returncode == 128 + 9, result.stderr
+
+
+def test_sigterm_to_ecluse_run_is_passed_on_to_the_command(tmp_path):
+    import signal
+    import time
+    script = ('trap "echo ended > ended.txt; exit 4" TERM; echo started > started.txt; '
+              'i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done')
+    process = subprocess.Popen([sys.executable, "-m", "ecluse", "run", "--", "sh", "-c", script],
+                               cwd=tmp_path, env=child_env(), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "started.txt").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGTERM)  # to `ecluse run` alone, as a batch script may
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 4, out + err
+    assert (tmp_path / "ended.txt").read_text() == "ended\n"
