@@ -15,16 +15,54 @@ const T* find_named(const std::vector<T>& items, std::string_view name) {
   return it == items.end() ? nullptr : &*it;
 }
 
+template <class T>
+const T* find_indexed(const std::vector<T>& items, const NamePositions& positions,
+                      std::string_view name) {
+  if (auto it = positions.find(name); it != positions.end()) {
+    if (it->second < items.size() && items[it->second].name == name) return &items[it->second];
+  }
+  return find_named(items, name);  // not there (an error), or the list changed since
+}
+
+template <class T>
+NamePositions positions_of(const std::vector<T>& items) {
+  NamePositions positions;
+  positions.reserve(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) positions.emplace(items[i].name, i);  // first
+  return positions;
+}
+
 }  // namespace
 
+void Config::index_names() {
+  variable_positions_ = positions_of(variables);
+  layout_positions_ = positions_of(layouts);
+  parameter_positions_ = positions_of(parameters);
+  mesh_positions_ = positions_of(meshes);
+}
+
+bool Config::indexed(Named kind, std::string_view name) const {
+  switch (kind) {
+    case Named::Variable:
+      return variable_positions_.contains(name);
+    case Named::Layout:
+      return layout_positions_.contains(name);
+    case Named::Parameter:
+      return parameter_positions_.contains(name);
+    case Named::Mesh:
+      return mesh_positions_.contains(name);
+  }
+  return false;
+}
+
 const Parameter* Config::find_parameter(std::string_view name) const {
-  return find_named(parameters, name);
+  return find_indexed(parameters, parameter_positions_, name);
 }
 const Layout* Config::find_layout(std::string_view name) const {
-  return find_named(layouts, name);
+  return find_indexed(layouts, layout_positions_, name);
 }
 const Variable* Config::find_variable(std::string_view name) const {
-  return find_named(variables, name);
+  return find_indexed(variables, variable_positions_, name);
 }
 const Variable& Config::declared_variable(std::string_view name) const {
   if (const Variable* v = find_variable(name)) return *v;
@@ -41,7 +79,7 @@ const Event* Config::find_event(std::string_view name) const {
   return find_named(events, name);
 }
 const Mesh* Config::find_mesh(std::string_view name) const {
-  return find_named(meshes, name);
+  return find_indexed(meshes, mesh_positions_, name);
 }
 const PyScript* Config::find_script(std::string_view name) const {
   return find_named(scripts, name);

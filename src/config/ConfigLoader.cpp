@@ -176,6 +176,7 @@ Config parse_config(const std::string& source_name, const std::string& text) {
   validate_config(config, diagnostics);
   diagnostics.raise_if_any();
   config.warnings = diagnostics.warnings();
+  config.index_names();
   return config;
 }
 
