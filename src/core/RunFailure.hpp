@@ -17,6 +17,9 @@ struct RunFailure {
   long long lost_pid = -1;
   int first_lost_iteration = -1;  // the iterations this process knows are not stored
   int last_lost_iteration = -1;
+  /** first_lost_iteration and every later one the clients handed over (a server ended by a
+   * signal cannot know those still on their way to it); last_lost_iteration is then unused. */
+  bool and_later = false;
 };
 
 /** Installs the handler (the runtime: one per process; an empty function removes it). */

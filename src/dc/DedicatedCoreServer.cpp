@@ -6,6 +6,7 @@
 #include "core/Process.hpp"
 #include "core/RunFailure.hpp"
 #include "ecluse/Error.hpp"
+#include "server/TerminationWatch.hpp"
 #include "transport/TransportSupport.hpp"
 
 namespace ecluse {
@@ -15,7 +16,6 @@ namespace {
 // that the loop releases the blocks (room for the clients) at once without polling for them
 // (polling every 1 ms while storing cost the dedicated core 12-14% CPU between outputs).
 constexpr auto kIdleSlice = std::chrono::milliseconds(100);
-constexpr auto kLivenessPeriod = std::chrono::seconds(1);
 }  // namespace
 
 DedicatedCoreServer::DedicatedCoreServer(const Config& config, const Topology& topology,
@@ -53,11 +53,26 @@ bool DedicatedCoreServer::serves() const {
 }
 
 void DedicatedCoreServer::run() {
+  // The signal ends the queue's sleep: the launcher may kill this process soon after.
+  ServerSignals signals(
+      "dedicated core", *collector_, log_,
+      [](void* queue) { static_cast<shm::EventQueue*>(queue)->interrupt(); },
+      &buffer_.queue(index_));
+  try {
+    serve(signals);
+  } catch (const Error&) {
+    if (signals.signalled()) signals.end_after_failure();  // its clients died of the signal
+    throw;
+  }
+}
+
+void DedicatedCoreServer::serve(ServerSignals& signals) {
   stopped_ = 0;  // a restarted phase counts its clients' Stops again
   collector_->restart();
   ++runs_;
   last_message_ = std::chrono::steady_clock::now();
   while (serves()) {
+    signals.check();
     accounting_.set_background_work(collector_->storing());
     accounting_.switch_to(Phase::Idle);
     if (auto event = buffer_.queue(index_).pop(kIdleSlice)) {
@@ -77,7 +92,7 @@ void DedicatedCoreServer::run() {
       last_message_ = std::chrono::steady_clock::now();  // the clients wait for this room
     }
     collector_->receive_broadcasts();
-    check_clients();
+    check_clients(signals.liveness_period());
     check_silence();
   }
   accounting_.switch_to(Phase::Gather);
@@ -180,9 +195,9 @@ void DedicatedCoreServer::check_silence() const {
   abort_silent_clients("dedicated core", my_clients_.size() - static_cast<std::size_t>(stopped_));
 }
 
-void DedicatedCoreServer::check_clients() {
+void DedicatedCoreServer::check_clients(std::chrono::milliseconds period) {
   const auto now = std::chrono::steady_clock::now();
-  if (now - last_check_ < kLivenessPeriod) return;
+  if (now - last_check_ < period) return;
   last_check_ = now;
   if (gathers_group_signals_ && stopped_ >= static_cast<int>(my_clients_.size())) {
     for (int client = 0; client < node_clients_; ++client) {

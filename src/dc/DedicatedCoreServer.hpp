@@ -11,6 +11,7 @@
 #include "core/Log.hpp"
 #include "dc/NodeBuffer.hpp"
 #include "server/BlockCollector.hpp"
+#include "server/TerminationWatch.hpp"
 #include "topology/Topology.hpp"
 #include "writer/Writer.hpp"
 
@@ -22,7 +23,7 @@ class DedicatedCoreServer {
                       Writer& writer, EventTable& events, Log& log, Accounting& accounting);
   /** Serves until every client of this server has stopped; throws ECLUSE_CHANNEL_ERROR if a
    * client dies, aborts the job if its clients send nothing for ECLUSE_TIMEOUT. Called again
-   * for a restarted phase. */
+   * for a restarted phase. SIGTERM, SIGINT and SIGHUP are ServerSignals' while it serves. */
   void run();
   /** Why this server could not store, for its clients ("" when every iteration was stored). */
   [[nodiscard]] std::string store_failure() const;
@@ -34,7 +35,8 @@ class DedicatedCoreServer {
   void hand_on(const BlockMessage& event);
   void forward(const BlockMessage& event);
   void forward_stops();
-  void check_clients();
+  void serve(ServerSignals& signals);
+  void check_clients(std::chrono::milliseconds period);
   [[nodiscard]] bool serves() const;
   void check_silence() const;
   void publish_failures();

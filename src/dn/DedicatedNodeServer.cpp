@@ -8,13 +8,10 @@
 #include "core/RunFailure.hpp"
 #include "dn/Backoff.hpp"
 #include "ecluse/Error.hpp"
+#include "server/TerminationWatch.hpp"
 #include "transport/TransportSupport.hpp"
 
 namespace ecluse {
-
-namespace {
-constexpr auto kLivenessPeriod = std::chrono::seconds(1);
-}  // namespace
 
 DedicatedNodeServer::DedicatedNodeServer(const Config& config, const Topology& topology,
                                          std::uint64_t memory, Writer& writer, EventTable& events,
@@ -77,9 +74,20 @@ void DedicatedNodeServer::rearm() {
 }
 
 void DedicatedNodeServer::run() {
+  ServerSignals signals("dedicated node server", *collector_, log_);
+  try {
+    serve(signals);
+  } catch (const Error&) {
+    if (signals.signalled()) signals.end_after_failure();  // its clients died of the signal
+    throw;
+  }
+}
+
+void DedicatedNodeServer::serve(ServerSignals& signals) {
   rearm();
   last_message_ = std::chrono::steady_clock::now();
   while (stopped_ < peers_.size()) {
+    signals.check();
     // The poll itself is counted in the phase before it: switches happen only on a change.
     if (progress()) {
       last_message_ = std::chrono::steady_clock::now();
@@ -89,7 +97,7 @@ void DedicatedNodeServer::run() {
       pause();
     }
     collector_->receive_broadcasts();
-    check_clients();
+    check_clients(signals.liveness_period());
   }
   accounting_.switch_to(Phase::Gather);
   collector_->finish();
@@ -110,7 +118,10 @@ void DedicatedNodeServer::pause() {
   const State state = receiving                              ? State::Receiving
                       : collector_->pending_iterations() > 0 ? State::Partial
                                                              : State::Between;
-  wakeup_.sleep_for(pacer_.next(state, std::chrono::steady_clock::now()));
+  // At most 100 ms: a termination signal is seen soon (the launcher may kill this process
+  // soon after), and a Wakeup cannot be notified from a signal handler.
+  wakeup_.sleep_for(std::min<std::chrono::microseconds>(
+      pacer_.next(state, std::chrono::steady_clock::now()), std::chrono::milliseconds(100)));
 }
 
 // The last credit messages (the kBye answers) are small: they complete unless a client died.
@@ -256,9 +267,9 @@ void DedicatedNodeServer::complete_credits() {
   }
 }
 
-void DedicatedNodeServer::check_clients() {
+void DedicatedNodeServer::check_clients(std::chrono::milliseconds period) {
   const auto now = std::chrono::steady_clock::now();
-  if (now - last_check_ < kLivenessPeriod) return;
+  if (now - last_check_ < period) return;
   last_check_ = now;
   for (const Peer& p : peers_) {
     if (p.stopped || !p.process.same_host_as(self_)) continue;

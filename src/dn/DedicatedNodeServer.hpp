@@ -16,6 +16,7 @@
 #include "dn/MessageChannel.hpp"
 #include "dn/PollPacer.hpp"
 #include "server/BlockCollector.hpp"
+#include "server/TerminationWatch.hpp"
 #include "topology/Topology.hpp"
 #include "transport/Transport.hpp"
 #include "writer/Writer.hpp"
@@ -72,7 +73,8 @@ class DedicatedNodeServer {
   void send_credit(std::size_t client, std::uint64_t bytes);
   void return_credits();
   void complete_credits();
-  void check_clients();
+  void serve(ServerSignals& signals);
+  void check_clients(std::chrono::milliseconds period);
   void check_silence() const;
   void drain_credits();
   void log_statistics() const;

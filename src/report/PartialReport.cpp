@@ -62,6 +62,13 @@ Json lost_json(const RunFailure& f) {
 
 Json lost_iterations_json(const RunFailure& f) {
   if (f.first_lost_iteration < 0) return {};
+  if (f.and_later) {
+    return Json::object()
+        .set("count", Json())
+        .set("first", f.first_lost_iteration)
+        .set("last", Json())
+        .set("and_later", true);
+  }
   return Json::object()
       .set("count", f.last_lost_iteration - f.first_lost_iteration + 1)
       .set("first", f.first_lost_iteration)

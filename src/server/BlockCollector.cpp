@@ -92,6 +92,7 @@ void BlockCollector::flush(std::map<int, Iteration>::iterator it) {
   }
   if (!store_thread_) store_thread_ = std::make_unique<StoreThread>(writer_, notify_stored_);
   store_thread_->submit(number, iteration.blocks);
+  iteration.number = number;
   in_flight_.push_back(std::move(iteration));
   ++submitted_;
 }
@@ -158,6 +159,22 @@ void BlockCollector::finish() {
   for (std::size_t from = 0; from < expected.size(); ++from) {
     while (received_from_[from] < expected[from]) receive_broadcast(static_cast<int>(from));
   }
+}
+
+std::pair<int, int> BlockCollector::unstored_range() const {
+  std::pair<int, int> range = pending_range();
+  if (in_flight_.empty()) return range;
+  const int first = in_flight_.front().number, last = in_flight_.back().number;
+  if (range.first < 0) return {first, last};
+  return {std::min(range.first, first), std::max(range.second, last)};
+}
+
+int BlockCollector::first_unstored() const {
+  if (const int first = unstored_range().first; first >= 0) return first;
+  if (next_of_.empty()) return 0;
+  int next = next_of_.begin()->second;
+  for (const auto& entry : next_of_) next = std::min(next, entry.second);
+  return next;
 }
 
 std::string BlockCollector::pending_description() const {

@@ -60,6 +60,8 @@ class BlockCollector {
   [[nodiscard]] bool stores_in_background() const;
   /** Runs broadcast signals sent by other servers (non-blocking). */
   void receive_broadcasts();
+  /** Waits until the store thread stored every iteration handed to it, and releases them. */
+  void wait_stored() { drain(); }
   /** Every client stopped: stores what is left, then receives the peers' last broadcasts.
    * Collective over the servers' communicator. */
   void finish();
@@ -76,6 +78,12 @@ class BlockCollector {
    * are not stored". */
   [[nodiscard]] std::string pending_description() const;
   /** The first and last iterations received in part (-1, -1 when none). */
+  /** The first and last iteration received and not stored yet: on the store thread or held in
+   * part; {-1, -1} for none. */
+  [[nodiscard]] std::pair<int, int> unstored_range() const;
+  /** The first iteration not stored: the first of unstored_range(), else the first that not
+   * every client ended (0 before any). */
+  [[nodiscard]] int first_unstored() const;
   [[nodiscard]] std::pair<int, int> pending_range() const {
     if (iterations_.empty()) return {-1, -1};
     return {iterations_.begin()->first, iterations_.rbegin()->first};
@@ -86,6 +94,7 @@ class BlockCollector {
     std::vector<BlockData> blocks;
     std::vector<BlockMessage> writes;
     int ended = 0;
+    int number = -1;  // set when handed to the store thread
   };
   [[nodiscard]] int ended(int number, const Iteration& it) const;
   void flush_complete();
