@@ -10,6 +10,7 @@
 #include "config/Limits.hpp"
 #include "config/Parameters.hpp"
 #include "config/ScriptsReader.hpp"
+#include "config/StoreKinds.hpp"
 #include "config/Suggest.hpp"
 #include "ecluse/Error.hpp"
 
@@ -447,6 +448,28 @@ void check_events(const Config& config, Diagnostics& d) {
   }
 }
 
+// A FileName without {iteration}: each iteration's file replaces the last one's. Said here, so
+// that ecluse-check says it too (it was said only when the store was made).
+void check_single_file_stores(const Config& config, Diagnostics& d) {
+  const StoreKind* hdf5 = find_store_kind("HDF5");
+  for (const Store& store : config.stores) {
+    if (!store.enabled || hdf5 == nullptr || find_store_kind(store.type) != hdf5) continue;
+    const std::string file_name = option_or_default(store, *hdf5, "FileName");
+    // "": the mode's default name, with {iteration}.
+    if (file_name.empty() || file_name.find("{iteration}") != std::string::npos) continue;
+    const std::string xdmf = option_or_default(store, *hdf5, "XDMFMode");
+    d.warning(store.where, "single-file",
+              "store '" + store.name + "': FileName '" + file_name +
+                  "' has no {iteration}: each iteration's file replaces the previous one's, and "
+                  "only the last iteration stays on disk" +
+                  (xdmf == "NoIteration" ? std::string()
+                                         : " (and XDMFMode=" + xdmf +
+                                               " describes every iteration with the last one's "
+                                               "data)") +
+                  "; add {iteration} to keep them all");
+  }
+}
+
 }  // namespace
 
 void validate_config(Config& config, Diagnostics& d) {
@@ -470,6 +493,7 @@ void validate_config(Config& config, Diagnostics& d) {
   check_layouts(config, d);
   check_unstored(config, d);
   check_architecture(config, d);
+  check_single_file_stores(config, d);
   check_events(config, d);
   check_scripts(config, d);
   check_energy(config, d);

@@ -234,17 +234,6 @@ void check_distinct_files(const Store& store, const Hdf5Options& options, const 
 
 // A name without {iteration} is one file for the whole run: each iteration replaces the last
 // (a "latest state" file may want that). Said once, by the store's first writer.
-void warn_single_file(const Hdf5Options& options, const StoreEnv& env) {
-  if (options.file_name.find("{iteration}") != std::string::npos || env.log == nullptr) return;
-  int rank = 0;
-  if (env.comm != MPI_COMM_NULL) MPI_Comm_rank(env.comm, &rank);
-  if (rank != 0) return;
-  env.log->warning("store '" + options.store_name + "': FileName '" + options.file_name +
-                   "' has no {iteration}: each iteration's file replaces the previous one's, "
-                   "and only the last iteration stays on disk; add {iteration} to keep them "
-                   "all");
-}
-
 // The HDF5 backend, wrapped in the XDMF decorator unless XDMFMode is NoIteration.
 std::unique_ptr<StoreBackend> with_xdmf(const Store& store, Hdf5Mode mode,
                                         const Hdf5Options& options, const StoreEnv& env) {
@@ -273,7 +262,6 @@ std::unique_ptr<StoreBackend> make_hdf5(const Store& store, const StoreEnv& env)
   options.sync = typed.sync;
   check_output_root(store, options.directory);
   check_distinct_files(store, options, env.config);
-  warn_single_file(options, env);
   std::unique_ptr<OutputLock> lock;
   try {
     lock = lock_on_first_writer(options, env);

@@ -275,20 +275,29 @@ std::string xdmf_iteration_document(const std::string& simulation, int iteration
          "    </Grid>\n  </Domain>\n</Xdmf>\n";
 }
 
+std::string xdmf_temporal_head(const std::string& simulation) {
+  return "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"2.0\" "
+         "xmlns:xi=\"http://www.w3.org/2001/XInclude\">\n  <Domain>\n    <Grid Name=\"" +
+         escape(simulation) + R"(" GridType="Collection" CollectionType="Temporal">)" + "\n";
+}
+
+std::string xdmf_temporal_step(const XdmfStep& step) {
+  const std::string it = std::to_string(step.iteration);
+  return "      <Grid Name=\"iteration " + it +
+         R"(" GridType="Collection" CollectionType="Spatial">)" + "\n        <Time Value=\"" + it +
+         "\"/>\n        <xi:include href=\"" + escape(step.file) +
+         "\" xpointer=\"xpointer(//Xdmf/Domain/Grid/Grid)\"/>\n      </Grid>\n";
+}
+
+std::string xdmf_temporal_tail() {
+  return "    </Grid>\n  </Domain>\n</Xdmf>\n";
+}
+
 std::string xdmf_temporal_document(const std::string& simulation,
                                    const std::vector<XdmfStep>& steps) {
-  std::string text =
-      "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"2.0\" "
-      "xmlns:xi=\"http://www.w3.org/2001/XInclude\">\n  <Domain>\n    <Grid Name=\"" +
-      escape(simulation) + R"(" GridType="Collection" CollectionType="Temporal">)" + "\n";
-  for (const XdmfStep& step : steps) {
-    const std::string it = std::to_string(step.iteration);
-    text += "      <Grid Name=\"iteration " + it +
-            R"(" GridType="Collection" CollectionType="Spatial">)" + "\n        <Time Value=\"" +
-            it + "\"/>\n        <xi:include href=\"" + escape(step.file) +
-            "\" xpointer=\"xpointer(//Xdmf/Domain/Grid/Grid)\"/>\n      </Grid>\n";
-  }
-  return text + "    </Grid>\n  </Domain>\n</Xdmf>\n";
+  std::string text = xdmf_temporal_head(simulation);
+  for (const XdmfStep& step : steps) text += xdmf_temporal_step(step);
+  return text + xdmf_temporal_tail();
 }
 
 }  // namespace ecluse

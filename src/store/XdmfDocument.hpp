@@ -48,8 +48,11 @@ struct XdmfStep {
   std::string file;
 };
 /** The temporal collection: each step includes its iteration document's grids (XInclude), with
- * the iteration as its time. */
+ * the iteration as its time: the head, each step's text, the tail. */
 std::string xdmf_temporal_document(const std::string& simulation,
                                    const std::vector<XdmfStep>& steps);
+std::string xdmf_temporal_head(const std::string& simulation);
+std::string xdmf_temporal_step(const XdmfStep& step);
+std::string xdmf_temporal_tail();
 
 }  // namespace ecluse

@@ -2,6 +2,7 @@
 // first writer describes them in an XDMF file and rewrites the temporal collection.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <set>
@@ -33,6 +34,10 @@ class XdmfStore final : public StoreBackend {
  public:
   XdmfStore(std::unique_ptr<StoreBackend> hdf5, XdmfMode mode, Hdf5FileMode file_mode,
             Hdf5Options options, std::vector<XdmfMesh> meshes, StoreEnv env);
+  /** Writes the temporal collection's last steps, if not written yet. */
+  ~XdmfStore() override;
+  XdmfStore(const XdmfStore&) = delete;
+  XdmfStore& operator=(const XdmfStore&) = delete;
   void write_iteration(int iteration, const std::vector<BlockData>& blocks) override;
   void take_indices(const std::vector<BlockData>& index_blocks) override {
     hdf5_->take_indices(index_blocks);
@@ -43,6 +48,8 @@ class XdmfStore final : public StoreBackend {
   [[nodiscard]] std::vector<XdmfArray> arrays_of(const std::vector<std::string>& packed);
   void write_documents(int iteration, const std::vector<std::string>& packed);
   void warn(const std::string& line);
+  [[nodiscard]] bool temporal_due() const;
+  void write_temporal();
 
   std::unique_ptr<StoreBackend> hdf5_;
   XdmfMode mode_;
@@ -53,7 +60,10 @@ class XdmfStore final : public StoreBackend {
   int rank_ = 0;       // in env.comm; rank 0 writes the documents
   bool done_ = false;  // FirstIteration written
   std::map<std::string, std::vector<XdmfArray>> constants_;  // first writer: last seen
-  std::vector<XdmfStep> steps_;                              // first writer: documents written
+  // First writer: the temporal collection's steps (text), how many, how many are on disk.
+  std::string temporal_steps_;
+  std::size_t steps_ = 0, temporal_written_ = 0;
+  std::chrono::steady_clock::time_point temporal_written_at_{};
   std::set<std::string> warned_;
 };
 
