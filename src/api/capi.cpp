@@ -74,7 +74,27 @@ static_assert(covers_every_status(),
               "kStatusNames must name every ecluse_status, in the order of the enum");
 
 thread_local std::string last_error;
-std::unique_ptr<ecluse::Session> session;  // the C API's one instance
+// The C API's one instance. A process that ends (exit(), the end of main) without
+// ecluse_finalize destroys it at exit: its dedicated core or node would take the stop that
+// follows for a clean one, so it is said first.
+struct SessionAtExit : std::unique_ptr<ecluse::Session> {
+  using std::unique_ptr<ecluse::Session>::operator=;
+  ~SessionAtExit() {
+    if (!*this) return;
+    int finalized = 1;
+    MPI_Finalized(&finalized);
+    int rank = -1;
+    if (!finalized) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    std::fprintf(stderr,
+                 "ecluse: world rank %d: the process ends without ecluse_finalize "
+                 "(damaris_finalize): Ecluse stops here (an iteration not ended is stored as "
+                 "it is) and writes no run report; call ecluse_finalize before the process "
+                 "ends.\n",
+                 rank);
+    std::fflush(stderr);
+  }
+};
+SessionAtExit session;
 
 /** A failed call's status, its message kept for this thread and written to the log file. */
 int failed(int status, const char* message) noexcept {

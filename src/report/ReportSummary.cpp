@@ -101,7 +101,7 @@ std::string waits_line(const RunTotals& t) {
   const double wait = statistic(t, kind.seconds);
   if (clients.ranks == 0 || clients.wall <= 0 || wait < kNoticeableWait * clients.wall) return "";
   const std::string count =
-      kind.count ? ", " + format("%.0f", statistic(t, *kind.count)) + " time(s)" : "";
+      kind.count ? ", " + format("%.0f", statistic(t, *kind.count)) + " wait(s) in all" : "";
   return "  waits: the clients waited " + std::string(kind.what) + " " +
          format("%.1f%%", 100 * wait / clients.wall) + " of their time (" +
          format("%.3f s", wait / clients.ranks) + " per client" + count + "): " + kind.cause + "\n";

@@ -819,6 +819,21 @@ def test_blocks_dropped_by_policy_skip_are_not_counted_as_written(tmp_path):
     assert report["io"]["bytes"] == stored * 160000
 
 
+def test_skipped_blocks_are_logged_ten_times_then_at_powers_of_two(tmp_path):
+    """policy="skip" logged every dropped block: 100,000 lines for a run that drops one an
+    iteration. The first 10 are said, then the 16th, 32nd, 64th...; the report counts all."""
+    xml = TOO_MANY_BLOCKS.replace('<buffer size="1MiB"/>', '<buffer size="1MiB" policy="skip"/>')
+    xml = xml.replace("ARCHITECTURE", DC.replace('"3"', '"2"')).replace("DOMAINS", "80")
+    result = run_plain(tmp_path, 2, xml, SKIPPING.replace("range(16)", "range(80)"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    (r,) = results(result.stdout)
+    skipped = int(r["skipped"])
+    assert skipped > 64, r
+    said = re.findall(r"skipped \(policy skip, (\d+) skipped so far", result.stderr)
+    assert [int(n) for n in said] == list(range(1, 11)) + [16, 32, 64], said
+    assert "skipped so far; the next said is the 128th)" in result.stderr
+
+
 def test_parameters_are_typed_and_layouts_follow(tmp_path):
     body = """
     with ecluse.Session("bind.xml") as s:
@@ -1339,3 +1354,23 @@ def test_a_constant_variable_whose_iteration_failed_on_the_server_is_written_aga
         assert "c" not in f and list(f["v/P0"][...]) == [1, 1, 1, 1]
     with h5py.File(tmp_path / "out" / "It2" / "bind_Pr0.h5", "r") as f:
         assert list(f["c/P0"][...]) == [7, 7, 7, 7] and list(f["v/P0"][...]) == [2, 2, 2, 2]
+
+
+EXIT_WITHOUT_FINALIZE = """
+import ctypes
+s = ecluse.Session("bind.xml")
+s.write("counts", np.arange(3, dtype=np.int32))
+s.end_iteration()
+ctypes.CDLL(None).exit(0)  # C's exit(): static destructors run, no finalize was called
+"""
+
+
+def test_a_process_that_exits_without_finalize_says_so(tmp_path):
+    """exit() without ecluse_finalize (a Damaris program that forgets it, or ends on an error
+    path) stopped the session silently at exit: its dedicated core took it for a clean stop."""
+    xml = CONFIG.replace("ARCHITECTURE", TP).replace("DOMAINS", "1")
+    result = run_plain(tmp_path, 1, xml, EXIT_WITHOUT_FINALIZE)
+    assert ("ecluse: world rank 0: the process ends without ecluse_finalize (damaris_finalize): "
+            "Ecluse stops here (an iteration not ended is stored as it is) and writes no run "
+            "report; call ecluse_finalize before the process ends.") in result.stderr, (
+        result.stdout + result.stderr)
