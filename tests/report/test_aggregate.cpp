@@ -244,12 +244,13 @@ TEST(Aggregate, SummarySaysWhenClientsWaitedForRoom) {
   records[1].statistics.push_back({ecluse::Statistic::DcBufferWaitSeconds, 0.5});
   const auto t = ecluse::aggregate(dc_config(), records, 1, 1);
   const std::string s = ecluse::report_summary(t, records, "r.json");
-  EXPECT_NE(s.find("\n  waits: the clients waited for room in the buffer 10.0% of their time "
-                   "(1.000 s per client, 53 wait(s) in all): the dedicated cores store slower than the "
-                   "simulation hands data over, or the buffer holds fewer than two of a client's "
-                   "iterations (ecluse-check --ranks N says how many): raise <buffer size>, add "
-                   "dedicated cores or write less often\n  CPU usage:"),
-            std::string::npos)
+  EXPECT_NE(
+      s.find("\n  waits: the clients waited for room in the buffer 10.0% of their time "
+             "(1.000 s per client, 53 wait(s) in all): the dedicated cores store slower than the "
+             "simulation hands data over, or the buffer holds fewer than two of a client's "
+             "iterations (ecluse-check --ranks N says how many): raise <buffer size>, add "
+             "dedicated cores or write less often\n  CPU usage:"),
+      std::string::npos)
       << s;
   records[0].statistics.back().value = 0.4;  // 0.9 s of 20: 4.5%
   records[1].statistics.back().value = 0.5;
