@@ -120,9 +120,10 @@ void ShmTransport::check_capacity(const Variable& variable, std::size_t bytes) c
                      buffer_.clients());
 }
 
-void ShmTransport::check_iteration_capacity(const std::vector<std::size_t>& blocks) const {
+void ShmTransport::check_iteration_capacity(const std::vector<std::size_t>& blocks) {
   std::size_t need = 0;
   for (const std::size_t bytes : blocks) need += shm::block_footprint(bytes);
+  iteration_need_ = need;
   warn_iteration_too_big(log_, blocks.size(), need, buffer_.share(client_),
                          "buffer (data and bookkeeping)", config_.architecture, buffer_.clients());
 }
@@ -147,8 +148,8 @@ void ShmTransport::raise_store_failures() {
 }
 
 void ShmTransport::too_big(const BlockData& block, std::size_t need, std::size_t share) const {
-  throw_too_big(block, need, share, held_, "buffer (data and bookkeeping)", config_.architecture,
-                buffer_.clients());
+  throw_too_big(block, need, share, held_, iteration_need_, "buffer (data and bookkeeping)",
+                config_.architecture, buffer_.clients());
 }
 
 shm::Handle ShmTransport::skip(const BlockData& block) {

@@ -29,7 +29,7 @@ class ShmTransport : public Transport {
   void clear(const Variable& variable, int block) override;
   [[nodiscard]] bool allocated_now(const Variable& variable, int block) const override;
   void check_capacity(const Variable& variable, std::size_t bytes) const override;
-  void check_iteration_capacity(const std::vector<std::size_t>& blocks) const override;
+  void check_iteration_capacity(const std::vector<std::size_t>& blocks) override;
   void raise_store_failures() override;
   [[nodiscard]] std::uint32_t store_failures_raised() const override { return failures_seen_; }
   [[nodiscard]] std::string unraised_store_failures(
@@ -89,7 +89,8 @@ class ShmTransport : public Transport {
   std::uint32_t failures_seen_ = 0;  // store failures of this client's server already raised
   std::uint64_t sent_blocks_ = 0, sent_bytes_ = 0, buffer_waits_ = 0;
   double buffer_wait_seconds_ = 0;
-  std::size_t held_ = 0;  // bytes of the current iteration the server cannot free yet
+  std::size_t held_ = 0;            // bytes of the current iteration the server cannot free yet
+  std::size_t iteration_need_ = 0;  // a whole iteration's, from the sizes at initialize
   std::chrono::steady_clock::time_point next_server_check_{};
   std::size_t streaming_from_;  // blocks from this size: streaming stores (<buffer copy>)
   bool stopped_ = false;

@@ -123,8 +123,8 @@ bool MpiTransport::skipping() const {
 
 void MpiTransport::check_fits(const BlockData& block, std::size_t need, bool may_skip) const {
   if (held_ + need <= window_ || (may_skip && skipping())) return;
-  throw_too_big(block, held_ + need, window_, held_, "the dedicated node's receive memory",
-                config_.architecture);
+  throw_too_big(block, held_ + need, window_, held_, iteration_need_,
+                "the dedicated node's receive memory", config_.architecture);
 }
 
 void MpiTransport::check_capacity(const Variable& variable, std::size_t bytes) const {
@@ -134,9 +134,10 @@ void MpiTransport::check_capacity(const Variable& variable, std::size_t bytes) c
   }
 }
 
-void MpiTransport::check_iteration_capacity(const std::vector<std::size_t>& blocks) const {
+void MpiTransport::check_iteration_capacity(const std::vector<std::size_t>& blocks) {
   std::size_t need = 0;
   for (const std::size_t bytes : blocks) need += bytes;
+  iteration_need_ = need;
   warn_iteration_too_big(log_, blocks.size(), need, window_, "the dedicated node's receive memory",
                          config_.architecture);
 }

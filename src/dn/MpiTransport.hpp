@@ -31,7 +31,7 @@ class MpiTransport : public Transport {
   void clear(const Variable& variable, int block) override;
   [[nodiscard]] bool allocated_now(const Variable& variable, int block) const override;
   void check_capacity(const Variable& variable, std::size_t bytes) const override;
-  void check_iteration_capacity(const std::vector<std::size_t>& blocks) const override;
+  void check_iteration_capacity(const std::vector<std::size_t>& blocks) override;
   void end_iteration(int iteration) override;
   bool signal(const std::string& event, int iteration) override;
   void stop() override;
@@ -93,6 +93,7 @@ class MpiTransport : public Transport {
   // committed block until clear) until end_iteration returns it to the pool.
   std::vector<BufferPool::Buffer> committed_;
   std::uint64_t window_, credit_, held_ = 0;
+  std::size_t iteration_need_ = 0;  // a whole iteration's, from the sizes at initialize
   CreditMessage credit_message_;
   std::uint64_t server_failures_ = 0;  // as the last credit message said
   std::uint32_t failures_seen_ = 0;    // raised to the simulation already

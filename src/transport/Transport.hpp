@@ -33,7 +33,7 @@ class Transport {
   virtual void check_capacity(const Variable& /*variable*/, std::size_t /*bytes*/) const {}
   /** Warns (once, at initialize) when an iteration that writes every block of `blocks` (their
    * bytes) needs more than this client may hold: its later writes would be refused. */
-  virtual void check_iteration_capacity(const std::vector<std::size_t>& /*blocks*/) const {}
+  virtual void check_iteration_capacity(const std::vector<std::size_t>& /*blocks*/) {}
   /** Throws ECLUSE_IO_ERROR when this client's server failed to store an iteration since the
    * last call. */
   virtual void raise_store_failures() {}

@@ -126,9 +126,17 @@ std::string raise_buffer(const Architecture& a, std::size_t need, std::size_t sh
 }
 
 void throw_too_big(const BlockData& block, std::size_t need, std::size_t share, std::size_t held,
-                   const std::string& memory, const Architecture& a, int dc_clients) {
+                   std::size_t whole, const std::string& memory, const Architecture& a,
+                   int dc_clients) {
   const std::string what =
       "block " + std::to_string(block.block) + " of variable '" + block.variable->name + "'";
+  // Raised to this iteration's need so far only, the next write of the iteration would fail
+  // again: the whole iteration's, when larger.
+  const std::size_t target = held == 0 ? need : std::max(need, whole);
+  const std::string rest = target > need
+                               ? " (the whole iteration of this client needs " +
+                                     std::to_string(target) + " bytes with the sizes at initialize)"
+                               : "";
   throw Error(ECLUSE_ALLOCATION_ERROR,
               held == 0 ? what + " needs " + std::to_string(need) + " bytes of " + memory +
                               " but a client may hold at most " + std::to_string(share) +
@@ -137,7 +145,7 @@ void throw_too_big(const BlockData& block, std::size_t need, std::size_t share, 
                               std::to_string(need) + " bytes of " + memory + " with " + what +
                               " but a client may hold at most " + std::to_string(share) +
                               " bytes and the server frees an iteration only once it ends; " +
-                              raise_buffer(a, need, share, dc_clients) + ".");
+                              raise_buffer(a, target, share, dc_clients) + rest + ".");
 }
 
 void throw_never_fits(const Variable& variable, std::size_t need, std::size_t share,

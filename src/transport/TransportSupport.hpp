@@ -44,10 +44,12 @@ void copy_source(void* to, const BlockData& block, const StridedSource* strided,
 std::size_t streaming_copy_from(const Config& config);
 
 /** A client would hold `need` bytes (`held` of them already, for this iteration) where it may
- * hold `share`; `memory` names the setting to raise. */
+ * hold `share`; `memory` names the setting to raise. `whole`: what a whole iteration of this
+ * client takes with the sizes at initialize (0: unknown), so that the size to raise to is
+ * enough for the rest of the iteration too. */
 [[noreturn]] void throw_too_big(const BlockData& block, std::size_t need, std::size_t share,
-                                std::size_t held, const std::string& memory, const Architecture& a,
-                                int dc_clients = 0);
+                                std::size_t held, std::size_t whole, const std::string& memory,
+                                const Architecture& a, int dc_clients = 0);
 
 /** Throws ECLUSE_ALLOCATION_ERROR at initialize: a block of `variable` takes `need` bytes of
  * `memory` where a client may hold `share`, so no write of it could ever be handed over. */

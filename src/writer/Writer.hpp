@@ -32,7 +32,8 @@ class Writer {
   };
   struct StoredIteration {
     int iteration = 0;
-    double seconds = 0;  // the stores' wall time, turns waited excluded
+    double seconds = 0;             // the stores' wall time, turns waited excluded
+    std::size_t served_blocks = 0;  // blocks some store wrote (a store's frequency skips some)
     std::vector<StoreFailure> failures;
     std::vector<PendingCompletion> pending;  // run by complete() before it counts as stored
   };

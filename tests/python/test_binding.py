@@ -1374,3 +1374,65 @@ def test_a_process_that_exits_without_finalize_says_so(tmp_path):
             "Ecluse stops here (an iteration not ended is stored as it is) and writes no run "
             "report; call ecluse_finalize before the process ends.") in result.stderr, (
         result.stdout + result.stderr)
+
+
+EVERY_TENTH = """<simulation name="bind" xmlns="urn:ecluse:config:1">
+  <architecture><domains count="1"/>ARCHITECTURE</architecture>
+  <data><layout name="l" type="int" dimensions="4"/><variable name="v" layout="l"/></data>
+  <storage><store name="files" type="HDF5" frequency="10"><option key="FilesPath">out</option>
+    </store></storage>
+  <log LogLevel="error"/>
+</simulation>
+"""
+
+
+@pytest.mark.parametrize("architecture", [TP, DC.replace('"3"', '"2"')])
+def test_a_stores_frequency_leaves_its_skipped_iterations_out_of_the_store_time(
+        tmp_path, architecture):
+    """frequency="10": 3 of 30 iterations are stored. The 27 others were counted as store
+    samples of ~0 s, so the store time per output (the advisor's input) read 10 times low."""
+    body = """
+with ecluse.Session("bind.xml") as s:
+    if s.is_client:
+        for it in range(30):
+            s.write("v", np.full(4, it, dtype=np.int32))
+            s.end_iteration()
+"""
+    result = run_plain(tmp_path, 2 if "cores" in architecture and '"1"' in architecture else 1,
+                       EVERY_TENTH.replace("ARCHITECTURE", architecture), body)
+    assert result.returncode == 0, result.stdout + result.stderr
+    it = json.loads((tmp_path / "bind-report.json").read_text())["iterations"]
+    assert it["server_store_s"]["count"] == 3, it["server_store_s"]
+    assert it["server_store_empty_s"]["count"] == 27, it["server_store_empty_s"]
+    assert sorted(p.name for p in (tmp_path / "out").glob("*.h5")) == [
+        f"bind_It{i}_Pr0.h5" for i in (0, 10, 20)]
+
+
+WRITE_PAST_THE_SHARE = """
+with ecluse.Session("bind.xml") as s:
+    if s.is_client:
+        error = None
+        for block in range(8):
+            error = error_of(s.write, "counts", np.full(40000, block, dtype=np.int32), block)
+            if error:
+                break
+        report(error=error)
+"""
+
+
+def test_a_write_past_the_share_asks_for_the_whole_iterations_buffer(tmp_path):
+    """The refused write of an iteration too large for a client's share said to raise the
+    buffer to that iteration's need so far: raised so, the next write failed again. It now asks
+    for what initialize warned the whole iteration needs."""
+    xml = TOO_MANY_BLOCKS.replace("ARCHITECTURE", DC.replace('"3"', '"2"')).replace(
+        "DOMAINS", "8")
+    result = run_plain(tmp_path, 2, xml, WRITE_PAST_THE_SHARE)
+    assert result.returncode == 0, result.stdout + result.stderr
+    warned = re.search(r"an iteration that writes all \d+ blocks .* to at least (\d+) bytes",
+                       result.stderr)
+    assert warned, result.stderr
+    (r,) = results(result.stdout)
+    assert r["error"][0] == "ECLUSE_ALLOCATION_ERROR", r
+    asked = re.search(r"to at least (\d+) bytes", r["error"][2])
+    assert asked and asked.group(1) == warned.group(1), (r["error"][2], warned.group(0))
+    assert "(the whole iteration of this client needs " in r["error"][2]
