@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from typing import Optional, Sequence
 
 from . import advise as adv
@@ -89,25 +90,34 @@ def run(command: Sequence[str], power: Power, options: ModelOptions,
 
 
 # Passed on to the command (a batch script's `kill -TERM`, Slurm's `--signal`).
-_FORWARDED = ("SIGTERM", "SIGHUP", "SIGUSR1", "SIGUSR2")
+_FORWARDED = ("SIGTERM", "SIGHUP", "SIGUSR1", "SIGUSR2", "SIGINT")
+# A signal sent to the whole process group (Ctrl-C, Slurm at the time limit) reaches the
+# launcher too: passed on only if the command still runs this long after, so that the launcher
+# does not get it twice at once (Open MPI's mpirun takes a second one as "abort at once").
+_FORWARD_AFTER_S = 2.0
 
 
 def _run_command(command: Sequence[str], env: dict) -> int:
     """Runs the command to its end; its exit code, or 128 + N when signal N ended it (a
-    shell's convention). Ctrl-C reaches the command from the terminal (its process group):
-    this process ignores SIGINT and waits for the launcher to end its ranks, rather than
-    killing the launcher and leaving the ranks running. Other signals are passed on."""
+    shell's convention). Ctrl-C and the other signals of _FORWARDED do not end this process:
+    they reach the command from the terminal or the batch system (its process group), or are
+    passed on to it if it still runs _FORWARD_AFTER_S later; this process waits for the
+    launcher to end its ranks rather than leaving them running."""
     process = subprocess.Popen(list(command), env=env)
 
     def forward(signum, _frame):
-        try:
-            process.send_signal(signum)
-        except ProcessLookupError:
-            pass
+        def later():
+            if process.poll() is None:
+                try:
+                    process.send_signal(signum)
+                except ProcessLookupError:
+                    pass
+        timer = threading.Timer(_FORWARD_AFTER_S, later)
+        timer.daemon = True
+        timer.start()
 
     previous = {}
     try:
-        previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.SIG_IGN)
         for name in _FORWARDED:
             number = getattr(signal, name)
             previous[number] = signal.signal(number, forward)

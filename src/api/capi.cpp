@@ -87,9 +87,9 @@ struct SessionAtExit : std::unique_ptr<ecluse::Session> {
     if (!finalized) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     std::fprintf(stderr,
                  "ecluse: world rank %d: the process ends without ecluse_finalize "
-                 "(damaris_finalize): Ecluse stops here (an iteration not ended is stored as "
-                 "it is) and writes no run report; call ecluse_finalize before the process "
-                 "ends.\n",
+                 "(damaris_finalize): Ecluse stops here and writes no run report, and what "
+                 "was not handed over by an end_iteration may not be stored; call "
+                 "ecluse_finalize before the process ends.\n",
                  rank);
     std::fflush(stderr);
   }

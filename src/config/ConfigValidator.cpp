@@ -161,6 +161,7 @@ void add_type_layouts(Config& config) {
     layout.dimensions.push_back(Expression::parse("1"));
     layout.where = v.where;
     config.layouts.push_back(std::move(layout));
+    config.index_names();  // the next variable naming this type finds it (a handful of types)
   }
 }
 
@@ -462,10 +463,9 @@ void check_single_file_stores(const Config& config, Diagnostics& d) {
               "store '" + store.name + "': FileName '" + file_name +
                   "' has no {iteration}: each iteration's file replaces the previous one's, and "
                   "only the last iteration stays on disk" +
-                  (xdmf == "NoIteration" ? std::string()
-                                         : " (and XDMFMode=" + xdmf +
-                                               " describes every iteration with the last one's "
-                                               "data)") +
+                  (xdmf == "EveryIteration" ? " (and XDMFMode=EveryIteration describes every "
+                                              "iteration with the last one's data)"
+                                            : std::string()) +
                   "; add {iteration} to keep them all");
   }
 }

@@ -62,8 +62,10 @@ std::vector<OptionSpec> hdf5_option_specs() {
        "EveryIteration: after each iteration's files are published, the first writer writes "
        "<FilesPath>/<simulation>_It<iteration>.xmf (every variable on its rectilinear mesh, or "
        "on a structured grid from its layout; every block of the per-core and per-node files) "
-       "and rewrites the temporal collection <FilesPath>/<simulation>.xmf (temporary file, then "
-       "rename). FirstIteration: the same for the first iteration written only. NoIteration: no "
+       "and updates the temporal collection <FilesPath>/<simulation>.xmf (temporary file, then "
+       "rename; at each of its first 100 steps, then when it grew by a tenth or 30 s passed, "
+       "and at the end). FirstIteration: the same for the first iteration written only. "
+       "NoIteration: no "
        "XDMF file.",
        "NoIteration",
        {"NoIteration", "FirstIteration", "EveryIteration"},

@@ -61,8 +61,11 @@ void DedicatedCoreServer::run() {
   try {
     serve(signals);
   } catch (const Error&) {
-    if (signals.signalled()) signals.end_after_failure();  // its clients died of the signal
-    throw;
+    if (!signals.signalled()) throw;
+    // Its clients died of the signal: the iterations they ended are in the queue already.
+    signals.end_after_failure([this] {
+      while (auto event = buffer_.queue(index_).try_pop()) handle(*event);
+    });
   }
 }
 

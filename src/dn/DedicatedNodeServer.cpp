@@ -78,8 +78,10 @@ void DedicatedNodeServer::run() {
   try {
     serve(signals);
   } catch (const Error&) {
-    if (signals.signalled()) signals.end_after_failure();  // its clients died of the signal
-    throw;
+    if (!signals.signalled()) throw;
+    // Its clients died of the signal. What MPI holds of them is left: receiving a payload may
+    // read the dead client's memory (single copy), which MPI may answer by aborting the job.
+    signals.end_after_failure([] {});
   }
 }
 
@@ -108,8 +110,9 @@ void DedicatedNodeServer::serve(ServerSignals& signals) {
 // A payload still arriving is received by the polls (MPI progresses it in them): that is gather
 // work, not idle time, and polls stay at most 1 ms apart. Otherwise the server is idle: up to
 // 8 ms between the messages of an iteration, and between two iterations through most of the
-// clients' compute phase (PollPacer: a message sooner than usual waits at most 50 ms); the
-// store thread wakes it when an iteration is stored, so its credit goes back at once.
+// clients' compute phase (PollPacer: a message sooner than usual waits at most 50 ms) in
+// sleeps of at most 100 ms; the store thread wakes it when an iteration is stored, so its
+// credit goes back at once.
 void DedicatedNodeServer::pause() {
   const bool receiving = receiving_payload();
   accounting_.set_background_work(collector_->storing());

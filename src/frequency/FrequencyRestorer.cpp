@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstring>
 
+#include "core/TerminationSignals.hpp"
 #include "ecluse/Error.hpp"
 
 namespace ecluse {
@@ -70,6 +71,10 @@ void install_in_front(int signal_number, struct sigaction& previous) {
   struct sigaction current {};
   sigaction(signal_number, nullptr, &current);
   if ((current.sa_flags & SA_SIGINFO) != 0 && current.sa_sigaction == restore_and_pass_on) return;
+  // A serving dedicated core or node takes the job's ending signals (core/TerminationSignals)
+  // and runs the termination hook (a restore) before it ends by one: in front of it, this
+  // handler would keep its handler as the program's action once it is put back.
+  if (is_termination_watch(current)) return;
   struct sigaction action {};
   action.sa_sigaction = restore_and_pass_on;
   // SA_ONSTACK: on the program's alternate stack if it has one (a stack overflow's SIGSEGV).
@@ -99,6 +104,9 @@ int FrequencyRestorer::new_owner() {
 
 void FrequencyRestorer::install_handlers() {
   g_restorer.store(this);
+  set_termination_hook([] {
+    if (FrequencyRestorer* restorer = g_restorer.load()) restorer->restore_all();
+  });
   for (const int signal_number : kSignals)
     install_in_front(signal_number, g_previous[signal_number]);
 }

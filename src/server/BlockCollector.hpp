@@ -77,13 +77,13 @@ class BlockCollector {
   /** What a server that stops now loses: "" or "; iterations 3 to 5 were received in part and
    * are not stored". */
   [[nodiscard]] std::string pending_description() const;
-  /** The first and last iterations received in part (-1, -1 when none). */
   /** The first and last iteration received and not stored yet: on the store thread or held in
    * part; {-1, -1} for none. */
   [[nodiscard]] std::pair<int, int> unstored_range() const;
   /** The first iteration not stored: the first of unstored_range(), else the first that not
    * every client ended (0 before any). */
   [[nodiscard]] int first_unstored() const;
+  /** The first and last iterations received in part (-1, -1 when none). */
   [[nodiscard]] std::pair<int, int> pending_range() const {
     if (iterations_.empty()) return {-1, -1};
     return {iterations_.begin()->first, iterations_.rbegin()->first};

@@ -1,96 +1,11 @@
 // Termination signals while a server serves.
 #include "server/TerminationWatch.hpp"
 
-#include <signal.h>
-#include <unistd.h>
-
-#include <atomic>
-#include <cerrno>
-
 #include "core/Log.hpp"
 #include "core/RunFailure.hpp"
 #include "server/BlockCollector.hpp"
 
 namespace ecluse {
-
-namespace {
-
-constexpr int kSignals[] = {SIGTERM, SIGINT, SIGHUP};
-std::atomic<int> g_received{0};
-std::atomic<int> g_first{0};
-static_assert(std::atomic<int>::is_always_lock_free, "used in a signal handler");
-std::atomic<TerminationWatch::Wake> g_wake{nullptr};
-std::atomic<void*> g_wake_arg{nullptr};
-struct sigaction g_previous[NSIG] = {};
-
-void record(int signal_number) {
-  const int saved_errno = errno;
-  int none = 0;
-  g_first.compare_exchange_strong(none, signal_number);
-  g_received.fetch_add(1);
-  if (const TerminationWatch::Wake wake = g_wake.load()) wake(g_wake_arg.load());
-  errno = saved_errno;
-}
-
-void put_back() {
-  for (const int s : kSignals) sigaction(s, &g_previous[s], nullptr);
-  g_wake.store(nullptr);
-}
-
-}  // namespace
-
-TerminationWatch::TerminationWatch(Wake wake, void* arg) {
-  g_received.store(0);
-  g_first.store(0);
-  g_wake_arg.store(arg);
-  g_wake.store(wake);
-  struct sigaction action {};
-  action.sa_handler = record;
-  action.sa_flags = SA_RESTART;
-  sigemptyset(&action.sa_mask);
-  for (const int s : kSignals) sigaction(s, &action, &g_previous[s]);
-}
-
-TerminationWatch::~TerminationWatch() {
-  put_back();
-}
-
-int TerminationWatch::received() const noexcept {
-  return g_received.load();
-}
-
-int TerminationWatch::first() const noexcept {
-  return g_first.load();
-}
-
-void TerminationWatch::end() const {
-  const int s = first() != 0 ? first() : SIGTERM;
-  put_back();
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, s);
-  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
-  raise(s);  // the program's action (which may only note it: Python's SIGINT)
-  struct sigaction fallback {};
-  fallback.sa_handler = SIG_DFL;
-  sigemptyset(&fallback.sa_mask);
-  sigaction(s, &fallback, nullptr);
-  raise(s);
-  _exit(128 + s);
-}
-
-std::string signal_name(int signal_number) {
-  switch (signal_number) {
-    case SIGTERM:
-      return "SIGTERM";
-    case SIGINT:
-      return "SIGINT";
-    case SIGHUP:
-      return "SIGHUP";
-    default:
-      return "signal " + std::to_string(signal_number);
-  }
-}
 
 ServerSignals::ServerSignals(std::string who, BlockCollector& collector, Log& log,
                              TerminationWatch::Wake wake, void* arg)
@@ -157,17 +72,23 @@ void ServerSignals::on_second() {
   watch_.end();
 }
 
-void ServerSignals::end_after_failure() {
+void ServerSignals::end_after_failure(const std::function<void()>& drain) {
+  check();  // the signal and the clients' deaths may have come within one pass of the loop
   const std::string name = signal_name(watch_.first());
   log_.warning("the " + who_ + " ends by " + name +
                " once it stored the iterations its clients completed.");
+  try {
+    drain();
+  } catch (const std::exception& e) {  // what it holds is still named below
+    log_.warning("the " + who_ + " could not take in all that had arrived: " + e.what());
+  }
   collector_.wait_stored();
   const std::string what = "after " + name + " its clients died; the " + who_ +
                            " stored every iteration it received from all of them, and ends by "
                            "the signal: " +
                            unstored_text() +
-                           " (this entry's lost iterations replace those of its entry at the "
-                           "signal).";
+                           " (this entry's first lost iteration replaces that of its entry at "
+                           "the signal).";
   log_.warning(what);
   report(what);
   watch_.end();

@@ -1,39 +1,18 @@
-// The signals that end a job (SIGTERM from a batch system's time limit or scancel, SIGINT from
-// Ctrl-C, SIGHUP), seen by a dedicated core or node while it serves: it must not die at once
-// with its clients' data in memory and no word of it (docs/reliability.md, "Signals").
+// A dedicated core's or node's answer to the signals that end a job (core/TerminationSignals):
+// it must not die at once with its clients' data in memory and no word of it
+// (docs/reliability.md, "Signals").
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
+
+#include "core/TerminationSignals.hpp"
 
 namespace ecluse {
 
 class BlockCollector;
 class Log;
-
-/** Records SIGTERM, SIGINT and SIGHUP while it lives (one per serving loop), instead of their
- * action; puts the program's actions back when destroyed. */
-class TerminationWatch {
- public:
-  /** `wake(arg)`, if given, is called in the signal handler to end the server's sleep: it must
-   * be async-signal-safe (an atomic store and a futex wake, as EventQueue::interrupt). */
-  using Wake = void (*)(void*);
-  explicit TerminationWatch(Wake wake = nullptr, void* arg = nullptr);
-  ~TerminationWatch();
-  TerminationWatch(const TerminationWatch&) = delete;
-  TerminationWatch& operator=(const TerminationWatch&) = delete;
-
-  /** How many of them arrived since construction. */
-  [[nodiscard]] int received() const noexcept;
-  /** The first that arrived (0 for none). */
-  [[nodiscard]] int first() const noexcept;
-  /** Ends the process by the first signal: the program's action first (a frequency restore, a
-   * handler of its own), then the default one. */
-  [[noreturn]] void end() const;
-};
-
-/** "SIGTERM", "SIGINT", "SIGHUP", or "signal N". */
-std::string signal_name(int signal_number);
 
 /** A server's answer to those signals. At the first, it adds what it holds to the partial run
  * report (replaced by the complete report if its clients stop as usual) and watches its
@@ -47,12 +26,14 @@ class ServerSignals {
 
   /** In the serving loop: acts on the signals that arrived since the last call. */
   void check();
-  [[nodiscard]] bool signalled() const noexcept { return seen_ > 0; }
+  /** A signal arrived (check() may not have acted on it yet). */
+  [[nodiscard]] bool signalled() const noexcept { return watch_.received() > 0; }
   /** How often to check the clients' processes: 1 s, 100 ms after a signal. */
   [[nodiscard]] std::chrono::milliseconds liveness_period() const noexcept;
-  /** After a signal, the run failed (its clients died): waits for the store thread to store
-   * the iterations they completed, then ends by the signal. */
-  [[noreturn]] void end_after_failure();
+  /** After a signal, the run failed (its clients died): acts on the signal if check() did not
+   * yet, takes in what already arrived (`drain`: the queue, MPI's received messages), waits for
+   * the store thread to store the iterations its clients completed, then ends by the signal. */
+  [[noreturn]] void end_after_failure(const std::function<void()>& drain);
 
  private:
   void report(const std::string& what) const;

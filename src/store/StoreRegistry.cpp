@@ -232,8 +232,6 @@ void check_distinct_files(const Store& store, const Hdf5Options& options, const 
   }
 }
 
-// A name without {iteration} is one file for the whole run: each iteration replaces the last
-// (a "latest state" file may want that). Said once, by the store's first writer.
 // The HDF5 backend, wrapped in the XDMF decorator unless XDMFMode is NoIteration.
 std::unique_ptr<StoreBackend> with_xdmf(const Store& store, Hdf5Mode mode,
                                         const Hdf5Options& options, const StoreEnv& env) {

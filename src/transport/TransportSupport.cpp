@@ -189,7 +189,7 @@ void log_skipped(Log& log, const BlockData& block, std::uint64_t skipped, const 
   if (skipped > 10 && !std::has_single_bit(skipped)) return;
   const std::string next =
       skipped < 10 ? ""
-                   : "; the next said is the " + std::to_string(std::bit_ceil(skipped + 1)) + "th";
+                   : "; said again at " + std::to_string(std::bit_ceil(skipped + 1)) + " skipped";
   log.warning(why + ": write of variable '" + block.variable->name + "' at iteration " +
               std::to_string(block.iteration) + " skipped (policy skip, " +
               std::to_string(skipped) + " skipped so far" + next + ")");

@@ -831,7 +831,7 @@ def test_skipped_blocks_are_logged_ten_times_then_at_powers_of_two(tmp_path):
     assert skipped > 64, r
     said = re.findall(r"skipped \(policy skip, (\d+) skipped so far", result.stderr)
     assert [int(n) for n in said] == list(range(1, 11)) + [16, 32, 64], said
-    assert "skipped so far; the next said is the 128th)" in result.stderr
+    assert "skipped so far; said again at 128 skipped)" in result.stderr
 
 
 def test_parameters_are_typed_and_layouts_follow(tmp_path):
@@ -1371,8 +1371,9 @@ def test_a_process_that_exits_without_finalize_says_so(tmp_path):
     xml = CONFIG.replace("ARCHITECTURE", TP).replace("DOMAINS", "1")
     result = run_plain(tmp_path, 1, xml, EXIT_WITHOUT_FINALIZE)
     assert ("ecluse: world rank 0: the process ends without ecluse_finalize (damaris_finalize): "
-            "Ecluse stops here (an iteration not ended is stored as it is) and writes no run "
-            "report; call ecluse_finalize before the process ends.") in result.stderr, (
+            "Ecluse stops here and writes no run report, and what was not handed over by an "
+            "end_iteration may not be stored; call ecluse_finalize before the process "
+            "ends.") in result.stderr, (
         result.stdout + result.stderr)
 
 

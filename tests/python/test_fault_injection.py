@@ -156,7 +156,12 @@ def check_partial_report(directory, output, victim, role, context, stderr_comple
             same_role = {victim} | ({1, 3} if role == "dedicated-core" else set())
             assert lost["world_rank"] in same_role, (context, failure)
         iterations = failure["lost_iterations"]
-        if iterations is not None:
+        if iterations is not None and iterations.get("and_later"):
+            # A server the launcher ended by a signal (docs/reliability.md, "Signals").
+            assert iterations["count"] is None and iterations["last"] is None, (context, failure)
+            assert f"iteration {iterations['first']} and every later one" in failure["cause"], (
+                context, failure)
+        elif iterations is not None:
             first, last = iterations["first"], iterations["last"]
             assert iterations["count"] == last - first + 1 >= 1, (context, failure)
             named = (f"iteration {first} was" if first == last

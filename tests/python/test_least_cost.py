@@ -6,6 +6,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 from mpirun import BUILD, ROOT, child_env, mpiexec
 from ecluse import cli
 
@@ -147,10 +149,14 @@ def test_a_command_ended_by_a_signal_gives_128_plus_its_number(tmp_path):
     assert result.returncode == 128 + 9, result.stderr
 
 
-def test_sigterm_to_ecluse_run_is_passed_on_to_the_command(tmp_path):
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGINT"])
+def test_a_signal_to_ecluse_run_alone_is_passed_on_to_the_command(tmp_path, name):
+    """A signal sent to `ecluse run` only (a batch script's kill, an IDE's interrupt) reaches
+    the command once it is clear that the command did not get it itself (2 s later)."""
     import signal
     import time
-    script = ('trap "echo ended > ended.txt; exit 4" TERM; echo started > started.txt; '
+    trap = name[3:]
+    script = (f'trap "echo ended > ended.txt; exit 4" {trap}; echo started > started.txt; '
               'i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done')
     process = subprocess.Popen([sys.executable, "-m", "ecluse", "run", "--", "sh", "-c", script],
                                cwd=tmp_path, env=child_env(), stdout=subprocess.PIPE,
@@ -158,7 +164,7 @@ def test_sigterm_to_ecluse_run_is_passed_on_to_the_command(tmp_path):
     deadline = time.monotonic() + 60
     while not (tmp_path / "started.txt").exists() and time.monotonic() < deadline:
         time.sleep(0.05)
-    process.send_signal(signal.SIGTERM)  # to `ecluse run` alone, as a batch script may
+    process.send_signal(getattr(signal, name))  # to `ecluse run` alone
     out, err = process.communicate(timeout=60)
     assert process.returncode == 4, out + err
     assert (tmp_path / "ended.txt").read_text() == "ended\n"

@@ -78,4 +78,25 @@ TEST(ConfigIndex, ManyGroupedVariablesResolveToTheirGroupsLayoutOrTheTopLevelOne
   }
 }
 
+// Damaris's type-named layouts (layout="double") are added once each, also when many variables
+// name them (with the index built before they were added, each variable added its own).
+TEST(ConfigIndex, ATypeNamedLayoutIsAddedOnceForManyVariables) {
+  const ecluse::Config config = ecluse::parse_config(
+      "types.xml",
+      "<simulation name=\"x\" xmlns=\"http://damaris.gforge.inria.fr/damaris/model\">"
+      "<architecture><domains count=\"1\"/><dedicated cores=\"0\" nodes=\"0\"/>"
+      "<buffer name=\"b\" size=\"1048576\"/></architecture><data>"
+      "<variable name=\"a\" layout=\"double\"/><variable name=\"b\" layout=\"double\"/>"
+      "<group name=\"g\"><variable name=\"c\" layout=\"double\"/>"
+      "<variable name=\"d\" layout=\"int\"/></group></data></simulation>");
+  int doubles = 0, ints = 0;
+  for (const ecluse::Layout& layout : config.layouts) {
+    doubles += layout.name == "double";
+    ints += layout.name == "int";
+  }
+  EXPECT_EQ(doubles, 1);
+  EXPECT_EQ(ints, 1);
+  EXPECT_EQ(config.find_variable("g/c")->layout, "double");
+}
+
 }  // namespace
