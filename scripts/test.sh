@@ -24,7 +24,8 @@ if [ $reduced = 1 ]; then
   ctest --test-dir "$ECLUSE_BUILD" --output-on-failure -j 2 -E '\.np(5|6|7|8)$'
   "$ECLUSE_VENV/bin/python" -m pytest -q "$ECLUSE_ROOT/tests/python/test_example.py" \
     "$ECLUSE_ROOT/tests/python/test_fortran.py" "$ECLUSE_ROOT/tests/python/test_binding.py" \
-    "$ECLUSE_ROOT/tests/python/test_python_examples.py"
+    "$ECLUSE_ROOT/tests/python/test_python_examples.py" \
+    "$ECLUSE_ROOT/tests/python/test_job_signals.py"
   exit 0
 fi
 "$ECLUSE_ROOT/scripts/check-format.sh"

@@ -6,10 +6,10 @@
 #include <cstring>
 #include <optional>
 
+#include "core/Futex.hpp"
 #include "core/Process.hpp"
 #include "core/RunFailure.hpp"
 #include "ecluse/Error.hpp"
-#include "shm/Futex.hpp"
 #include "transport/TransportSupport.hpp"
 
 namespace ecluse {
@@ -89,7 +89,7 @@ shm::Handle ShmTransport::acquire(const BlockData& block, std::size_t bytes, boo
       ++buffer_waits_;
       since = std::chrono::steady_clock::now();
     }
-    shm::futex_wait(a.release_counter(), seen, kSlice);
+    futex_wait(a.release_counter(), seen, kSlice);
     check_alive(since + timeout_, "waiting for room in the buffer",
                 "the dedicated core is alive but freed no room that fits: its stores take longer "
                 "than that, or the buffer is too small or too fragmented for the node's "

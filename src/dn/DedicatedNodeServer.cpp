@@ -74,7 +74,10 @@ void DedicatedNodeServer::rearm() {
 }
 
 void DedicatedNodeServer::run() {
-  ServerSignals signals("dedicated node server", *collector_, log_);
+  // The signal ends the server's sleep: the launcher may kill this process soon after.
+  ServerSignals signals(
+      "dedicated node server", *collector_, log_,
+      [](void* wakeup) { static_cast<Wakeup*>(wakeup)->notify(); }, &wakeup_);
   try {
     serve(signals);
   } catch (const Error&) {
@@ -110,9 +113,9 @@ void DedicatedNodeServer::serve(ServerSignals& signals) {
 // A payload still arriving is received by the polls (MPI progresses it in them): that is gather
 // work, not idle time, and polls stay at most 1 ms apart. Otherwise the server is idle: up to
 // 8 ms between the messages of an iteration, and between two iterations through most of the
-// clients' compute phase (PollPacer: a message sooner than usual waits at most 50 ms) in
-// sleeps of at most 100 ms; the store thread wakes it when an iteration is stored, so its
-// credit goes back at once.
+// clients' compute phase (PollPacer: a message sooner than usual waits at most 50 ms); the
+// store thread wakes it when an iteration is stored, so its credit goes back at once, and a
+// job's ending signal wakes it too.
 void DedicatedNodeServer::pause() {
   const bool receiving = receiving_payload();
   accounting_.set_background_work(collector_->storing());
@@ -121,10 +124,7 @@ void DedicatedNodeServer::pause() {
   const State state = receiving                              ? State::Receiving
                       : collector_->pending_iterations() > 0 ? State::Partial
                                                              : State::Between;
-  // At most 100 ms: a termination signal is seen soon (the launcher may kill this process
-  // soon after), and a Wakeup cannot be notified from a signal handler.
-  wakeup_.sleep_for(std::min<std::chrono::microseconds>(
-      pacer_.next(state, std::chrono::steady_clock::now()), std::chrono::milliseconds(100)));
+  wakeup_.sleep_for(pacer_.next(state, std::chrono::steady_clock::now()));
 }
 
 // The last credit messages (the kBye answers) are small: they complete unless a client died.

@@ -12,8 +12,8 @@
 #include <new>
 #include <optional>
 
+#include "core/Futex.hpp"
 #include "ecluse/Error.hpp"
-#include "shm/Futex.hpp"
 
 namespace ecluse::shm {
 

@@ -11,8 +11,8 @@
 #include <cstring>
 #include <new>
 
+#include "core/Futex.hpp"
 #include "ecluse/Error.hpp"
-#include "shm/Futex.hpp"
 #include "shm/PartitionedAllocator.hpp"
 
 namespace ecluse::shm {

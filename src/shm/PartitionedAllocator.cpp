@@ -7,8 +7,8 @@
 #include <climits>
 #include <new>
 
+#include "core/Futex.hpp"
 #include "ecluse/Error.hpp"
-#include "shm/Futex.hpp"
 
 namespace ecluse::shm {
 

@@ -9,10 +9,10 @@
 #include <thread>
 
 #include "ShmTestSupport.hpp"
+#include "core/Futex.hpp"
 #include "ecluse/Error.hpp"
 #include "shm/BufferAllocator.hpp"
 #include "shm/EventQueue.hpp"
-#include "shm/Futex.hpp"
 
 namespace ecluse::shm {
 namespace {

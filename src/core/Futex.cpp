@@ -1,6 +1,6 @@
 // Linux futex wait/wake on a word in shared memory. No FUTEX_PRIVATE_FLAG: the private variant
 // keys the wait queue on (process, address) and would never see a wake from another process.
-#include "shm/Futex.hpp"
+#include "core/Futex.hpp"
 
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <ctime>
 
-namespace ecluse::shm {
+namespace ecluse {
 
 static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t),
               "the kernel reads the futex word as a plain 32-bit integer");
@@ -45,4 +45,4 @@ void futex_wake(std::atomic<std::uint32_t>& word, int count) {
   if (count > 0) syscall(SYS_futex, raw(word), FUTEX_WAKE, count, nullptr, nullptr, 0);
 }
 
-}  // namespace ecluse::shm
+}  // namespace ecluse

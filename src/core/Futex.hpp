@@ -5,7 +5,7 @@
 #include <chrono>
 #include <cstdint>
 
-namespace ecluse::shm {
+namespace ecluse {
 
 /** Sleeps while *word == expected, at most `timeout`; returns false on timeout. Spurious
  * wake-ups return true: callers re-check their condition. */
@@ -14,4 +14,4 @@ bool futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected,
 /** Wakes up to `count` sleepers on word. */
 void futex_wake(std::atomic<std::uint32_t>& word, int count);
 
-}  // namespace ecluse::shm
+}  // namespace ecluse
