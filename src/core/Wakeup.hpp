@@ -17,25 +17,21 @@ class Wakeup {
    * true if it was notified. */
   bool sleep_for(std::chrono::microseconds duration) {
     const std::uint32_t key = sequence_.load(std::memory_order_acquire);
-    if (!notified_.exchange(false, std::memory_order_acq_rel)) {
-      futex_wait(sequence_, key, duration);  // returns at once if a notify came since the key
-    }
-    return notified_.exchange(false, std::memory_order_acq_rel) || woken_since(key);
+    if (notified_.exchange(false, std::memory_order_acq_rel)) return true;
+    futex_wait(sequence_, key, duration);  // returns at once if a notify came since the key
+    return notified_.exchange(false, std::memory_order_acq_rel);
   }
   /** Ends the current or the next sleep. Any thread, and a signal handler (atomics and one
-   * system call). The sleeper may return once the flag is set: nothing of this object is
-   * touched after the futex wake's address is passed to the kernel. */
+   * system call). The flag comes first, so a notify between the sleeper's key and its wait
+   * changes the key: the wait returns at once. Its owner destroys it only once the threads
+   * that notify it are joined (the DN server: its store thread). */
   void notify() noexcept {
-    sequence_.fetch_add(1, std::memory_order_acq_rel);
     notified_.store(true, std::memory_order_release);
+    sequence_.fetch_add(1, std::memory_order_acq_rel);
     futex_wake(sequence_, 1);
   }
 
  private:
-  [[nodiscard]] bool woken_since(std::uint32_t key) const {
-    return sequence_.load(std::memory_order_acquire) != key;
-  }
-
   std::atomic<std::uint32_t> sequence_{0};
   std::atomic<bool> notified_{false};
 };
