@@ -250,15 +250,10 @@ void ShmTransport::clear(const Variable& variable, int block) {
 
 void ShmTransport::end_iteration(int iteration) {
   held_ = 0;
-  check_server_now_and_then();
+  if (const auto now = std::chrono::steady_clock::now(); server_checks_.due(now)) {
+    check_alive(now + timeout_, "the client ended an iteration");
+  }
   push(event_of(MessageType::EndIteration, iteration), server_);
-}
-
-void ShmTransport::check_server_now_and_then() {
-  const auto now = std::chrono::steady_clock::now();
-  if (now < next_server_check_) return;
-  next_server_check_ = now + std::chrono::seconds(1);
-  check_alive(now + timeout_, "the client ended an iteration");
 }
 
 bool ShmTransport::signal(const std::string& name, int iteration) {

@@ -62,9 +62,6 @@ class ShmTransport : public Transport {
   void release(shm::Handle handle, std::size_t bytes);
   void notify(const BlockData& block, shm::Handle handle, std::size_t bytes);
   void push(const BlockMessage& event, int server, bool wake = true);
-  /** At most once a second, at an end_iteration: a client that never waits (its buffer never
-   * full) would otherwise compute on for hours after its server died, every call OK. */
-  void check_server_now_and_then();
   /** Throws when the server is gone, or ECLUSE_CHANNEL_ERROR "waited N s <what>: <why>" past
    * the deadline (why: by default, that the dedicated core does not answer). */
   void check_alive(std::chrono::steady_clock::time_point deadline, const char* what,
@@ -91,8 +88,8 @@ class ShmTransport : public Transport {
   double buffer_wait_seconds_ = 0;
   std::size_t held_ = 0;            // bytes of the current iteration the server cannot free yet
   std::size_t iteration_need_ = 0;  // a whole iteration's, from the sizes at initialize
-  std::chrono::steady_clock::time_point next_server_check_{};
-  std::size_t streaming_from_;  // blocks from this size: streaming stores (<buffer copy>)
+  OncePerSecond server_checks_;     // at end_iteration
+  std::size_t streaming_from_;      // blocks from this size: streaming stores (<buffer copy>)
   bool stopped_ = false;
 };
 

@@ -256,17 +256,12 @@ void MpiTransport::end_iteration(int iteration) {
   for (BufferPool::Buffer& buffer : committed_) pool_.release(std::move(buffer));
   committed_.clear();
   for (InFlight& f : in_flight_) f.committed = false;
-  check_server_now_and_then();
+  // A server on this host is checked; a remote server's death is MPI's to tell.
+  if (const auto now = std::chrono::steady_clock::now(); server_local_ && server_checks_.due(now)) {
+    check_server(now + timeout_, "the client ended an iteration");
+  }
   send(header_of(MessageType::EndIteration, iteration), {});
   progress();
-}
-
-void MpiTransport::check_server_now_and_then() {
-  if (!server_local_) return;  // a remote server's death is MPI's to tell
-  const auto now = std::chrono::steady_clock::now();
-  if (now < next_server_check_) return;
-  next_server_check_ = now + std::chrono::seconds(1);
-  check_server(now + timeout_, "the client ended an iteration");
 }
 
 bool MpiTransport::signal(const std::string& name, int iteration) {

@@ -15,6 +15,7 @@
 #include "dn/MessageChannel.hpp"
 #include "topology/Topology.hpp"
 #include "transport/Transport.hpp"
+#include "transport/TransportSupport.hpp"
 
 namespace ecluse {
 
@@ -66,9 +67,6 @@ class MpiTransport : public Transport {
   bool wait_for_credit(const BlockData& block, std::size_t need, bool may_skip);
   bool credit_arrives(std::size_t need);
   void check_server(std::chrono::steady_clock::time_point deadline, const std::string& what);
-  /** At most once a second, at an end_iteration, when the server is on this host: a client
-   * whose credit never runs out would otherwise compute on after its server died. */
-  void check_server_now_and_then();
   void send(const BlockMessage& header, BufferPool::Buffer buffer);
   [[nodiscard]] BlockMessage header_of(MessageType type, int iteration) const;
   [[nodiscard]] BlockMessage header_of(const BlockData& block, std::size_t bytes) const;
@@ -85,7 +83,7 @@ class MpiTransport : public Transport {
   Accounting& accounting_;
   std::chrono::seconds timeout_;
   std::chrono::steady_clock::time_point last_sent_{};  // of the previous message
-  std::chrono::steady_clock::time_point next_server_check_{};
+  OncePerSecond server_checks_;                        // at end_iteration, a server on this host
   BufferPool pool_;
   std::list<InFlight> in_flight_, spare_;  // spare nodes: no allocation per write
   std::map<std::pair<const Variable*, int>, Allocated> allocated_;

@@ -13,6 +13,21 @@
 
 namespace ecluse {
 
+/** A check on a client's hot path (end_iteration) made at most once a second: a clock read
+ * otherwise. Both transports check their server so (a client that never waits for room or
+ * credit would compute on for hours after its server died, every call OK). */
+class OncePerSecond {
+ public:
+  [[nodiscard]] bool due(std::chrono::steady_clock::time_point now) {
+    if (now < next_) return false;
+    next_ = now + std::chrono::seconds(1);
+    return true;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point next_{};
+};
+
 /** Seconds elapsed since `start` (the time a client waited for room or credit). */
 double seconds_since(std::chrono::steady_clock::time_point start);
 /** Seconds a client or server waits for its peer before failing (ECLUSE_TIMEOUT, default 600,
