@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -19,19 +20,27 @@ namespace {
 // The state letter of /proc/<pid>/stat: after the command name, which is in parentheses and
 // may itself hold spaces and parentheses (hence the last ')'). No heap allocation: a client
 // waiting for room checks its server this way, and its steady state allocates nothing.
-bool has_ended(std::int64_t pid) {
+// Fills `line` with /proc/<pid>/stat and returns what follows the command name (from the state
+// letter on), nullptr when it cannot be read.
+const char* stat_fields(std::int64_t pid, char (&line)[512]) {
   char path[48];
   std::snprintf(path, sizeof path, "/proc/%lld/stat", static_cast<long long>(pid));
   const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;  // no /proc: trust kill(pid, 0)
-  char line[512];
+  if (fd < 0) return nullptr;
   const ssize_t n = ::read(fd, line, sizeof line - 1);
   ::close(fd);
-  if (n <= 0) return false;
+  if (n <= 0) return nullptr;
   line[n] = '\0';
   const char* paren = std::strrchr(line, ')');
-  if (paren == nullptr || paren[1] != ' ') return false;
-  return paren[2] == 'Z' || paren[2] == 'X';
+  if (paren == nullptr || paren[1] != ' ') return nullptr;
+  return paren + 2;
+}
+
+bool has_ended(std::int64_t pid) {
+  char line[512];
+  const char* fields = stat_fields(pid, line);
+  if (fields == nullptr) return false;  // no /proc: trust kill(pid, 0)
+  return fields[0] == 'Z' || fields[0] == 'X';
 }
 
 }  // namespace
@@ -40,6 +49,32 @@ bool process_gone(std::int64_t pid) {
   if (pid <= 0) return false;
   if (kill(static_cast<pid_t>(pid), 0) != 0) return errno == ESRCH;
   return has_ended(pid);
+}
+
+std::uint64_t process_start_ticks(std::int64_t pid) {
+  if (pid <= 0) return 0;
+  char line[512];
+  const char* p = stat_fields(pid, line);
+  // The state is field 3, the start time field 22: 19 fields further.
+  for (int field = 3; p != nullptr && field < 22; ++field) {
+    p = std::strchr(p, ' ');
+    if (p != nullptr) ++p;
+  }
+  if (p == nullptr) return 0;
+  char* end = nullptr;
+  const unsigned long long ticks = std::strtoull(p, &end, 10);
+  return end == p ? 0 : ticks;
+}
+
+std::string boot_id() {
+  const int fd = ::open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  char text[64] = {};
+  const ssize_t n = ::read(fd, text, sizeof text - 1);
+  ::close(fd);
+  std::string id(text, n > 0 ? static_cast<std::size_t>(n) : 0);
+  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
+  return id;
 }
 
 std::string this_host_name() {

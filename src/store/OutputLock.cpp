@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <regex>
 #include <system_error>
 
@@ -37,27 +38,65 @@ std::string lock_name(const std::string& simulation, const std::string& pattern)
   return "files-" + pattern_key(pattern);
 }
 
+// Host and pid name the owner for people; its start time and the host's boot make the pid one
+// process (a pid is reused: a lock left by a crash would otherwise be taken for the run of an
+// unrelated process that got the same pid later).
 std::string identity() {
-  return this_host_name() + "\n" + std::to_string(getpid()) + "\n";
+  const std::int64_t pid = getpid();
+  return this_host_name() + "\n" + std::to_string(pid) + "\nstart " +
+         std::to_string(process_start_ticks(pid)) + "\nboot " + boot_id() + "\n";
 }
 
 struct Holder {
   std::string host;
   std::int64_t pid = 0;
+  std::uint64_t start = 0;  // 0: not recorded (an older lock) or unknown
+  std::string boot;         // "": not recorded
 };
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  for (std::size_t at = 0; at < text.size();) {
+    const auto newline = text.find('\n', at);
+    lines.push_back(text.substr(at, newline == std::string::npos ? newline : newline - at));
+    at = newline == std::string::npos ? text.size() : newline + 1;
+  }
+  return lines;
+}
+
+std::uint64_t number_or_zero(const std::string& text) {
+  try {
+    return std::stoull(text);
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
 
 Holder parse_holder(const std::string& text) {
   Holder holder;
-  const auto newline = text.find('\n');
-  holder.host = text.substr(0, newline);
-  if (newline != std::string::npos) {
-    try {
-      holder.pid = std::stoll(text.substr(newline + 1));
-    } catch (const std::exception&) {
-      holder.pid = 0;
-    }
+  const std::vector<std::string> lines = lines_of(text);
+  if (!lines.empty()) holder.host = lines[0];
+  if (lines.size() > 1) holder.pid = static_cast<std::int64_t>(number_or_zero(lines[1]));
+  for (std::size_t i = 2; i < lines.size(); ++i) {
+    if (lines[i].rfind("start ", 0) == 0) holder.start = number_or_zero(lines[i].substr(6));
+    if (lines[i].rfind("boot ", 0) == 0) holder.boot = lines[i].substr(5);
   }
   return holder;
+}
+
+// Whether the owner of a lock is known to have stopped (only one of this host's can be), with
+// what says so beyond its pid's absence ("" when that absence is all).
+std::optional<std::string> stopped(const Holder& holder) {
+  if (holder.host != this_host_name()) return std::nullopt;
+  if (!holder.boot.empty() && !boot_id().empty() && holder.boot != boot_id()) {
+    return ": the host has restarted since";
+  }
+  if (process_gone(holder.pid)) return "";
+  const std::uint64_t start = process_start_ticks(holder.pid);
+  if (holder.start != 0 && start != 0 && start != holder.start) {
+    return ": its pid is another process's now";
+  }
+  return std::nullopt;
 }
 
 std::string read_holder(const std::string& path) {
@@ -167,11 +206,12 @@ OutputLock::OutputLock(const std::string& directory, const std::string& simulati
     const std::string holder = read_holder(path_);
     const Holder h = parse_holder(holder);
     if (h.host == this_host_name() && h.pid == getpid()) return;  // another store of this run
-    if (attempt == 1 || h.host != this_host_name() || !process_gone(h.pid)) refuse(holder);
+    const std::optional<std::string> ended = stopped(h);
+    if (attempt == 1 || !ended) refuse(holder);
     ::unlink(path_.c_str());  // its owner is gone: a crash on this host
     if (log)
       log->warning("store '" + store_name + "': replaced the lock '" + path_ +
-                   "' of a run that stopped (" + describe(h) + ")");
+                   "' of a run that stopped (" + describe(h) + *ended + ")");
   }
   remove_leftovers(directory, simulation, file_pattern, store_name, log);
 }

@@ -11,10 +11,11 @@ namespace ecluse {
 
 /** "<directory>/.<simulation>.ecluse-lock" ("<directory>/.files-<hash of the pattern>.ecluse-lock"
  * for a FileName without {simulation}, whose names are the same for every simulation), created
- * with O_EXCL|O_NOFOLLOW and holding the owner's host and pid. A live owner makes a second run fail
- * with ECLUSE_IO_ERROR; a dead one on this host (a crash) is replaced, its partial files removed
- * with a warning. The same process may take it again (two stores of one run in one directory).
- * Released when the owner is destroyed. */
+ * with O_EXCL|O_NOFOLLOW and holding the owner's host, pid, start time and the host's boot id. A
+ * live owner makes a second run fail with ECLUSE_IO_ERROR; a dead one on this host (a crash: no
+ * such pid, the pid of a process started later, or a host restarted since) is replaced, its
+ * partial files removed with a warning. The same process may take it again (two stores of one run
+ * in one directory). Released when the owner is destroyed. */
 class OutputLock {
  public:
   OutputLock(const std::string& directory, const std::string& simulation,

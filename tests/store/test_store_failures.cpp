@@ -240,7 +240,8 @@ TEST(StoreLock, StaleLockIsReplacedAndItsPartsRemovedAndNamed) {
     EXPECT_FALSE(std::filesystem::exists(dir + "/sim_It3_Pr0.h5.part"));
     EXPECT_TRUE(std::filesystem::exists(dir + "/other_It3_Pr0.h5.part"));
     EXPECT_EQ(read_text(dir + "/.sim.ecluse-lock"),
-              this_host_name() + "\n" + std::to_string(getpid()) + "\n");
+              this_host_name() + "\n" + std::to_string(getpid()) + "\nstart " +
+                  std::to_string(process_start_ticks(getpid())) + "\nboot " + boot_id() + "\n");
   }
   EXPECT_FALSE(std::filesystem::exists(dir + "/.sim.ecluse-lock"));  // released at the end
   EXPECT_EQ(read_text(dir + "/log.0.log"),
@@ -250,6 +251,55 @@ TEST(StoreLock, StaleLockIsReplacedAndItsPartsRemovedAndNamed) {
                 "')\n[ecluse 0] warning: store 'h5': removed 1 partial file(s) in '" + dir +
                 "' left by a run of the same simulation that stopped before finishing them: "
                 "'sim_It3_Pr0.h5.part'\n");
+}
+
+// The lock of a crashed run whose pid now belongs to an unrelated live process (pids are
+// reused) is replaced, and so is one taken before the host restarted; the lock of the live
+// process itself, start time and boot matching, is not.
+std::string lock_held_by(long pid, std::uint64_t start, const std::string& boot) {
+  return this_host_name() + "\n" + std::to_string(pid) + "\nstart " + std::to_string(start) +
+         "\nboot " + boot + "\n";
+}
+
+std::string replaced_lock_warning(const std::string& dir, long pid, const std::string& why) {
+  return "[ecluse 0] warning: store 'h5': replaced the lock '" + dir +
+         "/.sim.ecluse-lock' of a run that stopped (pid " + std::to_string(pid) + " on host '" +
+         this_host_name() + "'" + why + ")\n";
+}
+
+TEST(StoreLock, LockOfAReusedPidOrAnEarlierBootIsReplacedTheLiveOwnersIsNot) {
+  if (world_size() > 1) GTEST_SKIP() << "one writer is enough";
+  const long parent = getppid();  // alive through the test
+  const std::uint64_t started = process_start_ticks(parent);
+  ASSERT_NE(started, 0u);
+  ASSERT_FALSE(boot_id().empty());
+  const struct {
+    std::uint64_t start;
+    std::string boot;
+    const char* why;  // nullptr: refused
+  } cases[] = {{started + 1, boot_id(), ": its pid is another process's now"},
+               {started, "00000000-0000-0000-0000-000000000000", ": the host has restarted since"},
+               {started, boot_id(), nullptr}};
+  int n = 0;
+  for (const auto& c : cases) {
+    const std::string dir = fresh_dir("lock_reused_" + std::to_string(n++));
+    write_text(dir + "/.sim.ecluse-lock", lock_held_by(parent, c.start, c.boot));
+    LogConfig log_config;
+    log_config.file = dir + "/log";
+    Log log(log_config, 0);
+    StoreEnv env = world_env();
+    env.log = &log;
+    if (c.why == nullptr) {
+      const Error e = error_of([&] { make_store(hdf5_store(dir, "FilePerCore"), env); });
+      EXPECT_EQ(e.status(), ECLUSE_IO_ERROR);
+      EXPECT_NE(std::string(e.what()).find("another run (pid " + std::to_string(parent)),
+                std::string::npos)
+          << e.what();
+      continue;
+    }
+    { auto store = make_store(hdf5_store(dir, "FilePerCore"), env); }
+    EXPECT_EQ(read_text(dir + "/log.0.log"), replaced_lock_warning(dir, parent, c.why));
+  }
 }
 
 // A run killed by Ctrl-C stays a zombie until its parent reaps it (seconds under mpiexec): a
@@ -268,7 +318,8 @@ TEST(StoreLock, LockOfAnEndedButUnreapedRunIsReplaced) {
   {
     auto store = make_store_collectively(hdf5_store(dir, "FilePerCore"), world_env());
     EXPECT_EQ(read_text(dir + "/.sim.ecluse-lock"),
-              this_host_name() + "\n" + std::to_string(getpid()) + "\n");
+              this_host_name() + "\n" + std::to_string(getpid()) + "\nstart " +
+                  std::to_string(process_start_ticks(getpid())) + "\nboot " + boot_id() + "\n");
   }
   waitpid(child, nullptr, 0);
   EXPECT_FALSE(process_gone(getpid()));
