@@ -2,9 +2,11 @@
 #include "store/OutputLock.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -41,17 +43,24 @@ std::string lock_name(const std::string& simulation, const std::string& pattern)
 // Host and pid name the owner for people; its start time and the host's boot make the pid one
 // process (a pid is reused: a lock left by a crash would otherwise be taken for the run of an
 // unrelated process that got the same pid later).
-std::string identity() {
+// The owner refreshes the lock's time every `beat` (seconds; in the lock, so that another run
+// judges it by the owner's beat): a lock of another host not refreshed for kStaleBeats beats is
+// a stopped run's.
+std::string identity(std::chrono::milliseconds beat) {
   const std::int64_t pid = getpid();
   return this_host_name() + "\n" + std::to_string(pid) + "\nstart " +
-         std::to_string(process_start_ticks(pid)) + "\nboot " + boot_id() + "\n";
+         std::to_string(process_start_ticks(pid)) + "\nboot " + boot_id() + "\nbeat " +
+         std::to_string(beat.count()) + "ms\n";
 }
+
+constexpr int kStaleBeats = 6;
 
 struct Holder {
   std::string host;
   std::int64_t pid = 0;
-  std::uint64_t start = 0;  // 0: not recorded (an older lock) or unknown
-  std::string boot;         // "": not recorded
+  std::uint64_t start = 0;            // 0: not recorded (an older lock) or unknown
+  std::string boot;                   // "": not recorded
+  std::chrono::milliseconds beat{0};  // 0: not refreshed (an older lock)
 };
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -80,14 +89,34 @@ Holder parse_holder(const std::string& text) {
   for (std::size_t i = 2; i < lines.size(); ++i) {
     if (lines[i].rfind("start ", 0) == 0) holder.start = number_or_zero(lines[i].substr(6));
     if (lines[i].rfind("boot ", 0) == 0) holder.boot = lines[i].substr(5);
+    if (lines[i].rfind("beat ", 0) == 0) {
+      holder.beat = std::chrono::milliseconds(number_or_zero(lines[i].substr(5)));
+    }
   }
   return holder;
 }
 
-// Whether the owner of a lock is known to have stopped (only one of this host's can be), with
-// what says so beyond its pid's absence ("" when that absence is all).
-std::optional<std::string> stopped(const Holder& holder) {
-  if (holder.host != this_host_name()) return std::nullopt;
+// How long ago the lock's time was set (its owner's last beat); 0 when it cannot be read.
+std::chrono::seconds age_of(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::chrono::seconds(0);
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  return std::chrono::duration_cast<std::chrono::seconds>(now) -
+         std::chrono::seconds(st.st_mtim.tv_sec);
+}
+
+// A holder on another host: stopped when its lock has not been refreshed for kStaleBeats beats.
+std::optional<std::string> stopped_elsewhere(const Holder& holder, const std::string& path) {
+  if (holder.beat.count() <= 0) return std::nullopt;  // an older lock: never refreshed
+  const std::chrono::seconds age = age_of(path);
+  if (age <= kStaleBeats * holder.beat) return std::nullopt;
+  return ": its lock was last refreshed " + std::to_string(age.count()) + " s ago";
+}
+
+// Whether the owner of a lock is known to have stopped, with what says so beyond its pid's
+// absence ("" when that absence is all).
+std::optional<std::string> stopped(const Holder& holder, const std::string& path) {
+  if (holder.host != this_host_name()) return stopped_elsewhere(holder, path);
   if (!holder.boot.empty() && !boot_id().empty() && holder.boot != boot_id()) {
     return ": the host has restarted since";
   }
@@ -192,8 +221,9 @@ std::vector<std::string> leftover_parts(const std::string& directory, const std:
 
 OutputLock::OutputLock(const std::string& directory, const std::string& simulation,
                        const std::string& file_pattern, const std::string& store_name, bool sync,
-                       Log* log)
-    : path_(directory + "/." + lock_name(simulation, file_pattern) + ".ecluse-lock"),
+                       Log* log, std::chrono::milliseconds beat)
+    : beat_(beat),
+      path_(directory + "/." + lock_name(simulation, file_pattern) + ".ecluse-lock"),
       store_name_(store_name),
       what_(lock_name(simulation, file_pattern) == simulation
                 ? "the same simulation"
@@ -206,20 +236,37 @@ OutputLock::OutputLock(const std::string& directory, const std::string& simulati
     const std::string holder = read_holder(path_);
     const Holder h = parse_holder(holder);
     if (h.host == this_host_name() && h.pid == getpid()) return;  // another store of this run
-    const std::optional<std::string> ended = stopped(h);
+    const std::optional<std::string> ended = stopped(h, path_);
     if (attempt == 1 || !ended) refuse(holder);
-    ::unlink(path_.c_str());  // its owner is gone: a crash on this host
+    ::unlink(path_.c_str());  // its owner is gone: a crash
     if (log)
       log->warning("store '" + store_name + "': replaced the lock '" + path_ +
                    "' of a run that stopped (" + describe(h) + *ended + ")");
   }
   remove_leftovers(directory, simulation, file_pattern, store_name, log);
+  if (owner_) heartbeat_ = std::thread([this] { refresh(); });
+}
+
+// Sets the lock's time every beat until the owner is destroyed (a failure is not fatal: the
+// lock may then be judged stale from another host, never from this one).
+void OutputLock::refresh() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!ending_) {
+    if (wake_.wait_for(lock, beat_, [this] { return ending_; })) return;
+    ::utimensat(AT_FDCWD, path_.c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
+  }
 }
 
 // A run that wrote nothing leaves no trace: the directories its lock made are removed when
 // empty (rmdir refuses a directory that holds anything).
 OutputLock::~OutputLock() {
   if (!owner_) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ending_ = true;
+  }
+  wake_.notify_all();
+  if (heartbeat_.joinable()) heartbeat_.join();
   ::unlink(path_.c_str());
   for (const std::string& directory : made_) {
     if (::rmdir(directory.c_str()) != 0) break;
@@ -234,7 +281,7 @@ bool OutputLock::try_create() {
                                      path_ + "': " + std::strerror(errno) +
                                      ". Fix: make that directory writable or change FilesPath");
   }
-  const std::string text = identity();
+  const std::string text = identity(beat_);
   const ssize_t wrote = ::write(fd, text.data(), text.size());
   const int error = wrote < 0 ? errno : ENOSPC;  // a short write: the file system is full
   ::close(fd);

@@ -2,7 +2,11 @@
 // the partial files of a run that stopped without cleaning removed and named.
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/Log.hpp"
@@ -14,12 +18,18 @@ namespace ecluse {
  * with O_EXCL|O_NOFOLLOW and holding the owner's host, pid, start time and the host's boot id. A
  * live owner makes a second run fail with ECLUSE_IO_ERROR; a dead one on this host (a crash: no
  * such pid, the pid of a process started later, or a host restarted since) is replaced, its
- * partial files removed with a warning. The same process may take it again (two stores of one run
+ * partial files removed with a warning. The owner refreshes the lock's time every `beat` (a
+ * thread that sleeps between): a lock of another host, whose pid cannot be checked, is taken
+ * for a stopped run's when not refreshed for six beats (a lock without a beat, from an older
+ * Ecluse, is never). The same process may take it again (two stores of one run
  * in one directory). Released when the owner is destroyed. */
+inline constexpr std::chrono::milliseconds kLockBeat{30'000};
+
 class OutputLock {
  public:
   OutputLock(const std::string& directory, const std::string& simulation,
-             const std::string& file_pattern, const std::string& store_name, bool sync, Log* log);
+             const std::string& file_pattern, const std::string& store_name, bool sync, Log* log,
+             std::chrono::milliseconds beat = kLockBeat);
   ~OutputLock();
   OutputLock(const OutputLock&) = delete;
   OutputLock& operator=(const OutputLock&) = delete;
@@ -29,12 +39,18 @@ class OutputLock {
  private:
   bool try_create();
   [[noreturn]] void refuse(const std::string& holder) const;
+  void refresh();
 
+  std::chrono::milliseconds beat_;
   std::string path_;
   std::string store_name_;
   std::string what_;               // what a second run would write the same of, for the refusal
   std::vector<std::string> made_;  // directories this lock made, deepest first
   bool owner_ = false;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool ending_ = false;
+  std::thread heartbeat_;  // last: started once the rest is set
 };
 
 /** Partial files ("<final>.part") under `directory` whose names fit `file_pattern` (the

@@ -2,12 +2,16 @@
 // leave earlier iterations intact, no file under the failed iteration's name, no .part.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <csignal>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "StoreTestHelpers.hpp"
 #include "core/Collective.hpp"
@@ -241,7 +245,8 @@ TEST(StoreLock, StaleLockIsReplacedAndItsPartsRemovedAndNamed) {
     EXPECT_TRUE(std::filesystem::exists(dir + "/other_It3_Pr0.h5.part"));
     EXPECT_EQ(read_text(dir + "/.sim.ecluse-lock"),
               this_host_name() + "\n" + std::to_string(getpid()) + "\nstart " +
-                  std::to_string(process_start_ticks(getpid())) + "\nboot " + boot_id() + "\n");
+                  std::to_string(process_start_ticks(getpid())) + "\nboot " + boot_id() +
+                  "\nbeat 30000ms\n");
   }
   EXPECT_FALSE(std::filesystem::exists(dir + "/.sim.ecluse-lock"));  // released at the end
   EXPECT_EQ(read_text(dir + "/log.0.log"),
@@ -302,6 +307,66 @@ TEST(StoreLock, LockOfAReusedPidOrAnEarlierBootIsReplacedTheLiveOwnersIsNot) {
   }
 }
 
+void set_age(const std::string& path, int seconds) {
+  timespec times[2];
+  clock_gettime(CLOCK_REALTIME, &times[0]);
+  times[0].tv_sec -= seconds;
+  times[1] = times[0];
+  ASSERT_EQ(utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
+}
+
+// A lock of another host (its pid cannot be checked there) is a stopped run's when its owner
+// has not refreshed it for six beats; a lock without a beat (an older Ecluse) never is.
+TEST(StoreLock, LockOfAnotherHostIsReplacedOnlyWhenNotRefreshedForSixBeats) {
+  if (world_size() > 1) GTEST_SKIP() << "one writer is enough";
+  const std::string other = "elsewhere-" + this_host_name();
+  const struct {
+    std::string beat;
+    int age;
+    bool replaced;
+  } cases[] = {{"\nbeat 30000ms", 181, true},
+               {"\nbeat 30000ms", 170, false},
+               {"\nbeat 1000ms", 7, true},
+               {"", 100000, false}};
+  int n = 0;
+  for (const auto& c : cases) {
+    const std::string dir = fresh_dir("lock_elsewhere_" + std::to_string(n++));
+    const std::string lock = dir + "/.sim.ecluse-lock";
+    write_text(lock, other + "\n4242\nstart 17\nboot b" + c.beat + "\n");
+    set_age(lock, c.age);
+    LogConfig log_config;
+    log_config.file = dir + "/log";
+    Log log(log_config, 0);
+    StoreEnv env = world_env();
+    env.log = &log;
+    if (!c.replaced) {
+      const Error e = error_of([&] { make_store(hdf5_store(dir, "FilePerCore"), env); });
+      EXPECT_NE(std::string(e.what()).find("another run (pid 4242 on host '" + other + "')"),
+                std::string::npos)
+          << e.what();
+      continue;
+    }
+    { auto store = make_store(hdf5_store(dir, "FilePerCore"), env); }
+    const std::string log_text = read_text(dir + "/log.0.log");
+    EXPECT_EQ(log_text.substr(0, log_text.find(" s ago")),
+              "[ecluse 0] warning: store 'h5': replaced the lock '" + lock +
+                  "' of a run that stopped (pid 4242 on host '" + other +
+                  "': its lock was last refreshed " + std::to_string(c.age));
+  }
+}
+
+TEST(StoreLock, TheOwnerRefreshesItsLockEveryBeat) {
+  if (world_size() > 1) GTEST_SKIP() << "one writer is enough";
+  const std::string dir = fresh_dir("lock_beat");
+  OutputLock lock(dir, "sim", "", "h5", false, nullptr, std::chrono::milliseconds(50));
+  set_age(lock.path(), 3600);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  struct stat st {};
+  ASSERT_EQ(stat(lock.path().c_str(), &st), 0);
+  EXPECT_LT(std::abs(std::time(nullptr) - st.st_mtim.tv_sec), 60);
+  EXPECT_NE(read_text(lock.path()).find("\nbeat 50ms\n"), std::string::npos);
+}
+
 // A run killed by Ctrl-C stays a zombie until its parent reaps it (seconds under mpiexec): a
 // rerun at once must see it ended, not refuse as if another run were writing.
 TEST(StoreLock, LockOfAnEndedButUnreapedRunIsReplaced) {
@@ -319,7 +384,8 @@ TEST(StoreLock, LockOfAnEndedButUnreapedRunIsReplaced) {
     auto store = make_store_collectively(hdf5_store(dir, "FilePerCore"), world_env());
     EXPECT_EQ(read_text(dir + "/.sim.ecluse-lock"),
               this_host_name() + "\n" + std::to_string(getpid()) + "\nstart " +
-                  std::to_string(process_start_ticks(getpid())) + "\nboot " + boot_id() + "\n");
+                  std::to_string(process_start_ticks(getpid())) + "\nboot " + boot_id() +
+                  "\nbeat 30000ms\n");
   }
   waitpid(child, nullptr, 0);
   EXPECT_FALSE(process_gone(getpid()));
