@@ -83,19 +83,19 @@ void MpiTransport::raise_store_failures() {
                                     failures_seen_));
 }
 
+// Oldest first, up to the first send still going: the sends go to one server in order and
+// complete in order (MPI's non-overtaking rule on one channel), so testing every send of an
+// iteration at every write cost O(n) per write (10,000 blocks an iteration: 25% of a write).
 void MpiTransport::complete_sends() {
-  for (auto it = in_flight_.begin(); it != in_flight_.end();) {
-    auto next = std::next(it);
-    if (test_all(it->requests, 3)) {
-      if (it->committed) {
-        committed_.push_back(std::move(it->buffer));
-      } else {
-        pool_.release(std::move(it->buffer));
-      }
-      it->committed = false;
-      spare_.splice(spare_.end(), in_flight_, it);
+  while (!in_flight_.empty() && test_all(in_flight_.front().requests, 3)) {
+    InFlight& done = in_flight_.front();
+    if (done.committed) {
+      committed_.push_back(std::move(done.buffer));
+    } else {
+      pool_.release(std::move(done.buffer));
     }
-    it = next;
+    done.committed = false;
+    spare_.splice(spare_.end(), in_flight_, in_flight_.begin());
   }
 }
 
