@@ -107,6 +107,21 @@ std::string waits_line(const RunTotals& t) {
          format("%.3f s", wait / clients.ranks) + " per client" + count + "): " + kind.cause + "\n";
 }
 
+// A backlog the servers still held at finalize: clients waited there for it to be stored (a
+// run of many tiny iterations may wait tens of seconds), which the completion time holds.
+std::string finalize_line(const RunTotals& t) {
+  const RoleTotals& clients = t.roles[index_of(Role::Client)];
+  if (clients.ranks == 0 || clients.wall <= 0) return "";
+  const double wait = clients.finalize_wait / clients.ranks;
+  if (wait < 1.0 && wait < kNoticeableWait * clients.wall / clients.ranks) return "";
+  const char* servers = t.approach == Approach::DN ? "dedicated nodes" : "dedicated cores";
+  return "  finalize: the clients waited " + format("%.3f s", wait) + " (" +
+         format("%.1f%%", 100 * wait * clients.ranks / clients.wall) + " of their time) for the " +
+         servers +
+         " to store what they still held: the servers store slower than the simulation hands "
+         "data over; see their store time per iteration in the report, or write less often\n";
+}
+
 // Every source counts the whole host: another job's load is in the figure.
 std::string other_load_line(const RunTotals& t) {
   if (t.energy.hosts_with_other_load == 0) return "";
@@ -191,8 +206,8 @@ std::string least_cost_hint(const std::string& written) {
 std::string report_summary(const RunTotals& t, const std::vector<RankRecord>& records,
                            const std::string& file) {
   std::string s = "ecluse report (" + file + "):\n";
-  s +=
-      loss_lines(t) + roles_line(t) + writes_line(t) + waits_line(t) + cpu_line(t) + energy_line(t);
+  s += loss_lines(t) + roles_line(t) + writes_line(t) + waits_line(t) + finalize_line(t) +
+       cpu_line(t) + energy_line(t);
   std::size_t actions = 0;
   for (const RankRecord& r : records) actions += r.frequency.actions.size();
   if (actions > 0) s += "  frequency: " + std::to_string(actions) + " action(s), see the report\n";

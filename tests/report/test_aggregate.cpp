@@ -258,6 +258,26 @@ TEST(Aggregate, SummarySaysWhenClientsWaitedForRoom) {
   EXPECT_EQ(ecluse::report_summary(quiet, records, "r.json").find("waits:"), std::string::npos);
 }
 
+// Clients that waited at finalize for their servers' backlog a second or more (or 5% of their
+// time) are told so; a shorter wait says nothing.
+TEST(Aggregate, SummarySaysWhenClientsWaitedAtFinalize) {
+  auto records = run();
+  records[0].totals.finalize_wait = 1.5;
+  records[1].totals.finalize_wait = 0.5;
+  const auto t = ecluse::aggregate(dc_config(), records, 1, 1);
+  const std::string s = ecluse::report_summary(t, records, "r.json");
+  EXPECT_NE(s.find("\n  finalize: the clients waited 1.000 s (10.0% of their time) for the "
+                   "dedicated cores to store what they still held: the servers store slower "
+                   "than the simulation hands data over; see their store time per iteration in "
+                   "the report, or write less often\n  CPU usage:"),
+            std::string::npos)
+      << s;
+  records[0].totals.finalize_wait = 0.3;
+  records[1].totals.finalize_wait = 0.5;
+  const auto quiet = ecluse::aggregate(dc_config(), records, 1, 1);
+  EXPECT_EQ(ecluse::report_summary(quiet, records, "r.json").find("finalize:"), std::string::npos);
+}
+
 TEST(Aggregate, SummaryEndsWithHowToGetTheLeastCostApproach) {
   EXPECT_EQ(ecluse::least_cost_hint("r.json"),
             "  least cost: run `ecluse advise --from-report r.json` for the model's answer "
