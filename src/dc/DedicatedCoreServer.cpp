@@ -58,6 +58,7 @@ void DedicatedCoreServer::run() {
       "dedicated core", *collector_, log_,
       [](void* queue) { static_cast<shm::EventQueue*>(queue)->interrupt(); },
       &buffer_.queue(index_));
+  const DrainCheck draining(*collector_, signals);
   try {
     serve(signals);
   } catch (const Error&) {
@@ -99,6 +100,7 @@ void DedicatedCoreServer::serve(ServerSignals& signals) {
     check_silence();
   }
   accounting_.switch_to(Phase::Gather);
+  signals.clients_stopped();
   while (auto event = buffer_.queue(index_).try_pop()) handle(*event);  // the last group signals
   collector_->flush_unended();
   forward_stops();

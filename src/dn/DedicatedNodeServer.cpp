@@ -78,6 +78,7 @@ void DedicatedNodeServer::run() {
   ServerSignals signals(
       "dedicated node server", *collector_, log_,
       [](void* wakeup) { static_cast<Wakeup*>(wakeup)->notify(); }, &wakeup_);
+  const DrainCheck draining(*collector_, signals);
   try {
     serve(signals);
   } catch (const Error&) {
@@ -105,6 +106,7 @@ void DedicatedNodeServer::serve(ServerSignals& signals) {
     check_clients(signals.liveness_period());
   }
   accounting_.switch_to(Phase::Gather);
+  signals.clients_stopped();
   collector_->finish();
   drain_credits();
   log_statistics();

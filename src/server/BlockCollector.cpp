@@ -133,7 +133,10 @@ bool BlockCollector::collect_stored() {
 
 void BlockCollector::drain() {
   if (!store_thread_) return;
-  store_thread_->wait_idle();
+  constexpr std::chrono::milliseconds kCheckEvery{100};
+  while (!store_thread_->wait_idle_for(kCheckEvery)) {
+    if (while_draining_) while_draining_();
+  }
   collect_stored();
 }
 

@@ -53,6 +53,9 @@ class BlockCollector {
   /** `notify` is called on the store thread each time it stored an iteration, so that a
    * server asleep can wake and collect it (set before the first iteration ends). */
   void notify_stored(std::function<void()> notify) { notify_stored_ = std::move(notify); }
+  /** Called every 100 ms while waiting for the store thread (finish, wait_stored): the
+   * server's signal check, so a job's ending signal is acted on while the backlog is stored. */
+  void while_draining(std::function<void()> check) { while_draining_ = std::move(check); }
   /** Iterations on the store thread or signals waiting for them. */
   [[nodiscard]] bool storing() const { return !in_flight_.empty() || !deferred_.empty(); }
   /** Whether complete iterations go to a store thread: the writer's stores make no MPI call,
@@ -119,6 +122,7 @@ class BlockCollector {
   std::vector<int> stopped_from_;  // each stopped client: the first iteration it did not end
   bool store_thread_allowed_;
   std::function<void()> notify_stored_;
+  std::function<void()> while_draining_;
   std::unique_ptr<StoreThread> store_thread_;  // made at the first background store
   std::deque<Iteration> in_flight_;            // on the store thread, in order
   std::uint64_t submitted_ = 0, collected_ = 0;

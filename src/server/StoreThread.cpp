@@ -47,6 +47,11 @@ void StoreThread::wait_idle() {
   idle_.wait(lock, [this] { return idle(); });
 }
 
+bool StoreThread::wait_idle_for(std::chrono::milliseconds period) {
+  std::unique_lock lock(mutex_);
+  return idle_.wait_for(lock, period, [this] { return idle(); });
+}
+
 // Writer::store catches the stores' errors, so nothing escapes the thread but bad_alloc,
 // which terminates as it would on the server's thread.
 void StoreThread::run_stores() {

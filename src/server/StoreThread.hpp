@@ -6,6 +6,7 @@
 // nothing pending and nothing ahead of it is done on the store thread itself.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -35,6 +36,8 @@ class StoreThread {
   [[nodiscard]] std::vector<Writer::StoredIteration> take_done();
   /** Waits until every submitted iteration is stored and completed. */
   void wait_idle();
+  /** wait_idle for at most `period`: whether it is idle. */
+  bool wait_idle_for(std::chrono::milliseconds period);
 
  private:
   struct Job {

@@ -53,13 +53,22 @@ std::string ServerSignals::unstored_text() const {
          received_text(collector_.unstored_range());
 }
 
+// What the server does after a first signal, by when it came.
+std::string ServerSignals::after_first_text() const {
+  if (clients_stopped_) {
+    return " after its clients stopped, while it stored what they handed over: " + unstored_text() +
+           ". It stores on (this report is then replaced by the complete one); a second signal a "
+           "second or more later ends it at once.";
+  }
+  return " while its clients ran: " + unstored_text() +
+         ". It serves on until its clients stop (this report is then replaced by the complete "
+         "one) or die (it then stores what they completed, says so here, and ends); a second "
+         "signal a second or more later ends it at once.";
+}
+
 void ServerSignals::on_first() {
-  const std::string what =
-      "the " + who_ + " received " + signal_name(watch_.first()) +
-      " (a batch system's time limit, scancel, Ctrl-C) while its clients ran: " + unstored_text() +
-      ". It serves on until its clients stop (this report is then replaced by the complete "
-      "one) or die (it then stores what they completed, says so here, and ends); a second "
-      "signal a second or more later ends it at once.";
+  const std::string what = "the " + who_ + " received " + signal_name(watch_.first()) +
+                           " (a batch system's time limit, scancel, Ctrl-C)" + after_first_text();
   log_.warning(what);
   report(what);
 }
@@ -92,6 +101,14 @@ void ServerSignals::end_after_failure(const std::function<void()>& drain) {
   log_.warning(what);
   report(what);
   watch_.end();
+}
+
+DrainCheck::DrainCheck(BlockCollector& collector, ServerSignals& signals) : collector_(collector) {
+  collector_.while_draining([&signals] { signals.check(); });
+}
+
+DrainCheck::~DrainCheck() {
+  collector_.while_draining({});
 }
 
 }  // namespace ecluse

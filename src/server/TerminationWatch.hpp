@@ -24,8 +24,12 @@ class ServerSignals {
   ServerSignals(std::string who, BlockCollector& collector, Log& log,
                 TerminationWatch::Wake wake = nullptr, void* arg = nullptr);
 
-  /** In the serving loop: acts on the signals that arrived since the last call. */
+  /** In the serving loop, and every 100 ms while the backlog is stored after the clients
+   * stopped: acts on the signals that arrived since the last call. */
   void check();
+  /** Every client stopped: a first signal from now on is one received while the server stores
+   * what they handed over (its entry says so); the server stores on. */
+  void clients_stopped() noexcept { clients_stopped_ = true; }
   /** A signal arrived (check() may not have acted on it yet). */
   [[nodiscard]] bool signalled() const noexcept { return watch_.received() > 0; }
   /** How often to check the clients' processes: 1 s, 100 ms after a signal. */
@@ -38,6 +42,7 @@ class ServerSignals {
  private:
   void report(const std::string& what) const;
   [[nodiscard]] std::string unstored_text() const;
+  [[nodiscard]] std::string after_first_text() const;
   void on_first();
   [[noreturn]] void on_second();
 
@@ -46,7 +51,20 @@ class ServerSignals {
   Log& log_;
   TerminationWatch watch_;
   int seen_ = 0;
+  bool clients_stopped_ = false;
   std::chrono::steady_clock::time_point first_at_{};
+};
+
+/** While it lives, the collector's waits for its store thread check the server's signals. */
+class DrainCheck {
+ public:
+  DrainCheck(BlockCollector& collector, ServerSignals& signals);
+  ~DrainCheck();
+  DrainCheck(const DrainCheck&) = delete;
+  DrainCheck& operator=(const DrainCheck&) = delete;
+
+ private:
+  BlockCollector& collector_;
 };
 
 }  // namespace ecluse
