@@ -15,10 +15,8 @@ std::vector<std::size_t> block_bytes_per_iteration(const Config& config,
     if (!v.enabled) continue;
     const Layout& layout = *config.find_layout(v.layout);
     std::uint64_t block = 0;  // a layout whose size is set later: nothing to pre-fault for it
-    try {
-      block = evaluate_layout(layout, parameters).elements *
-              static_cast<std::uint64_t>(data_type_size(layout.type));
-    } catch (const UnsetDimension&) {
+    if (const auto shape = shape_if_known(config, layout, parameters)) {
+      block = shape->elements * static_cast<std::uint64_t>(data_type_size(layout.type));
     }
     bytes.insert(bytes.end(), static_cast<std::size_t>(config.architecture.domains),
                  static_cast<std::size_t>(block));
@@ -38,14 +36,15 @@ Client::Client(const Config& config, Parameters& parameters, Transport& transpor
 }
 
 // With the parameters' values at initialize; a later parameter_set that makes a block too big
-// is refused by the transport at that write.
+// is refused by the transport at that write. A Damaris layout naming parameters is evaluated at
+// each write (its values at initialize may be placeholders): checked then.
 void Client::check_capacity() const {
   std::vector<std::size_t> iteration;  // every block of every variable, every domain
   for (const Variable& v : config_.variables) {
     if (!v.enabled) continue;
     const Layout& layout = *config_.find_layout(v.layout);
     const auto shape = shapes_.find(&layout);
-    if (shape == shapes_.end()) continue;  // size set later by parameter_set: checked then
+    if (shape == shapes_.end() || evaluated_at_write(config_, layout)) continue;
     const std::size_t bytes = shape->second.elements * data_type_size(layout.type);
     transport_.check_capacity(v, bytes);
     iteration.insert(iteration.end(), static_cast<std::size_t>(config_.architecture.domains),
@@ -70,10 +69,7 @@ void Client::check_block(const Variable& v, int block) const {
 const LayoutShape& Client::shape(const Variable& v) const {
   const Layout* layout = config_.find_layout(v.layout);
   if (const auto it = shapes_.find(layout); it != shapes_.end()) return it->second;
-  throw Error(
-      ECLUSE_INVALID_DIMENSIONS,
-      "variable '" + v.name + "': " + unset_.at(layout) +
-          "; give its parameters positive values with ecluse_parameter_set before writing it.");
+  throw Error(ECLUSE_INVALID_DIMENSIONS, "variable '" + v.name + "': " + unset_.at(layout));
 }
 
 // A layout of a Damaris file may be 0 in a dimension until parameter_set gives its size (the
@@ -86,7 +82,14 @@ void Client::refresh_shapes() {
       fresh[&layout] = evaluate_layout(layout, parameters_);
     } catch (const UnsetDimension& e) {
       if (config_.dialect != Dialect::Damaris) throw;
-      unset[&layout] = e.zero();
+      unset[&layout] = e.zero() +
+                       "; give its parameters positive values with ecluse_parameter_set before "
+                       "writing it.";
+    } catch (const Error& e) {
+      if (!evaluated_at_write(config_, layout)) throw;
+      unset[&layout] = std::string(e.what()) +
+                       " Give its parameters values that make it valid with "
+                       "ecluse_parameter_set before writing it.";
     }
   }
   shapes_ = std::move(fresh);

@@ -98,8 +98,40 @@ std::uint64_t AttributeReader::bytes(const pugi::xml_node& node, const char* nam
   return size;
 }
 
+namespace {
+
+// The xs:boolean attributes of Damaris's schema (Model.xsd) that Ecluse reads; the others
+// (pyscript's keep-workers is a "yes"/"no" string there, prefault and summary are Ecluse's) keep
+// Ecluse's reading.
+bool is_damaris_boolean(std::string_view name) {
+  for (const char* known : {"Flush", "enabled", "time-varying", "visualizable", "external"}) {
+    if (name == known) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// libxsd's boolean: the trimmed value is true when "true" or "1", false otherwise.
+bool AttributeReader::damaris_boolean(const pugi::xml_node& node, const char* name) const {
+  std::string value = node.attribute(name).value();
+  const auto first = value.find_first_not_of(" \t\r\n");
+  const auto last = value.find_last_not_of(" \t\r\n");
+  value = first == std::string::npos ? "" : value.substr(first, last - first + 1);
+  const bool reading = value == "true" || value == "1";
+  if (reading || value == "false" || value == "0") return reading;
+  const bool meant = lower(value) == "true" || lower(value) == "yes";
+  diagnostics_.warning(where(node, name), "damaris-boolean",
+                       std::string(name) + "=\"" + value +
+                           "\" reads as false, as Damaris 1.x reads it (its booleans are true, "
+                           "false, 1 or 0, in lower case)" +
+                           (meant ? "; write " + std::string(name) + "=\"true\" for true." : "."));
+  return false;
+}
+
 bool AttributeReader::boolean(const pugi::xml_node& node, const char* name, bool fallback) const {
   if (!node.attribute(name)) return fallback;
+  if (damaris_booleans_ && is_damaris_boolean(name)) return damaris_boolean(node, name);
   const std::string value = lower(node.attribute(name).value());
   if (value == "true" || value == "yes" || value == "1") return true;
   if (value == "false" || value == "no" || value == "0") return false;

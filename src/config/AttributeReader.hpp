@@ -29,7 +29,12 @@ class AttributeReader {
    * GiB, TiB (powers of 1024). */
   [[nodiscard]] std::uint64_t bytes(const pugi::xml_node& node, const char* name,
                                     std::uint64_t fallback) const;
+  /** true/yes/1 or false/no/0, any case. In a Damaris file (damaris_booleans), the attributes
+   * that are booleans in Damaris's schema as its parser reads them: "true" and "1" are true, any
+   * other value false, and a value other than true, false, 1 or 0 is warned with that reading
+   * (OPM writes Flush="True": false there). */
   [[nodiscard]] bool boolean(const pugi::xml_node& node, const char* name, bool fallback) const;
+  void damaris_booleans(bool on) { damaris_booleans_ = on; }
   /** One of `allowed` (case-insensitive match, returned as spelled in `allowed`). */
   [[nodiscard]] std::string choice(const pugi::xml_node& node, const char* name,
                                    const std::vector<std::string>& allowed,
@@ -52,8 +57,10 @@ class AttributeReader {
 
  private:
   void bad_value(const pugi::xml_node& node, const char* name, const std::string& expected) const;
+  [[nodiscard]] bool damaris_boolean(const pugi::xml_node& node, const char* name) const;
   const XmlSource& source_;
   Diagnostics& diagnostics_;
+  bool damaris_booleans_ = false;
 };
 
 }  // namespace ecluse

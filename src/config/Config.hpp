@@ -52,6 +52,7 @@ struct Variable {
   std::string mesh;                 // full name, may be empty
   std::vector<std::string> stores;  // the stores that write it (every_store: all of them)
   bool every_store = false;         // Ecluse's meaning of a variable without store=
+  bool store_given = false;         // store= is there (store="#": no store, on purpose)
   bool time_varying = true;
   bool enabled = true;
   Centering centering = Centering::Zonal;

@@ -43,6 +43,7 @@ class Reader {
   Config read(const pugi::xml_node& root) {
     config_.source = source_.name();
     config_.dialect = dialect_of(root);
+    attrs_.damaris_booleans(damaris());
     config_.simulation = simulation_name(root);
     config_.language = simulation_language(root);
     read_architecture(root.child("architecture"));
@@ -50,6 +51,7 @@ class Reader {
     read_storage(root.child("storage"));
     read_actions(root.child("actions"));
     config_.scripts = read_scripts(root.child("scripts"), attrs_);
+    if (damaris()) drop_scripts_without_file();
     read_log(root.child("log"));
     read_energy(root.child("energy"));
     read_report(root.child("report"));
@@ -59,6 +61,25 @@ class Reader {
 
  private:
   [[nodiscard]] bool damaris() const { return config_.dialect == Dialect::Damaris; }
+
+  // A Damaris file's <pyscript file=""> is a script turned off (OPM's template writes it when
+  // the run has none; Damaris runs nothing): dropped with a warning, with the variables' script=
+  // naming it. In an Ecluse file it stays an error (insitu/InSitu.cpp).
+  void drop_scripts_without_file() {
+    auto& scripts = config_.scripts;
+    for (auto it = scripts.begin(); it != scripts.end();) {
+      if (!it->file.empty()) {
+        ++it;
+        continue;
+      }
+      diagnostics_.warning(it->file_where, "pyscript-empty",
+                           "<pyscript name=\"" + it->name +
+                               "\"> has an empty file: as in Damaris, no script runs. Name the "
+                               "Python file whose main(DD) runs, or remove the <pyscript>.");
+      for (Variable& v : config_.variables) std::erase(v.scripts, it->name);
+      it = scripts.erase(it);
+    }
+  }
 
   // Damaris's "unknown" (its default) lays arrays out in C order, as "c" does.
   Language simulation_language(const pugi::xml_node& root) {
@@ -386,12 +407,9 @@ class Reader {
     for (const ListItem& untrimmed : split_list(attribute.value(), ',')) {
       const ListItem item = trimmed(untrimmed);
       const std::size_t colon = item.text.find(':');
-      if (colon == std::string::npos) {
-        diagnostics_.error(source_.in_value(node, "ghosts", item.offset),
-                           "ghosts \"" + item.text + "\" of layout '" + layout.name +
-                               "' is not of the form low:high; give low:high for each "
-                               "dimension, e.g. ghosts=\"1:1,2:2\".");
-        layout.broken = true;
+      if (colon == std::string::npos) {  // one number: as many on both sides (Damaris's BoxLayout)
+        layout.ghosts.emplace_back(parse_expression(node, "ghosts", item, layout.broken),
+                                   parse_expression(node, "ghosts", item, layout.broken));
         continue;
       }
       ListItem lo{item.text.substr(0, colon), item.offset};
@@ -473,6 +491,7 @@ class Reader {
                             Variable& v) const {
     if (node.attribute("store")) {
       v.stores = store_list(attrs_.text(node, "store"));
+      v.store_given = true;
       return;
     }
     if (damaris()) return;
@@ -636,7 +655,9 @@ class Reader {
     log.level = attrs_.choice(node, "LogLevel", LogLevel::Info);
     log.rotation_size = attrs_.bytes(node, "RotationSize", 0);
     log.flush = attrs_.boolean(node, "Flush", false);
-    warn_log(node, attrs_);
+    // Damaris's schema requires both (a file without them does not load there): read, not used,
+    // and not warned in its files (docs/damaris-xml.md).
+    if (!damaris()) warn_log(node, attrs_);
   }
 
   AttributeReader attrs_;

@@ -280,13 +280,14 @@ void check_mesh(Mesh& mesh, const Config& config, Diagnostics& d) {
 }
 
 // Damaris's meaning: a variable without store= is written by no store. Said once, since a
-// user who moves from Ecluse's files (every store) would otherwise lose data silently.
+// user who moves from Ecluse's files (every store) would otherwise lose data silently; not of
+// store="#", which asks for no store (OPM writes it on every variable when its output is off).
 void check_unstored(const Config& config, Diagnostics& d) {
   if (config.dialect != Dialect::Damaris || config.stores.empty()) return;
   std::vector<std::string> unstored;
   const Variable* first = nullptr;
   for (const Variable& v : config.variables) {
-    if (!v.enabled || v.every_store || !v.stores.empty()) continue;
+    if (!v.enabled || v.every_store || v.store_given) continue;
     if (first == nullptr) first = &v;
     unstored.push_back(v.name);
   }
@@ -370,7 +371,16 @@ void check_layouts(const Config& config, Diagnostics& d) {
                     "give its parameters positive values with damaris_parameter_set before "
                     "writing its variables (a write while it is 0 is refused).");
     } catch (const Error& e) {
-      d.error(layout.where, e.what());
+      if (!evaluated_at_write(config, layout)) {
+        d.error(layout.where, e.what());
+        continue;
+      }
+      d.warning(layout.where, "layout-unset",
+                std::string(e.what()) +
+                    " That is with the parameters' values at initialize; as in Damaris, the "
+                    "layout is evaluated again at each write: give its parameters values that "
+                    "make it valid with damaris_parameter_set before writing its variables (a "
+                    "write while it is not valid is refused).");
     }
   }
 }

@@ -88,6 +88,27 @@ void evaluate_global(const Layout& layout, const ParameterLookup& lookup, Layout
 
 }  // namespace
 
+bool evaluated_at_write(const Config& config, const Layout& layout) {
+  if (config.dialect != Dialect::Damaris) return false;
+  auto named = [](const Expression& e) { return !e.names().empty(); };
+  const bool ghosts = std::any_of(layout.ghosts.begin(), layout.ghosts.end(),
+                                  [&](const auto& g) { return named(g.first) || named(g.second); });
+  return ghosts || std::any_of(layout.dimensions.begin(), layout.dimensions.end(), named) ||
+         std::any_of(layout.global.begin(), layout.global.end(), named);
+}
+
+std::optional<LayoutShape> shape_if_known(const Config& config, const Layout& layout,
+                                          const Parameters& parameters) {
+  try {
+    return evaluate_layout(layout, parameters);
+  } catch (const UnsetDimension&) {
+    if (config.dialect != Dialect::Damaris) throw;
+  } catch (const Error&) {
+    if (!evaluated_at_write(config, layout)) throw;
+  }
+  return std::nullopt;
+}
+
 LayoutShape evaluate_layout(const Layout& layout, const Parameters& parameters) {
   const ParameterLookup lookup = parameters.lookup(scope_of(layout.name));
   LayoutShape shape;

@@ -71,6 +71,17 @@ class UnsetDimension : public Error {
  * (UnsetDimension when a parameter-dependent dimension is 0). */
 LayoutShape evaluate_layout(const Layout& layout, const Parameters& parameters);
 
+/** Whether an error of `layout` at initialize waits for the write: in a Damaris file, a layout
+ * whose expressions name parameters, since Damaris evaluates a layout only at each write (its
+ * BoxLayout) and programs give the parameters their values with parameter_set first (PDI's
+ * example declares placeholders of 1 with ghosts 1:1). */
+bool evaluated_at_write(const Config& config, const Layout& layout);
+
+/** evaluate_layout, or nothing for a layout whose evaluation waits for the writes (a Damaris
+ * layout 0 in a dimension until parameter_set, or evaluated_at_write); other errors throw. */
+std::optional<LayoutShape> shape_if_known(const Config& config, const Layout& layout,
+                                          const Parameters& parameters);
+
 /** "group/" part of a full name ("" at top level). */
 std::string scope_of(std::string_view full_name);
 

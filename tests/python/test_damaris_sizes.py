@@ -93,3 +93,70 @@ def test_sizes_set_at_run_time_and_type_layouts_are_stored(tmp_path, mode):
         for name, value in want.items():
             assert datasets[name].dtype == value.dtype, name
             assert datasets[name].tobytes() == value.tobytes(), (iteration, name)
+
+
+# PDI's plain-Damaris heat example: sizes declared as placeholders of 1 with ghosts 1:1 (not a
+# valid layout) and set one by one before the first write. It was refused at initialize.
+HEAT_XML = """<?xml version="1.0"?>
+<simulation name="heat" language="c" xmlns="http://damaris.gforge.inria.fr/damaris/model">
+  <architecture>
+    <domains count="1"/>
+    {dedicated}
+    <buffer name="buffer" size="1048576"/>
+    <queue name="queue" size="100"/>
+  </architecture>
+  <data>
+    <parameter name="dim0" type="int" value="1"/>
+    <parameter name="dim1" type="int" value="1"/>
+    <parameter name="global0" type="int" value="1"/>
+    <parameter name="global1" type="int" value="1"/>
+    <layout name="l" type="double" dimensions="dim0,dim1" global="global0,global1"
+            ghosts="1:1,1:1"/>
+    <variable name="field" layout="l" store="h5"/>
+  </data>
+  <storage>
+    <store name="h5" type="HDF5">
+      <option key="FileMode">Collective</option>
+      <option key="FilesPath">out/</option>
+    </store>
+  </storage>
+  <log FileName="log/heat" RotationSize="5" LogFormat="[%TimeStamp%]: %Message%" LogLevel="info"/>
+</simulation>
+"""
+HEAT_INVALID = ("layout 'l': ghosts of dimension 1 are 1:1 for a dimension of 1; ghosts must be "
+                ">= 0 and leave at least one interior cell.")
+HEAT_WARNING = ("heat.xml:14:5: " + HEAT_INVALID + " That is with the parameters' values at "
+                "initialize; as in Damaris, the layout is evaluated again at each write: give its "
+                "parameters values that make it valid with damaris_parameter_set before writing "
+                "its variables (a write while it is not valid is refused).")
+HEAT_REFUSED = ("variable 'field': " + HEAT_INVALID + " Give its parameters values that make it "
+                "valid with ecluse_parameter_set before writing it.")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_placeholder_sizes_invalid_until_set_are_evaluated_at_the_writes(tmp_path, mode):
+    program = BIN / "damaris_placeholders"
+    if not program.exists():
+        pytest.skip(f"{program} is not built (built in the tree only: it links libecluse too)")
+    dedicated, ranks, per_node = MODES[mode]
+    (tmp_path / "heat.xml").write_text(HEAT_XML.format(dedicated=dedicated))
+    env = dict(child_env(), ECLUSE_TIMEOUT="30")
+    env.pop("ECLUSE_RANKS_PER_NODE", None)
+    if per_node:
+        env["ECLUSE_RANKS_PER_NODE"] = per_node
+    result = subprocess.run([mpiexec(), "-n", str(ranks), str(program), "heat.xml"],
+                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = dict(line.split("|", 1) for line in result.stdout.splitlines() if "|" in line)
+    assert lines["write-early"] == "ECLUSE_INVALID_DIMENSIONS|" + HEAT_REFUSED
+    assert lines["set-first"] == "ECLUSE_OK|"  # dim1 is still 1: invalid until it is set too
+    assert result.stdout.splitlines().count("placeholders: ok") == CLIENTS
+    assert result.stderr.count(HEAT_WARNING) == 1, result.stderr
+    assert "RotationSize" not in result.stderr  # Damaris requires it: not warned
+    import h5py
+    for iteration in range(2):
+        with h5py.File(tmp_path / "out" / f"heat_It{iteration}.h5", "r") as f:
+            field = f["field"][()]
+        rows, cols = np.meshgrid(np.arange(4 * CLIENTS), np.arange(5), indexing="ij")
+        want = iteration * 1000.0 + rows * 10.0 + cols
+        assert field.tobytes() == want.tobytes(), iteration

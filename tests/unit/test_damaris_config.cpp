@@ -284,6 +284,61 @@ TEST(DamarisModel, UnknownAttributesAreIgnoredWithAWarningAsDamarisIgnoresThem) 
             "vectorlength, comment.");
 }
 
+// Found in real Damaris files (OPM's templates, PDI's example): store="#" asks for no store (no
+// warning that store= is missing); RotationSize and LogFormat, required by Damaris's schema,
+// are not warned; <pyscript file=""> is a script turned off, dropped with a warning along with
+// the variables' script= naming it (an Ecluse file refuses it at initialize).
+TEST(DamarisModel, WhatRealDamarisFilesWriteIsReadAsDamarisReadsIt) {
+  const std::string data =
+      "<layout name=\"l\" type=\"int\" dimensions=\"2\"/>"
+      "<variable name=\"off\" layout=\"l\" store=\"#\" script=\"Py\"/>"
+      "<variable name=\"on\" layout=\"l\" store=\"s\"/>";
+  const Config c = ecluse::parse_config(
+      "r.xml", file(kDamarisNs, data,
+                    "<storage><store name=\"s\" type=\"null\"/></storage>"
+                    "<scripts><pyscript name=\"Py\" file=\"\" language=\"python\"/></scripts>"
+                    "<log FileName=\"log/r\" RotationSize=\"5\" LogFormat=\"%Message%\" "
+                    "LogLevel=\"info\"/>"));
+  EXPECT_TRUE(c.scripts.empty());
+  EXPECT_TRUE(c.find_variable("off")->scripts.empty());
+  EXPECT_TRUE(c.find_variable("off")->stores.empty());
+  ASSERT_EQ(c.warnings.size(), 1u) << c.warnings.front();
+  EXPECT_NE(c.warnings[0].find(": <pyscript name=\"Py\"> has an empty file: as in Damaris, no "
+                               "script runs. Name the Python file whose main(DD) runs, or remove "
+                               "the <pyscript>."),
+            std::string::npos)
+      << c.warnings[0];
+}
+
+// Damaris's parser (libxsd) reads a boolean as true when it is "true" or "1", as false
+// otherwise: OPM's Flush="True" is false there, and here, with a warning; an Ecluse file reads
+// True as true. Attributes that are not booleans in Damaris's schema keep Ecluse's reading.
+TEST(DamarisModel, BooleansReadAsDamarisReadsThem) {
+  const std::string data =
+      "<layout name=\"l\" type=\"int\" dimensions=\"2\"/>"
+      "<variable name=\"a\" layout=\"l\" time-varying=\"True\" store=\"s\"/>"
+      "<variable name=\"b\" layout=\"l\" time-varying=\" 1 \" enabled=\"0\" store=\"s\"/>";
+  const std::string rest =
+      "<storage><store name=\"s\" type=\"null\"/></storage>"
+      "<log FileName=\"log/r\" LogLevel=\"info\" Flush=\"on\"/>";
+  const Config d = ecluse::parse_config("b.xml", file(kDamarisNs, data, rest));
+  EXPECT_FALSE(d.find_variable("a")->time_varying);
+  EXPECT_TRUE(d.find_variable("b")->time_varying);
+  EXPECT_FALSE(d.find_variable("b")->enabled);
+  EXPECT_FALSE(d.log.flush);
+  ASSERT_EQ(d.warnings.size(), 1u);  // the Flush="on" is the one more like it
+  EXPECT_NE(d.warnings[0].find(": time-varying=\"True\" reads as false, as Damaris 1.x reads it "
+                               "(its booleans are true, false, 1 or 0, in lower case); write "
+                               "time-varying=\"true\" for true. (and 1 more like it)"),
+            std::string::npos)
+      << d.warnings[0];
+  const Config e = ecluse::parse_config(
+      "e.xml", file("",
+                    "<layout name=\"l\" type=\"int\" dimensions=\"2\"/>"
+                    "<variable name=\"a\" layout=\"l\" time-varying=\"True\"/>"));
+  EXPECT_TRUE(e.find_variable("a")->time_varying);
+}
+
 // What Damaris's own schema and files allow, found in its examples, documentation listings and
 // earlier revisions: each is read as Damaris reads it, without a warning of its own.
 TEST(DamarisModel, WhatDamarisSchemaAllowsIsAccepted) {
@@ -387,14 +442,34 @@ TEST(DamarisModel, SizesValuedZeroAtInitializeAreWarnedInDamarisFilesOnly) {
                   "write while it is 0 is refused)."});
   EXPECT_EQ(error_of(file("", data)),
             "c.xml:1:119: layout 'l': dimension 1 \"n\" is 0 (n=0); dimensions must be positive.");
-  // A constant 0, or a negative size, is a mistake in either dialect.
+  // A constant 0 is a mistake in either dialect.
   EXPECT_EQ(error_of(file(kDamarisNs, "<layout name=\"l\" type=\"int\" dimensions=\"0\"/>")),
             "c.xml:1:130: layout 'l': dimension 1 \"0\" is 0; dimensions must be positive.");
+}
+
+// Damaris evaluates a layout at each write only: a layout naming parameters that is not valid
+// with their values at initialize (placeholders the program replaces with parameter_set before
+// its first write, as PDI's example does: sizes 1 with ghosts 1:1) is warned in a Damaris file
+// and refused in an Ecluse file; one of constants is refused in both.
+TEST(DamarisModel, ALayoutInvalidWithPlaceholderValuesWaitsForTheWriteInDamarisFilesOnly) {
+  const std::string data =
+      "<parameter name=\"n\" type=\"int\" value=\"1\"/>"
+      "<layout name=\"l\" type=\"double\" dimensions=\"n,n\" ghosts=\"1:1,1:1\"/>";
+  const std::string invalid =
+      "layout 'l': ghosts of dimension 1 are 1:1 for a dimension of 1; ghosts must be >= 0 and "
+      "leave at least one interior cell.";
+  EXPECT_EQ(ecluse::parse_config("z.xml", file(kDamarisNs, data)).warnings,
+            Names{"z.xml:1:172: " + invalid +
+                  " That is with the parameters' values at initialize; as in Damaris, the "
+                  "layout is evaluated again at each write: give its parameters values that "
+                  "make it valid with damaris_parameter_set before writing its variables (a "
+                  "write while it is not valid is refused)."});
+  EXPECT_EQ(error_of(file("", data)), "c.xml:1:119: " + invalid);
   EXPECT_EQ(error_of(file(kDamarisNs,
-                          "<parameter name=\"n\" type=\"int\" value=\"0\"/>"
-                          "<layout name=\"l\" type=\"int\" dimensions=\"n-1\"/>")),
-            "c.xml:1:172: layout 'l': dimension 1 \"n-1\" is -1 (n=0); dimensions must be "
-            "positive.");
+                          "<layout name=\"l\" type=\"int\" dimensions=\"1\" "
+                          "ghosts=\"1:1\"/>")),
+            "c.xml:1:130: layout 'l': ghosts of dimension 1 are 1:1 for a dimension of 1; ghosts "
+            "must be >= 0 and leave at least one interior cell.");
 }
 
 std::vector<std::string> placement_warnings(const std::string& dedicated,

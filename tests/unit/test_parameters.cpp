@@ -34,6 +34,8 @@ const char* kConfig = R"(<simulation name="p">
     <layout name="slab" type="double" dimensions="WIDTH/size,HEIGHT" global="WIDTH,HEIGHT"/>
     <layout name="halo" type="float" dimensions="WIDTH/size+2,HEIGHT+4,nz"
             ghosts="1:1,2:2,0:0"/>
+    <layout name="halo_short" type="float" dimensions="WIDTH/size+2,HEIGHT+4,nz"
+            ghosts="1, size/2 ,0"/>
     <layout name="fslab" type="real" dimensions="WIDTH/size+2,HEIGHT+4,nz" ghosts="1:1,3:1,0:0"
             global="WIDTH,HEIGHT*2,nz" language="fortran"/>
     <group name="g">
@@ -186,6 +188,13 @@ TEST_F(ParametersTest, EvaluatesGhosts) {
   EXPECT_EQ(halo.ghost_hi, (Dims{1, 2, 0}));
   EXPECT_TRUE(halo.global.empty());
   EXPECT_EQ(halo.elements, 18u * 20u * 3u);
+}
+
+// One number for a dimension is as many ghosts on both sides, as Damaris's BoxLayout reads it.
+TEST_F(ParametersTest, OneGhostNumberIsBothSides) {
+  const LayoutShape halo = shape("halo_short");
+  EXPECT_EQ(halo.ghost_lo, (Dims{1, 2, 0}));
+  EXPECT_EQ(halo.ghost_hi, (Dims{1, 2, 0}));
 }
 
 TEST_F(ParametersTest, ReversesFortranLayouts) {

@@ -159,13 +159,10 @@ ClientIteration describe_variables(const Config& config, const Parameters& param
   for (const Variable& v : config.variables) {
     if (!v.enabled) continue;
     const Layout& layout = *config.find_layout(v.layout);
-    LayoutShape shape;
-    bool unset = false;  // a Damaris layout 0 until parameter_set (warned): counted as 0 bytes
-    try {
-      shape = evaluate_layout(layout, parameters);
-    } catch (const UnsetDimension&) {
-      unset = true;
-    }
+    // A Damaris layout evaluated at the writes (warned): counted as 0 bytes.
+    const std::optional<LayoutShape> known = shape_if_known(config, layout, parameters);
+    const bool unset = !known;
+    const LayoutShape shape = known.value_or(LayoutShape{});
     const std::uint64_t bytes = shape.elements * data_type_size(layout.type);
     out << "  " << v.name << ": " << data_type_name(layout.type) << ' '
         << (unset ? "size set at run time (parameter_set), not counted"
