@@ -119,8 +119,10 @@ bool AttributeReader::damaris_boolean(const pugi::xml_node& node, const char* na
   const auto last = value.find_last_not_of(" \t\r\n");
   value = first == std::string::npos ? "" : value.substr(first, last - first + 1);
   const bool reading = value == "true" || value == "1";
-  if (reading || value == "false" || value == "0") return reading;
-  const bool meant = lower(value) == "true" || lower(value) == "yes";
+  const std::string lowered = lower(value);
+  // False as meant (False, no): nothing to say.
+  if (reading || lowered == "false" || lowered == "no" || value == "0") return reading;
+  const bool meant = lowered == "true" || lowered == "yes";
   diagnostics_.warning(where(node, name), "damaris-boolean",
                        std::string(name) + "=\"" + value +
                            "\" reads as false, as Damaris 1.x reads it (its booleans are true, "
