@@ -24,6 +24,7 @@ using Clock = std::chrono::steady_clock;
 constexpr int kAbortGrace = 10;
 
 thread_local std::string current_wait = "in a collective of Ecluse";
+thread_local WaitScope::Bound current_bound = WaitScope::Bound::Timeout;
 
 // Yields first (a collective usually completes within microseconds), then sleeps 50 us doubling
 // up to 1 ms: a blocking MPI call would busy-poll a core that an oversubscribed peer may need.
@@ -90,20 +91,28 @@ void end_on_timeout(int world_rank, const std::string& what, bool may_abort) {
   std::_Exit(kTimeoutExitCode);
 }
 
-WaitScope::WaitScope(std::string what) : previous_(std::exchange(current_wait, std::move(what))) {}
+bool waits_are_bounded() {
+  return current_bound == WaitScope::Bound::Timeout || std::getenv("ECLUSE_TIMEOUT") != nullptr;
+}
+
+WaitScope::WaitScope(std::string what, Bound bound)
+    : previous_(std::exchange(current_wait, std::move(what))),
+      previous_bound_(std::exchange(current_bound, bound)) {}
 
 WaitScope::~WaitScope() {
   current_wait = std::move(previous_);
+  current_bound = previous_bound_;
 }
 
 void complete(MPI_Request& request, MPI_Comm comm, const char* operation) {
   int done = 0;
   MPI_Test(&request, &done, MPI_STATUS_IGNORE);
   if (done) return;
+  const bool bounded = waits_are_bounded();
   const auto deadline = Clock::now() + wait_timeout();
   Pause pause;
   while (!done) {
-    if (Clock::now() > deadline) {
+    if (bounded && Clock::now() > deadline) {
       abort_on_timeout(current_wait + " (" + operation + " among " + std::to_string(size_of(comm)) +
                        " ranks): one of them died, or is blocked elsewhere (in a collective of the "
                        "simulation, say), or is slower than the timeout; see the other ranks' "
@@ -127,13 +136,14 @@ void receive_bounded(void* data, int count, MPI_Datatype type, int from, int tag
 }
 
 int probe_bounded(int from, int tag, MPI_Comm comm, MPI_Datatype type) {
+  const bool bounded = waits_are_bounded();
   const auto deadline = Clock::now() + wait_timeout();
   Pause pause;
   int found = 0;
   MPI_Status status;
   for (MPI_Iprobe(from, tag, comm, &found, &status); !found;
        MPI_Iprobe(from, tag, comm, &found, &status)) {
-    if (Clock::now() > deadline) {
+    if (bounded && Clock::now() > deadline) {
       abort_on_timeout(current_wait + " (MPI_Iprobe for a message from rank " +
                        std::to_string(from) +
                        "): it died or is blocked elsewhere; see its output, "

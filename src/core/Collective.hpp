@@ -34,17 +34,27 @@ inline constexpr int kTimeoutExitCode = 124;
  * report gather"); the innermost scope of the thread wins. */
 class WaitScope {
  public:
-  explicit WaitScope(std::string what);
+  /** How long the scope's collectives may wait. Paced: as long as the peers' own work takes (a
+   * client's checkpoint between stop and finalize, a server storing its backlog), unless
+   * ECLUSE_TIMEOUT is set, as the servers wait for silent clients. */
+  enum class Bound { Timeout, PacedByPeers };
+  explicit WaitScope(std::string what, Bound bound = Bound::Timeout);
   ~WaitScope();
   WaitScope(const WaitScope&) = delete;
   WaitScope& operator=(const WaitScope&) = delete;
 
  private:
   std::string previous_;
+  Bound previous_bound_;
 };
 
+/** Whether this thread's collectives end at wait_timeout(): always, but in a scope paced by its
+ * peers' work without ECLUSE_TIMEOUT set. */
+bool waits_are_bounded();
+
 /** Completes `request` (a nonblocking collective named `operation` over comm) within
- * wait_timeout(), polling with a growing pause; else abort_on_timeout. */
+ * wait_timeout() when waits_are_bounded(), polling with a growing pause; else
+ * abort_on_timeout. */
 void complete(MPI_Request& request, MPI_Comm comm, const char* operation);
 
 /** MPI_Barrier within the timeout. */

@@ -315,7 +315,10 @@ void Runtime::finalize(bool report) {
   if (!report) return;
   std::string failure;
   {
-    const WaitScope scope("in finalize for the store failures of the servers");
+    // Clients wait here for their servers' backlog, servers for clients that work on between
+    // stop and finalize (a last checkpoint): as long as that takes, unless ECLUSE_TIMEOUT is set.
+    const WaitScope scope("in finalize for the store failures of the servers",
+                          WaitScope::Bound::PacedByPeers);
     const auto start = std::chrono::steady_clock::now();
     failure = store_failure_of_run();  // a client waits here for its servers' last stores
     if (client_ && has_servers()) finalize_wait_ = seconds_since(start);
