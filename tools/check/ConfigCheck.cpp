@@ -246,7 +246,7 @@ void room_text(std::ostringstream& out, std::uint64_t held, const char* waits,
 // clients and whether one iteration of its clients fits the node's buffer.
 void place_dedicated_cores(const Config& config, const std::vector<int>& sizes,
                            const ClientIteration& per_client, std::ostringstream& out, Json& json,
-                           std::vector<std::string>& problems) {
+                           std::vector<std::string>& warnings) {
   const Architecture& a = config.architecture;
   std::map<int, std::vector<int>> nodes_of_size;
   for (std::size_t n = 0; n < sizes.size(); ++n) {
@@ -282,14 +282,19 @@ void place_dedicated_cores(const Config& config, const std::vector<int>& sizes,
     if (writes) kind.set("iterations_held", held);
     kinds.push_back(std::move(kind));
     if (writes && held == 0) {
-      problems.push_back(
-          "one iteration of a client needs " + bytes_text(per_client.in_buffer) +
+      warnings.push_back(
+          "an iteration that writes all the blocks of a client (every variable, every domain) "
+          "needs " +
+          bytes_text(per_client.in_buffer) +
           " of the buffer (its blocks and their bookkeeping) but a client of a node of " +
           std::to_string(size) + " ranks may hold about " + bytes_text(share) +
-          ": raise <buffer size> to at least " +
+          ": the writes of such an iteration past that would be refused at run time (initialize "
+          "does not refuse it: a client may write fewer blocks); raise <buffer size> to at "
+          "least " +
           bytes_text(suggested_size(
               shm::buffer_size_for(a.allocator, per_client.in_buffer, plan.clients))) +
-          " (twice that, so that the next iteration can be written while one is stored)");
+          " (twice that, so that the next iteration can be written while one is stored), or "
+          "write fewer blocks per iteration");
     }
   }
   json.set("node_sizes", std::move(kinds));
@@ -299,7 +304,7 @@ void place_dedicated_cores(const Config& config, const std::vector<int>& sizes,
 // iteration of a client fits its window of the server's receive memory.
 void place_dedicated_nodes(const Config& config, const std::vector<int>& node_of,
                            const ClientIteration& per_client, std::ostringstream& out, Json& json,
-                           std::vector<std::string>& problems) {
+                           std::vector<std::string>& warnings) {
   const Architecture& a = config.architecture;
   const DedicatedNodePlan plan = plan_dedicated_nodes(node_of, a.dedicated_nodes, a.placement);
   std::vector<std::string> dedicated;
@@ -333,16 +338,21 @@ void place_dedicated_nodes(const Config& config, const std::vector<int>& node_of
       .set("bytes_per_client", smallest);
   if (writes) json.set("iterations_held", held);
   if (per_client.bytes > smallest) {
-    problems.push_back("one iteration of a client needs " + bytes_text(per_client.bytes) +
-                       " but a client may hold " + bytes_text(smallest) +
-                       " of its server's memory: " + raise_buffer(a, per_client.bytes, smallest) +
-                       ", or add dedicated nodes");
+    warnings.push_back(
+        "an iteration that writes all the blocks of a client (every variable, "
+        "every domain) needs " +
+        bytes_text(per_client.bytes) + " but a client may hold " + bytes_text(smallest) +
+        " of its server's memory: the writes of such an iteration past that "
+        "would be refused at run time (initialize does not refuse it: a client "
+        "may write fewer blocks); " +
+        raise_buffer(a, per_client.bytes, smallest) +
+        ", add dedicated nodes, or write fewer blocks per iteration");
   }
 }
 
 void describe_placement(const Config& config, const CheckOptions& options,
                         const ClientIteration& per_client, std::ostringstream& out, Json& json,
-                        std::vector<std::string>& problems) {
+                        std::vector<std::string>& warnings) {
   std::string from;
   const int per_node = nodes_ranks_per_node(config, options, from);
   std::vector<int> node_of(static_cast<std::size_t>(options.ranks));
@@ -357,9 +367,9 @@ void describe_placement(const Config& config, const CheckOptions& options,
       .set("nodes", static_cast<std::uint64_t>(sizes.size()));
   switch (config.architecture.approach()) {
     case Approach::DC:
-      return place_dedicated_cores(config, sizes, per_client, out, json, problems);
+      return place_dedicated_cores(config, sizes, per_client, out, json, warnings);
     case Approach::DN:
-      return place_dedicated_nodes(config, node_of, per_client, out, json, problems);
+      return place_dedicated_nodes(config, node_of, per_client, out, json, warnings);
     case Approach::TP:
       out << "  every rank is a client and writes\n";
   }
@@ -490,13 +500,13 @@ Description describe(const Config& config, const CheckOptions& options) {
   } else if (options.ranks > 0) {
     Json placement = Json::object();
     try {
-      describe_placement(config, options, per_client, out, placement, d.problems);
+      describe_placement(config, options, per_client, out, placement, d.warnings);
     } catch (const Error& e) {  // a placement initialize would refuse: its message
       d.problems.emplace_back(e.what());
     }
     d.json.set("placement", std::move(placement));
   }
-  d.warnings = unreadable_files(config);
+  for (std::string& unreadable : unreadable_files(config)) d.warnings.push_back(unreadable);
   d.text = out.str();
   if (!d.text.empty() && d.text.back() == '\n') d.text.pop_back();
   return d;

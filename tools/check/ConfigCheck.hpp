@@ -26,14 +26,14 @@ Config with_parameters(Config config, const CheckOptions& options);
 /** What the configuration does: `text`, lines for a terminal (no trailing newline), and the
  * same figures as `json` (an object; docs/check.md lists its members). `problems` has one line
  * per problem the run would refuse: a placement that cannot be made on the given ranks
- * (initialize's message), an iteration larger than what a client may hold. `warnings` are
- * added to the file's. */
+ * (initialize's message). `warnings` are added to the file's. */
 struct Description {
   std::string text;
   Json json = Json::object();
   std::vector<std::string> problems;
-  // Warnings beyond the file's own: a file the run opens at initialize that cannot be read from
-  // this directory (a <pyscript>'s file, an event library given by a path).
+  // Warnings beyond the file's own: an iteration with all its blocks larger than what a client
+  // may hold (initialize warns of it too), a file the run opens at initialize that cannot be
+  // read from this directory (a <pyscript>'s file, an event library given by a path).
   std::vector<std::string> warnings;
 };
 
