@@ -96,27 +96,61 @@ Holder parse_holder(const std::string& text) {
   return holder;
 }
 
-// How long ago the lock's time was set (its owner's last beat); 0 when it cannot be read.
-std::chrono::seconds age_of(const std::string& path) {
+// Where a lock is and what its run writes.
+struct LockPlace {
+  std::string path, directory, simulation, pattern;
+};
+
+std::int64_t mtime_of(const std::string& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return std::chrono::seconds(0);
-  const auto now = std::chrono::system_clock::now().time_since_epoch();
-  return std::chrono::duration_cast<std::chrono::seconds>(now) -
-         std::chrono::seconds(st.st_mtim.tv_sec);
+  return ::stat(path.c_str(), &st) == 0 ? st.st_mtim.tv_sec : 0;
 }
 
-// A holder on another host: stopped when its lock has not been refreshed for kStaleBeats beats.
-std::optional<std::string> stopped_elsewhere(const Holder& holder, const std::string& path) {
+// The file system's time now, which sets the times of its files (an NFS server's clock, not this
+// host's): the time of a probe file made and removed in `directory`; this host's clock if it
+// cannot be made.
+std::int64_t file_system_now(const std::string& directory) {
+  const std::string probe =
+      directory + "/.ecluse-clock-" + this_host_name() + "-" + std::to_string(getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  struct stat st {};
+  const bool made = fd >= 0 && ::fstat(fd, &st) == 0;
+  if (fd >= 0) {
+    ::close(fd);
+    ::unlink(probe.c_str());
+  }
+  if (made) return st.st_mtim.tv_sec;
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// When a partial file of the run was last written (0: none): a run that writes is alive,
+// whatever its lock's time says (a heartbeat that failed).
+std::int64_t newest_part(const LockPlace& place) {
+  std::int64_t newest = 0;
+  for (const std::string& part : leftover_parts(place.directory, place.simulation, place.pattern)) {
+    newest = std::max(newest, mtime_of(place.directory + "/" + part));
+  }
+  return newest;
+}
+
+// A holder on another host: stopped when neither its lock was refreshed nor its partial files
+// written for kStaleBeats of its beats, by the file system's clock.
+std::optional<std::string> stopped_elsewhere(const Holder& holder, const LockPlace& place) {
   if (holder.beat.count() <= 0) return std::nullopt;  // an older lock: never refreshed
-  const std::chrono::seconds age = age_of(path);
-  if (age <= kStaleBeats * holder.beat) return std::nullopt;
-  return ": its lock was last refreshed " + std::to_string(age.count()) + " s ago";
+  const std::int64_t stale =
+      std::chrono::duration_cast<std::chrono::seconds>(kStaleBeats * holder.beat).count();
+  const std::int64_t now = file_system_now(place.directory);
+  const std::int64_t age = now - mtime_of(place.path);
+  if (age <= stale || now - newest_part(place) <= stale) return std::nullopt;
+  return ": its lock was last refreshed " + std::to_string(age) + " s ago";
 }
 
 // Whether the owner of a lock is known to have stopped, with what says so beyond its pid's
 // absence ("" when that absence is all).
-std::optional<std::string> stopped(const Holder& holder, const std::string& path) {
-  if (holder.host != this_host_name()) return stopped_elsewhere(holder, path);
+std::optional<std::string> stopped(const Holder& holder, const LockPlace& place) {
+  if (holder.host != this_host_name()) return stopped_elsewhere(holder, place);
   if (!holder.boot.empty() && !boot_id().empty() && holder.boot != boot_id()) {
     return ": the host has restarted since";
   }
@@ -236,25 +270,50 @@ OutputLock::OutputLock(const std::string& directory, const std::string& simulati
     const std::string holder = read_holder(path_);
     const Holder h = parse_holder(holder);
     if (h.host == this_host_name() && h.pid == getpid()) return;  // another store of this run
-    const std::optional<std::string> ended = stopped(h, path_);
+    const std::optional<std::string> ended =
+        stopped(h, {path_, directory, simulation, file_pattern});
     if (attempt == 1 || !ended) refuse(holder);
     ::unlink(path_.c_str());  // its owner is gone: a crash
     if (log)
       log->warning("store '" + store_name + "': replaced the lock '" + path_ +
                    "' of a run that stopped (" + describe(h) + *ended + ")");
   }
-  remove_leftovers(directory, simulation, file_pattern, store_name, log);
-  if (owner_) heartbeat_ = std::thread([this] { refresh(); });
+  try {
+    remove_leftovers(directory, simulation, file_pattern, store_name, log);
+    if (owner_) heartbeat_ = std::thread([this] { refresh(); });
+  } catch (...) {
+    release();  // the destructor does not run: a lock left here would refuse the next run
+    throw;
+  }
 }
 
-// Sets the lock's time every beat until the owner is destroyed (a failure is not fatal: the
-// lock may then be judged stale from another host, never from this one).
+// Whether the lock file under path_ is still the one this owner made (another run may have
+// taken it for a stopped run's: a suspended job, a heartbeat that failed).
+bool OutputLock::still_ours() const {
+  struct stat mine {
+  }, named{};
+  return fd_ >= 0 && ::fstat(fd_, &mine) == 0 && ::lstat(path_.c_str(), &named) == 0 &&
+         mine.st_ino == named.st_ino && mine.st_dev == named.st_dev;
+}
+
+// Sets the lock's time every beat until the owner is destroyed, outside the mutex (a hung file
+// system must not hold the destructor). A failure is not fatal: the lock may then be judged
+// stale from another host, never from this one; a lock another run took is left alone.
 void OutputLock::refresh() {
   std::unique_lock<std::mutex> lock(mutex_);
-  while (!ending_) {
-    if (wake_.wait_for(lock, beat_, [this] { return ending_; })) return;
-    ::utimensat(AT_FDCWD, path_.c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
+  while (!wake_.wait_for(lock, beat_, [this] { return ending_; })) {
+    lock.unlock();
+    const bool ours = still_ours();
+    if (ours) ::futimens(fd_, nullptr);
+    lock.lock();
+    if (!ours) return;
   }
+}
+
+void OutputLock::release() {
+  if (still_ours()) ::unlink(path_.c_str());
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
 }
 
 // A run that wrote nothing leaves no trace: the directories its lock made are removed when
@@ -267,7 +326,7 @@ OutputLock::~OutputLock() {
   }
   wake_.notify_all();
   if (heartbeat_.joinable()) heartbeat_.join();
-  ::unlink(path_.c_str());
+  release();
   for (const std::string& directory : made_) {
     if (::rmdir(directory.c_str()) != 0) break;
   }
@@ -284,14 +343,15 @@ bool OutputLock::try_create() {
   const std::string text = identity(beat_);
   const ssize_t wrote = ::write(fd, text.data(), text.size());
   const int error = wrote < 0 ? errno : ENOSPC;  // a short write: the file system is full
-  ::close(fd);
   if (wrote != static_cast<ssize_t>(text.size())) {
+    ::close(fd);
     ::unlink(path_.c_str());  // a lock naming no one would read as another run's
     throw Error(ECLUSE_IO_ERROR, "store '" + store_name_ + "': cannot write the lock file '" +
                                      path_ + "': " + std::strerror(error) +
                                      ". Fix: free space on that file system (or quota), or "
                                      "change FilesPath");
   }
+  fd_ = fd;  // kept open: the heartbeat refreshes it and checks it is still the lock
   owner_ = true;
   return true;
 }

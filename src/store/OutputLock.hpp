@@ -20,9 +20,11 @@ namespace ecluse {
  * such pid, the pid of a process started later, or a host restarted since) is replaced, its
  * partial files removed with a warning. The owner refreshes the lock's time every `beat` (a
  * thread that sleeps between): a lock of another host, whose pid cannot be checked, is taken
- * for a stopped run's when not refreshed for six beats (a lock without a beat, from an older
- * Ecluse, is never). The same process may take it again (two stores of one run
- * in one directory). Released when the owner is destroyed. */
+ * for a stopped run's when neither it was refreshed nor the run's partial files written for six
+ * beats, by the file system's clock (a lock without a beat, from an older Ecluse, is never). An
+ * owner whose lock another run took stops refreshing it and leaves it in place. The same
+ * process may take it again (two stores of one run in one directory). Released when the owner
+ * is destroyed. */
 inline constexpr std::chrono::milliseconds kLockBeat{30'000};
 
 class OutputLock {
@@ -40,6 +42,8 @@ class OutputLock {
   bool try_create();
   [[noreturn]] void refuse(const std::string& holder) const;
   void refresh();
+  [[nodiscard]] bool still_ours() const;
+  void release();
 
   std::chrono::milliseconds beat_;
   std::string path_;
@@ -47,6 +51,7 @@ class OutputLock {
   std::string what_;               // what a second run would write the same of, for the refusal
   std::vector<std::string> made_;  // directories this lock made, deepest first
   bool owner_ = false;
+  int fd_ = -1;  // the lock file this owner made
   std::mutex mutex_;
   std::condition_variable wake_;
   bool ending_ = false;
