@@ -15,7 +15,7 @@ std::vector<std::size_t> block_bytes_per_iteration(const Config& config,
     if (!v.enabled) continue;
     const Layout& layout = *config.find_layout(v.layout);
     std::uint64_t block = 0;  // a layout whose size is set later: nothing to pre-fault for it
-    if (const auto shape = shape_if_known(config, layout, parameters)) {
+    if (const auto shape = layout_now(config, layout, parameters).shape) {
       block = shape->elements * static_cast<std::uint64_t>(data_type_size(layout.type));
     }
     bytes.insert(bytes.end(), static_cast<std::size_t>(config.architecture.domains),
@@ -36,17 +36,18 @@ Client::Client(const Config& config, Parameters& parameters, Transport& transpor
 }
 
 // With the parameters' values at initialize; a later parameter_set that makes a block too big
-// is refused by the transport at that write. A Damaris layout naming parameters is evaluated at
-// each write (its values at initialize may be placeholders): checked then.
+// is refused by the transport at that write. A block of a Damaris layout naming parameters may
+// be a placeholder at initialize (Damaris checks nothing before the writes): it is not refused
+// here, its writes are, and it counts in the iteration's need (warned).
 void Client::check_capacity() const {
   std::vector<std::size_t> iteration;  // every block of every variable, every domain
   for (const Variable& v : config_.variables) {
     if (!v.enabled) continue;
     const Layout& layout = *config_.find_layout(v.layout);
     const auto shape = shapes_.find(&layout);
-    if (shape == shapes_.end() || evaluated_at_write(config_, layout)) continue;
+    if (shape == shapes_.end()) continue;  // size set later by parameter_set: checked then
     const std::size_t bytes = shape->second.elements * data_type_size(layout.type);
-    transport_.check_capacity(v, bytes);
+    if (!evaluated_at_write(config_, layout)) transport_.check_capacity(v, bytes);
     iteration.insert(iteration.end(), static_cast<std::size_t>(config_.architecture.domains),
                      bytes);
   }
@@ -78,18 +79,14 @@ void Client::refresh_shapes() {
   std::map<const Layout*, LayoutShape> fresh;
   std::map<const Layout*, std::string> unset;
   for (const Layout& layout : config_.layouts) {
-    try {
-      fresh[&layout] = evaluate_layout(layout, parameters_);
-    } catch (const UnsetDimension& e) {
-      if (config_.dialect != Dialect::Damaris) throw;
-      unset[&layout] = e.zero() +
-                       "; give its parameters positive values with ecluse_parameter_set before "
-                       "writing it.";
-    } catch (const Error& e) {
-      if (!evaluated_at_write(config_, layout)) throw;
-      unset[&layout] = std::string(e.what()) +
-                       " Give its parameters values that make it valid with "
-                       "ecluse_parameter_set before writing it.";
+    LayoutNow now = layout_now(config_, layout, parameters_);
+    if (now.shape) {
+      fresh[&layout] = std::move(*now.shape);
+    } else {
+      unset[&layout] = now.waiting + (now.zero ? "; give its parameters positive values with "
+                                                 "ecluse_parameter_set before writing it."
+                                               : " Give its parameters values that make it valid "
+                                                 "with ecluse_parameter_set before writing it.");
     }
   }
   shapes_ = std::move(fresh);

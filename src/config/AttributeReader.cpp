@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "config/Suggest.hpp"
+#include "core/SysfsFiles.hpp"
 
 namespace ecluse {
 namespace {
@@ -114,10 +115,7 @@ bool is_damaris_boolean(std::string_view name) {
 
 // libxsd's boolean: the trimmed value is true when "true" or "1", false otherwise.
 bool AttributeReader::damaris_boolean(const pugi::xml_node& node, const char* name) const {
-  std::string value = node.attribute(name).value();
-  const auto first = value.find_first_not_of(" \t\r\n");
-  const auto last = value.find_last_not_of(" \t\r\n");
-  value = first == std::string::npos ? "" : value.substr(first, last - first + 1);
+  const std::string value = trim(node.attribute(name).value());
   const bool reading = value == "true" || value == "1";
   const std::string lowered = lower(value);
   // False as meant (False, no): nothing to say.

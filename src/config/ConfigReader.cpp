@@ -408,8 +408,8 @@ class Reader {
       const ListItem item = trimmed(untrimmed);
       const std::size_t colon = item.text.find(':');
       if (colon == std::string::npos) {  // one number: as many on both sides (Damaris's BoxLayout)
-        layout.ghosts.emplace_back(parse_expression(node, "ghosts", item, layout.broken),
-                                   parse_expression(node, "ghosts", item, layout.broken));
+        const Expression both = parse_expression(node, "ghosts", item, layout.broken);
+        layout.ghosts.emplace_back(both, both);
         continue;
       }
       ListItem lo{item.text.substr(0, colon), item.offset};

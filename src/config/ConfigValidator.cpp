@@ -350,6 +350,23 @@ bool fits_dedicated(const Layout& layout, const Config& config, Diagnostics& d) 
   return false;
 }
 
+// Damaris evaluates a layout at each write: its files declare sizes as parameters valued 0
+// (ROSS's RISA) or placeholders (PDI's example) and give them with damaris_parameter_set. The
+// client checks each write.
+std::string waiting_text(const LayoutNow& now) {
+  if (now.zero) {
+    return now.waiting +
+           " at initialize; as in Damaris, the layout is evaluated again at each write: give its "
+           "parameters positive values with damaris_parameter_set before writing its variables "
+           "(a write while it is 0 is refused).";
+  }
+  return now.waiting +
+         " That is with the parameters' values at initialize; as in Damaris, the layout is "
+         "evaluated again at each write: give its parameters values that make it valid with "
+         "damaris_parameter_set before writing its variables (a write while it is not valid is "
+         "refused).";
+}
+
 void check_layouts(const Config& config, Diagnostics& d) {
   Diagnostics ignored;  // value errors are reported by the Parameters built in validate_config
   const Parameters parameters(config, ignored);
@@ -357,30 +374,10 @@ void check_layouts(const Config& config, Diagnostics& d) {
     if (layout.broken || !fits_dedicated(layout, config, d)) continue;
     if (!check_layout_parameters(layout, config, parameters, d)) continue;
     try {
-      (void)evaluate_layout(layout, parameters);
-    } catch (const UnsetDimension& e) {
-      if (config.dialect != Dialect::Damaris) {
-        d.error(layout.where, e.what());
-        continue;
-      }
-      // Damaris evaluates a layout at each write: its files declare sizes as parameters valued
-      // 0 and give them with damaris_parameter_set (ROSS's RISA). The client checks each write.
-      d.warning(layout.where, "layout-unset",
-                e.zero() +
-                    " at initialize; as in Damaris, the layout is evaluated again at each write: "
-                    "give its parameters positive values with damaris_parameter_set before "
-                    "writing its variables (a write while it is 0 is refused).");
+      const LayoutNow now = layout_now(config, layout, parameters);
+      if (!now.shape) d.warning(layout.where, "layout-unset", waiting_text(now));
     } catch (const Error& e) {
-      if (!evaluated_at_write(config, layout)) {
-        d.error(layout.where, e.what());
-        continue;
-      }
-      d.warning(layout.where, "layout-unset",
-                std::string(e.what()) +
-                    " That is with the parameters' values at initialize; as in Damaris, the "
-                    "layout is evaluated again at each write: give its parameters values that "
-                    "make it valid with damaris_parameter_set before writing its variables (a "
-                    "write while it is not valid is refused).");
+      d.error(layout.where, e.what());
     }
   }
 }

@@ -97,16 +97,16 @@ bool evaluated_at_write(const Config& config, const Layout& layout) {
          std::any_of(layout.global.begin(), layout.global.end(), named);
 }
 
-std::optional<LayoutShape> shape_if_known(const Config& config, const Layout& layout,
-                                          const Parameters& parameters) {
+LayoutNow layout_now(const Config& config, const Layout& layout, const Parameters& parameters) {
   try {
-    return evaluate_layout(layout, parameters);
-  } catch (const UnsetDimension&) {
+    return {evaluate_layout(layout, parameters), "", false};
+  } catch (const UnsetDimension& e) {
     if (config.dialect != Dialect::Damaris) throw;
-  } catch (const Error&) {
+    return {std::nullopt, e.zero(), true};
+  } catch (const Error& e) {
     if (!evaluated_at_write(config, layout)) throw;
+    return {std::nullopt, e.what(), false};
   }
-  return std::nullopt;
 }
 
 LayoutShape evaluate_layout(const Layout& layout, const Parameters& parameters) {

@@ -77,10 +77,16 @@ LayoutShape evaluate_layout(const Layout& layout, const Parameters& parameters);
  * example declares placeholders of 1 with ghosts 1:1). */
 bool evaluated_at_write(const Config& config, const Layout& layout);
 
-/** evaluate_layout, or nothing for a layout whose evaluation waits for the writes (a Damaris
- * layout 0 in a dimension until parameter_set, or evaluated_at_write); other errors throw. */
-std::optional<LayoutShape> shape_if_known(const Config& config, const Layout& layout,
-                                          const Parameters& parameters);
+/** A layout's shape with the current parameter values, or why it waits for the writes (in a
+ * Damaris file: a dimension 0 until parameter_set, `zero`; any error of a layout that is
+ * evaluated_at_write). Other errors throw Error(ECLUSE_INVALID_DIMENSIONS). The one decision of
+ * the validator, the clients and ecluse-check. */
+struct LayoutNow {
+  std::optional<LayoutShape> shape;
+  std::string waiting;  // without a shape: "layout 'l': dimension 1 "n" is 0 (n=0)", or the error
+  bool zero = false;
+};
+LayoutNow layout_now(const Config& config, const Layout& layout, const Parameters& parameters);
 
 /** "group/" part of a full name ("" at top level). */
 std::string scope_of(std::string_view full_name);

@@ -67,13 +67,23 @@ void abort_on_timeout(const std::string& what) {
   end_on_timeout(rank, what, true);
 }
 
+namespace {
+
+// "ECLUSE_TIMEOUT=600 s", or the bound of a paced wait without it.
+std::string bound_text() {
+  const std::string seconds = std::to_string(current_wait_bound().count()) + " s";
+  if (current_wait_bound() == wait_timeout()) return "ECLUSE_TIMEOUT=" + seconds;
+  return seconds + ", ECLUSE_TIMEOUT not set";
+}
+
+}  // namespace
+
 void end_on_timeout(int world_rank, const std::string& what, bool may_abort) {
-  std::fprintf(stderr, "ecluse: world rank %d: timeout (ECLUSE_TIMEOUT=%lld s) waiting %s\n",
-               world_rank, static_cast<long long>(wait_timeout().count()), what.c_str());
+  const std::string bound = bound_text();
+  std::fprintf(stderr, "ecluse: world rank %d: timeout (%s) waiting %s\n", world_rank,
+               bound.c_str(), what.c_str());
   std::fflush(stderr);
-  report_failure(
-      {"timeout (ECLUSE_TIMEOUT=" + std::to_string(wait_timeout().count()) + " s) waiting " + what,
-       "", -1, -1, -1, -1});
+  report_failure({"timeout (" + bound + ") waiting " + what, "", -1, -1, -1, -1});
   // The launcher forwards our stderr through a pipe; an abort that kills its forwarder at once
   // can lose the one line that says why (seen with MPICH's Hydra).
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -91,8 +101,13 @@ void end_on_timeout(int world_rank, const std::string& what, bool may_abort) {
   std::_Exit(kTimeoutExitCode);
 }
 
-bool waits_are_bounded() {
-  return current_bound == WaitScope::Bound::Timeout || std::getenv("ECLUSE_TIMEOUT") != nullptr;
+bool timeout_is_set() {
+  return std::getenv("ECLUSE_TIMEOUT") != nullptr;
+}
+
+std::chrono::seconds current_wait_bound() {
+  if (current_bound == WaitScope::Bound::Timeout || timeout_is_set()) return wait_timeout();
+  return kPacedWait;
 }
 
 WaitScope::WaitScope(std::string what, Bound bound)
@@ -108,11 +123,11 @@ void complete(MPI_Request& request, MPI_Comm comm, const char* operation) {
   int done = 0;
   MPI_Test(&request, &done, MPI_STATUS_IGNORE);
   if (done) return;
-  const bool bounded = waits_are_bounded();
-  const auto deadline = Clock::now() + wait_timeout();
+  const auto bound = current_wait_bound();
+  const auto deadline = Clock::now() + bound;
   Pause pause;
   while (!done) {
-    if (bounded && Clock::now() > deadline) {
+    if (Clock::now() > deadline) {
       abort_on_timeout(current_wait + " (" + operation + " among " + std::to_string(size_of(comm)) +
                        " ranks): one of them died, or is blocked elsewhere (in a collective of the "
                        "simulation, say), or is slower than the timeout; see the other ranks' "
@@ -136,14 +151,13 @@ void receive_bounded(void* data, int count, MPI_Datatype type, int from, int tag
 }
 
 int probe_bounded(int from, int tag, MPI_Comm comm, MPI_Datatype type) {
-  const bool bounded = waits_are_bounded();
-  const auto deadline = Clock::now() + wait_timeout();
+  const auto deadline = Clock::now() + current_wait_bound();
   Pause pause;
   int found = 0;
   MPI_Status status;
   for (MPI_Iprobe(from, tag, comm, &found, &status); !found;
        MPI_Iprobe(from, tag, comm, &found, &status)) {
-    if (bounded && Clock::now() > deadline) {
+    if (Clock::now() > deadline) {
       abort_on_timeout(current_wait + " (MPI_Iprobe for a message from rank " +
                        std::to_string(from) +
                        "): it died or is blocked elsewhere; see its output, "

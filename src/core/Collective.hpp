@@ -16,6 +16,10 @@ namespace ecluse {
 /** Seconds any wait of Ecluse lasts at most (ECLUSE_TIMEOUT, default 600, at most 30 days). */
 std::chrono::seconds wait_timeout();
 
+/** Whether ECLUSE_TIMEOUT is set: some waits (a server for silent clients, finalize's exchange,
+ * the Collective store's HDF5 calls) are bounded by it only then. */
+bool timeout_is_set();
+
 /** Exit status of a job aborted because a wait outlasted ECLUSE_TIMEOUT (as timeout(1)). */
 inline constexpr int kTimeoutExitCode = 124;
 
@@ -35,8 +39,9 @@ inline constexpr int kTimeoutExitCode = 124;
 class WaitScope {
  public:
   /** How long the scope's collectives may wait. Paced: as long as the peers' own work takes (a
-   * client's checkpoint between stop and finalize, a server storing its backlog), unless
-   * ECLUSE_TIMEOUT is set, as the servers wait for silent clients. */
+   * client's checkpoint between stop and finalize, a server storing its backlog): ECLUSE_TIMEOUT
+   * when set, else kPacedWait, so that a peer that died unseen (MPI's error recovery) still
+   * ends the wait. */
   enum class Bound { Timeout, PacedByPeers };
   explicit WaitScope(std::string what, Bound bound = Bound::Timeout);
   ~WaitScope();
@@ -48,9 +53,12 @@ class WaitScope {
   Bound previous_bound_;
 };
 
-/** Whether this thread's collectives end at wait_timeout(): always, but in a scope paced by its
- * peers' work without ECLUSE_TIMEOUT set. */
-bool waits_are_bounded();
+/** How long a wait paced by the peers' own work lasts at most without ECLUSE_TIMEOUT. */
+inline constexpr std::chrono::hours kPacedWait{24};
+
+/** How long this thread's collectives may wait now: wait_timeout(), or in a scope paced by its
+ * peers' work without ECLUSE_TIMEOUT set, kPacedWait. */
+std::chrono::seconds current_wait_bound();
 
 /** Completes `request` (a nonblocking collective named `operation` over comm) within
  * wait_timeout() when waits_are_bounded(), polling with a growing pause; else

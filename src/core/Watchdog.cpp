@@ -100,7 +100,7 @@ class Watchdog {
 BlockingCall::BlockingCall(Site site, const char* operation) : site_(site), operation_(operation) {
   // Only with ECLUSE_TIMEOUT set: these calls include the I/O itself, which a large output on a
   // slow file system may make longer than the default bound of the waits.
-  if (std::getenv("ECLUSE_TIMEOUT") != nullptr) arm();
+  if (timeout_is_set()) arm();
 }
 
 namespace {

@@ -6,6 +6,7 @@
 #include "core/Process.hpp"
 #include "core/RunFailure.hpp"
 #include "ecluse/Error.hpp"
+#include "server/DrainCheck.hpp"
 #include "server/TerminationWatch.hpp"
 #include "transport/TransportSupport.hpp"
 

@@ -8,6 +8,7 @@
 #include "core/RunFailure.hpp"
 #include "dn/Backoff.hpp"
 #include "ecluse/Error.hpp"
+#include "server/DrainCheck.hpp"
 #include "server/TerminationWatch.hpp"
 #include "transport/TransportSupport.hpp"
 

@@ -83,9 +83,10 @@ void MpiTransport::raise_store_failures() {
                                     failures_seen_));
 }
 
-// Oldest first, up to the first send still going: the sends go to one server in order and
-// complete in order (MPI's non-overtaking rule on one channel), so testing every send of an
-// iteration at every write cost O(n) per write (10,000 blocks an iteration: 25% of a write).
+// Oldest first, up to the first send still going: testing every send of an iteration at every
+// write cost O(n) per write (10,000 blocks an iteration: 25% of a write). Sends to one server
+// mostly complete in order; a later one done before an earlier (an eager send behind a
+// rendezvous one) keeps its buffer a little longer, and acquire allocates meanwhile.
 void MpiTransport::complete_sends() {
   while (!in_flight_.empty() && test_all(in_flight_.front().requests, 3)) {
     InFlight& done = in_flight_.front();

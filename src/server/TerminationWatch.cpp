@@ -103,12 +103,4 @@ void ServerSignals::end_after_failure(const std::function<void()>& drain) {
   watch_.end();
 }
 
-DrainCheck::DrainCheck(BlockCollector& collector, ServerSignals& signals) : collector_(collector) {
-  collector_.while_draining([&signals] { signals.check(); });
-}
-
-DrainCheck::~DrainCheck() {
-  collector_.while_draining({});
-}
-
 }  // namespace ecluse

@@ -55,16 +55,4 @@ class ServerSignals {
   std::chrono::steady_clock::time_point first_at_{};
 };
 
-/** While it lives, the collector's waits for its store thread check the server's signals. */
-class DrainCheck {
- public:
-  DrainCheck(BlockCollector& collector, ServerSignals& signals);
-  ~DrainCheck();
-  DrainCheck(const DrainCheck&) = delete;
-  DrainCheck& operator=(const DrainCheck&) = delete;
-
- private:
-  BlockCollector& collector_;
-};
-
 }  // namespace ecluse

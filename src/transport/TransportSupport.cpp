@@ -28,7 +28,7 @@ std::chrono::seconds peer_timeout() {
 }
 
 bool silence_is_bounded() {
-  static const bool bounded = std::getenv("ECLUSE_TIMEOUT") != nullptr;
+  static const bool bounded = timeout_is_set();
   return bounded;
 }
 
@@ -148,13 +148,18 @@ void throw_too_big(const BlockData& block, std::size_t need, std::size_t share, 
                               raise_buffer(a, target, share, dc_clients) + rest + ".");
 }
 
+std::string never_fits_message(const std::string& variable, std::size_t need, std::size_t share,
+                               const std::string& memory, const Architecture& a, int dc_clients) {
+  return "variable '" + variable + "' has blocks of " + std::to_string(need) + " bytes of " +
+         memory + " but a client may hold at most " + std::to_string(share) +
+         " bytes: no write of it could ever be handed over; " +
+         raise_buffer(a, need, share, dc_clients) + ".";
+}
+
 void throw_never_fits(const Variable& variable, std::size_t need, std::size_t share,
                       const std::string& memory, const Architecture& a, int dc_clients) {
   throw Error(ECLUSE_ALLOCATION_ERROR,
-              "variable '" + variable.name + "' has blocks of " + std::to_string(need) +
-                  " bytes of " + memory + " but a client may hold at most " +
-                  std::to_string(share) + " bytes: no write of it could ever be handed over; " +
-                  raise_buffer(a, need, share, dc_clients) + ".");
+              never_fits_message(variable.name, need, share, memory, a, dc_clients));
 }
 
 void warn_iteration_too_big(Log& log, std::size_t blocks, std::size_t need, std::size_t share,

@@ -74,6 +74,10 @@ void warn_iteration_too_big(Log& log, std::size_t blocks, std::size_t need, std:
 [[noreturn]] void throw_never_fits(const Variable& variable, std::size_t need, std::size_t share,
                                    const std::string& memory, const Architecture& a,
                                    int dc_clients = 0);
+/** throw_never_fits's message, for ecluse-check to say what initialize will. */
+std::string never_fits_message(const std::string& variable, std::size_t need, std::size_t share,
+                               const std::string& memory, const Architecture& a,
+                               int dc_clients = 0);
 /** How to give a client that needs `need` bytes where it may hold `share`: "raise <buffer
  * size> (now N, at FILE:LINE) to at least M", whole MiB above 1 MiB. With `dc_clients` (a
  * node buffer shared by that many clients) M is exact (shm::buffer_size_for, what ecluse-check

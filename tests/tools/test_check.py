@@ -122,25 +122,38 @@ def test_ranks_per_node_from_the_environment_as_the_run_reads_it(tmp_path):
 
 def test_a_buffer_too_small_for_one_whole_iteration_is_warned_as_initialize_warns(tmp_path):
     path = write(tmp_path, with_architecture('<dedicated cores="1" nodes="0"/>').replace(
-        'size="64MiB"', 'size="64KiB"'))
+        'size="64MiB"', 'size="96KiB"').replace('<domains count="1"/>', '<domains count="2"/>'))
     result = run("--ranks", 4, path)
     # Initialize does not refuse it (a client may write fewer blocks than it declares: ROSS's
     # RISA declares 5,000 domains): the writes past the share would be refused at run time.
     assert result.returncode == 0, result.stdout
     # In the buffer each block takes a 64-byte header and its payload rounded up to 64 bytes:
-    # (64 + 26432) + (64 + 64) + (64 + 192) = 26880 bytes, against the 26608 handed over.
+    # 2 x ((64 + 26432) + (64 + 64) + (64 + 192)) = 53760 bytes, each block fitting alone.
     assert ("warning: an iteration that writes all the blocks of a client (every variable, every "
-            "domain) needs 26880 bytes (26.2 KiB) of the buffer (its blocks and their "
-            "bookkeeping) but a client of a node of 4 ranks may hold about 21824 bytes (21.3 "
+            "domain) needs 53760 bytes (52.5 KiB) of the buffer (its blocks and their "
+            "bookkeeping) but a client of a node of 4 ranks may hold about 32746 bytes (32.0 "
             "KiB): the writes of such an iteration past that would be refused at run time "
             "(initialize does not refuse it: a client may write fewer blocks); raise <buffer "
-            "size> to at least 80704 bytes (78.8 KiB) (twice that, so that the next iteration "
+            "size> to at least 161344 bytes (157.6 KiB) (twice that, so that the next iteration "
             "can be written while one is stored), or write fewer blocks per iteration"
             ) in result.stdout
     assert result.stdout.rstrip().endswith("sim.xml: valid, 1 warning(s)")
     assert run("--strict", "--ranks", 4, path).returncode == 1
     # Without --ranks there is no placement, so no capacity to check.
     assert run(path).stdout.rstrip().endswith("sim.xml: valid, 0 warning(s)")
+
+
+def test_a_block_larger_than_a_clients_share_is_refused_as_initialize_refuses_it(tmp_path):
+    path = write(tmp_path, with_architecture('<dedicated cores="1" nodes="0"/>').replace(
+        'size="64MiB"', 'size="32KiB"'))
+    result = run("--ranks", 4, path)
+    assert result.returncode == 1, result.stdout
+    # initialize's own message (checked by hand against ecluse_initialize on 4 ranks).
+    assert ("error: variable 'temperature' has blocks of 26496 bytes of buffer (data and "
+            "bookkeeping) but a client may hold at most 10901 bytes: no write of it could ever "
+            f"be handed over; raise <buffer size> (now 32768 bytes (32.0 KiB), at {path}:8:5) to "
+            "at least 79552 bytes (77.7 KiB).") in result.stdout
+    assert "warning: an iteration" not in result.stdout  # the block alone says it
 
 
 def test_a_placement_initialize_would_refuse_is_refused_with_its_message(tmp_path):
@@ -263,22 +276,30 @@ def test_json_gives_the_same_figures_as_the_text(tmp_path):
 def test_json_of_dedicated_nodes_and_of_a_buffer_too_small(tmp_path):
     path = write(tmp_path, with_architecture(
         '<dedicated cores="0" nodes="1"/><virtual-nodes ranks-per-node="2"/>').replace(
-        'size="64MiB"', 'size="32KiB"'))
+        'size="64MiB"', 'size="192KiB"').replace('<domains count="1"/>', '<domains count="2"/>'))
     status, out = run_json("--ranks", 8, path)
     assert status == 0 and out["valid"] is True
     assert out["configuration"]["placement"] == {
         "ranks": 8, "ranks_per_node": 2, "ranks_per_node_from": "<virtual-nodes ranks-per-node>",
         "nodes": 4, "dedicated_nodes": [3], "most_clients_per_server": 3,
-        "bytes_per_client": 5461, "iterations_held": 0}
+        "bytes_per_client": 32768, "iterations_held": 0}
     # The size the run's own message gives (raise_buffer): the window scaled to one iteration.
     assert out["errors"] == []
     assert out["warnings"] == [
         "an iteration that writes all the blocks of a client (every variable, every domain) "
-        "needs 26608 bytes (26.0 KiB) but a client may hold 5461 bytes (5.33 KiB) of its "
+        "needs 53216 bytes (52.0 KiB) but a client may hold 32768 bytes (32.0 KiB) of its "
         "server's memory: the writes of such an iteration past that would be refused at run "
         "time (initialize does not refuse it: a client may write fewer blocks); raise <buffer "
-        f"size> (now 32768 bytes (32.0 KiB), at {path}:8:5) to at least 159658 bytes (155.9 "
+        f"size> (now 196608 bytes (192.0 KiB), at {path}:8:5) to at least 319296 bytes (311.8 "
         "KiB), add dedicated nodes, or write fewer blocks per iteration"]
+    # A block larger than the window alone: initialize refuses it, and so does the check.
+    status, out = run_json("--ranks", 8, write(tmp_path, path.read_text().replace(
+        'size="192KiB"', 'size="96KiB"')))
+    assert status == 1 and out["errors"] == [
+        "variable 'temperature' has blocks of 26400 bytes of the dedicated node's receive memory "
+        "but a client may hold at most 16384 bytes: no write of it could ever be handed over; "
+        f"raise <buffer size> (now 98304 bytes (96.0 KiB), at {path}:8:5) to at least 158400 "
+        "bytes (154.7 KiB)."]
 
 
 def test_json_of_a_refused_file_and_of_a_damaris_file(tmp_path):

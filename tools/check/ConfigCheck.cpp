@@ -139,6 +139,10 @@ struct ClientIteration {
   std::uint64_t bytes = 0;
   std::uint64_t in_buffer = 0;
   bool overflow = false;  // the sums do not fit in 64 bits
+  // The largest block initialize checks alone (not one of a Damaris layout naming parameters,
+  // which may be a placeholder then: its writes are checked) and its variable.
+  std::uint64_t largest = 0;
+  std::string largest_variable;
 };
 
 // total += bytes * count, false when it does not fit in 64 bits.
@@ -153,14 +157,15 @@ ClientIteration describe_variables(const Config& config, const Parameters& param
                                    std::ostringstream& out, Json& json) {
   const auto domains = static_cast<std::uint64_t>(config.architecture.domains);
   out << "variables, per client and iteration (" << domains << " block(s) of each, <domains>):\n";
-  std::uint64_t total = 0, blocks = 0, in_buffer = 0;
+  std::uint64_t total = 0, blocks = 0, in_buffer = 0, largest = 0;
+  std::string largest_variable;
   bool fits = true;
   Json variables = Json::array();
   for (const Variable& v : config.variables) {
     if (!v.enabled) continue;
     const Layout& layout = *config.find_layout(v.layout);
     // A Damaris layout evaluated at the writes (warned): counted as 0 bytes.
-    const std::optional<LayoutShape> known = shape_if_known(config, layout, parameters);
+    const std::optional<LayoutShape> known = layout_now(config, layout, parameters).shape;
     const bool unset = !known;
     const LayoutShape shape = known.value_or(LayoutShape{});
     const std::uint64_t bytes = shape.elements * data_type_size(layout.type);
@@ -173,17 +178,21 @@ ClientIteration describe_variables(const Config& config, const Parameters& param
     fits = fits && add_blocks(total, bytes, domains) && bytes <= SIZE_MAX - 128 &&
            add_blocks(in_buffer, shm::block_footprint(bytes), domains);
     blocks += domains;
+    if (bytes > largest && !evaluated_at_write(config, layout)) {
+      largest = bytes;
+      largest_variable = v.name;
+    }
   }
   if (!fits) {
     out << "  total: " << blocks << " block(s), more than 2^64 bytes\n";
-    return {UINT64_MAX, UINT64_MAX, true};
+    return {UINT64_MAX, UINT64_MAX, true, 0, ""};
   }
   out << "  total: " << blocks << " block(s), " << bytes_text(total) << '\n';
   json.set("domains", domains).set("variables", std::move(variables));
   json.set("blocks_per_client_iteration", blocks)
       .set("bytes_per_client_iteration", total)
       .set("buffer_bytes_per_client_iteration", in_buffer);
-  return {total, in_buffer};
+  return {total, in_buffer, false, largest, largest_variable};
 }
 
 void describe_stores(const Config& config, std::ostringstream& out, Json& json) {
@@ -246,7 +255,7 @@ void room_text(std::ostringstream& out, std::uint64_t held, const char* waits,
 // clients and whether one iteration of its clients fits the node's buffer.
 void place_dedicated_cores(const Config& config, const std::vector<int>& sizes,
                            const ClientIteration& per_client, std::ostringstream& out, Json& json,
-                           std::vector<std::string>& warnings) {
+                           std::vector<std::string>& problems, std::vector<std::string>& warnings) {
   const Architecture& a = config.architecture;
   std::map<int, std::vector<int>> nodes_of_size;
   for (std::size_t n = 0; n < sizes.size(); ++n) {
@@ -281,7 +290,10 @@ void place_dedicated_cores(const Config& config, const std::vector<int>& sizes,
                     .set("approx_bytes_per_client", share);
     if (writes) kind.set("iterations_held", held);
     kinds.push_back(std::move(kind));
-    if (writes && held == 0) {
+    if (const std::uint64_t need = shm::block_footprint(per_client.largest); need > share) {
+      problems.push_back(never_fits_message(per_client.largest_variable, need, share,
+                                            "buffer (data and bookkeeping)", a, plan.clients));
+    } else if (writes && held == 0) {
       warnings.push_back(
           "an iteration that writes all the blocks of a client (every variable, every domain) "
           "needs " +
@@ -304,7 +316,7 @@ void place_dedicated_cores(const Config& config, const std::vector<int>& sizes,
 // iteration of a client fits its window of the server's receive memory.
 void place_dedicated_nodes(const Config& config, const std::vector<int>& node_of,
                            const ClientIteration& per_client, std::ostringstream& out, Json& json,
-                           std::vector<std::string>& warnings) {
+                           std::vector<std::string>& problems, std::vector<std::string>& warnings) {
   const Architecture& a = config.architecture;
   const DedicatedNodePlan plan = plan_dedicated_nodes(node_of, a.dedicated_nodes, a.placement);
   std::vector<std::string> dedicated;
@@ -337,7 +349,10 @@ void place_dedicated_nodes(const Config& config, const std::vector<int>& node_of
       .set("most_clients_per_server", most)
       .set("bytes_per_client", smallest);
   if (writes) json.set("iterations_held", held);
-  if (per_client.bytes > smallest) {
+  if (per_client.largest > smallest) {
+    problems.push_back(never_fits_message(per_client.largest_variable, per_client.largest, smallest,
+                                          "the dedicated node's receive memory", a));
+  } else if (per_client.bytes > smallest) {
     warnings.push_back(
         "an iteration that writes all the blocks of a client (every variable, "
         "every domain) needs " +
@@ -352,7 +367,7 @@ void place_dedicated_nodes(const Config& config, const std::vector<int>& node_of
 
 void describe_placement(const Config& config, const CheckOptions& options,
                         const ClientIteration& per_client, std::ostringstream& out, Json& json,
-                        std::vector<std::string>& warnings) {
+                        std::vector<std::string>& problems, std::vector<std::string>& warnings) {
   std::string from;
   const int per_node = nodes_ranks_per_node(config, options, from);
   std::vector<int> node_of(static_cast<std::size_t>(options.ranks));
@@ -367,9 +382,9 @@ void describe_placement(const Config& config, const CheckOptions& options,
       .set("nodes", static_cast<std::uint64_t>(sizes.size()));
   switch (config.architecture.approach()) {
     case Approach::DC:
-      return place_dedicated_cores(config, sizes, per_client, out, json, warnings);
+      return place_dedicated_cores(config, sizes, per_client, out, json, problems, warnings);
     case Approach::DN:
-      return place_dedicated_nodes(config, node_of, per_client, out, json, warnings);
+      return place_dedicated_nodes(config, node_of, per_client, out, json, problems, warnings);
     case Approach::TP:
       out << "  every rank is a client and writes\n";
   }
@@ -500,7 +515,7 @@ Description describe(const Config& config, const CheckOptions& options) {
   } else if (options.ranks > 0) {
     Json placement = Json::object();
     try {
-      describe_placement(config, options, per_client, out, placement, d.warnings);
+      describe_placement(config, options, per_client, out, placement, d.problems, d.warnings);
     } catch (const Error& e) {  // a placement initialize would refuse: its message
       d.problems.emplace_back(e.what());
     }
