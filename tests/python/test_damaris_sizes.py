@@ -65,19 +65,24 @@ def expected(iteration):
     return datasets
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_sizes_set_at_run_time_and_type_layouts_are_stored(tmp_path, mode):
-    program = BIN / "damaris_sizes"
+def run_program(tmp_path, name, mode, xml_name, xml, *args):
+    """Runs tests/damaris/<name> on `xml` in `mode` (MODES); skipped when it is not built."""
+    program = BIN / name
     if not program.exists():
         pytest.skip(f"{program} is not built (built in the tree only: it links libecluse too)")
     dedicated, ranks, per_node = MODES[mode]
-    (tmp_path / "sizes.xml").write_text(XML.format(dedicated=dedicated))
+    (tmp_path / xml_name).write_text(xml.replace("{dedicated}", dedicated))
     env = dict(child_env(), ECLUSE_TIMEOUT="30")
     env.pop("ECLUSE_RANKS_PER_NODE", None)
     if per_node:
         env["ECLUSE_RANKS_PER_NODE"] = per_node
-    result = subprocess.run([mpiexec(), "-n", str(ranks), str(program), "sizes.xml"],
-                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
+    return subprocess.run([mpiexec(), "-n", str(ranks), str(program), xml_name, *args],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_sizes_set_at_run_time_and_type_layouts_are_stored(tmp_path, mode):
+    result = run_program(tmp_path, "damaris_sizes", mode, "sizes.xml", XML)
     assert result.returncode == 0, result.stdout + result.stderr
     lines = dict(line.split("|", 1) for line in result.stdout.splitlines() if "|" in line)
     assert lines["write-unset"] == "ECLUSE_INVALID_DIMENSIONS|" + REFUSED
@@ -140,19 +145,9 @@ def test_placeholder_sizes_invalid_until_set_are_evaluated_at_the_writes(tmp_pat
     """Placeholders of 1 make an invalid layout (ghosts 1:1); of 1000 a block of 8 MB that no
     client's share of the 1 MiB buffer holds: neither is refused before the program sets the
     sizes, as Damaris checks nothing before the writes."""
-    program = BIN / "damaris_placeholders"
-    if not program.exists():
-        pytest.skip(f"{program} is not built (built in the tree only: it links libecluse too)")
-    dedicated, ranks, per_node = MODES[mode]
-    (tmp_path / "heat.xml").write_text(HEAT_XML.format(dedicated=dedicated,
-                                                       placeholder=placeholder))
-    env = dict(child_env(), ECLUSE_TIMEOUT="30")
-    env.pop("ECLUSE_RANKS_PER_NODE", None)
-    if per_node:
-        env["ECLUSE_RANKS_PER_NODE"] = per_node
     early = ["early"] if placeholder == 1 else []
-    result = subprocess.run([mpiexec(), "-n", str(ranks), str(program), "heat.xml"] + early,
-                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
+    result = run_program(tmp_path, "damaris_placeholders", mode, "heat.xml",
+                         HEAT_XML.replace("{placeholder}", str(placeholder)), *early)
     assert result.returncode == 0, result.stdout + result.stderr
     lines = dict(line.split("|", 1) for line in result.stdout.splitlines() if "|" in line)
     assert lines["set-first"] == "ECLUSE_OK|"  # dim1 is still a placeholder: set later
