@@ -7,6 +7,7 @@
 
 #include "config/ConfigSchema.hpp"
 #include "config/Suggest.hpp"
+#include "core/SysfsFiles.hpp"
 
 namespace ecluse {
 namespace {
@@ -18,11 +19,11 @@ std::string without_blanks(std::string text) {
   return text;
 }
 
-std::size_t count_children(const pugi::xml_node& node, const char* name) {
+// The children `name` of `node` that hold something (an empty <script></script> is no script).
+std::size_t count_filled(const pugi::xml_node& node, const char* name) {
   std::size_t n = 0;
   for (const auto& child : node.children(name)) {
-    (void)child;
-    ++n;
+    if (!trim(child.child_value()).empty() || child.first_attribute()) ++n;
   }
   return n;
 }
@@ -119,7 +120,7 @@ void warn_visualization(const pugi::xml_node& root, const AttributeReader& attrs
   if (const auto paraview = root.child("paraview")) {
     warn(attrs, paraview, "paraview",
          "<paraview>: Ecluse has no ParaView Catalyst back-end; its " +
-             std::to_string(count_children(paraview, "script")) +
+             std::to_string(count_filled(paraview, "script")) +
              " script(s) will not run (variables that name a store are still written). Remove "
              "<paraview>, or run the scripts on the HDF5 files afterwards.");
   }

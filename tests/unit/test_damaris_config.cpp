@@ -374,8 +374,8 @@ TEST(DamarisModel, WhatDamarisSchemaAllowsIsAccepted) {
           "\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" "
           "xsi:schemaLocation=\"http://damaris.gforge.inria.fr/damaris/model Model.xsd\">"
           "<architecture><domains count=\"1\"/></architecture>"
-          "<paraview update-frequency=\"1\" realtime-timestep=\"0.1\" end-iteration=\"0\"/>"
-          "</simulation>");
+          "<paraview update-frequency=\"1\" realtime-timestep=\"0.1\" end-iteration=\"0\">"
+          "<script> </script></paraview></simulation>");  // a blank script is none
   EXPECT_EQ(xsi.warnings,
             Names{"x.xml:1:254: <paraview>: Ecluse has no ParaView Catalyst back-end; its 0 "
                   "script(s) will not run (variables that name a store are still written). "
