@@ -392,11 +392,27 @@ def _iteration_data(iteration, blocks, s, arrays, variables=(), once=()):
     return data
 
 
+_interrupted = False  # a KeyboardInterrupt in a script, for the Python simulation to raise
+
+
+def take_interrupt():
+    """Whether a script was interrupted by Ctrl-C since the last call (a Python simulation under
+    time partitioning runs the scripts in its own process: Session.end_iteration raises
+    KeyboardInterrupt then)."""
+    global _interrupted
+    interrupted, _interrupted = _interrupted, False
+    return interrupted
+
+
 def _run(script, iteration, data, s):
+    global _interrupted
     DD = {"damaris_env": s.damaris_env, "dask_env": s.dask_env(), "iteration_data": data}
     try:
         script.call(DD)
         return None
+    except KeyboardInterrupt:
+        _interrupted = True
+        return "KeyboardInterrupt"
     except BaseException as error:  # noqa: B902  (a script's SystemExit must not end the server)
         text = "".join(traceback.format_exception(type(error), error, _script_frames(error)))
         sys.stderr.write(f"[ecluse {_world_rank(s)}] pyscript '{script.name}' ({script.file}) "
@@ -449,7 +465,9 @@ def _check_released(script, iteration_number, arrays, rank):
 
 def finish():
     """At finalize: the Dask worker is retired and stopped (unless keep-workers), streams
-    flushed."""
+    flushed, and the runtime forgotten: a later session of this process (a second
+    initialize) starts afresh with its own scripts and communicator."""
+    global _state
     s = _state
     if s is not None and s.worker is not None:
         gc.collect()  # futures the scripts left in reference cycles: their data blocks retiring
@@ -457,5 +475,6 @@ def finish():
         s.client.close()
         if problem:
             _warn(s, problem)
+    _state = None
     sys.stdout.flush()
     sys.stderr.flush()

@@ -138,15 +138,19 @@ def dask_array(DD, varname, client=None, comm=None, root=0):
     mine = _scatter(DD, varname, client)
     client.publish_dataset([p[3] for p in mine], name=name)
     shapes = comm.gather([(p[0], p[1], p[2]) for p in mine], root=root)
-    result = None
+    result, problem = None, None
     if comm.Get_rank() == root:
         pieces = []
         for rank, described in enumerate(shapes):
             futures = client.get_dataset(f"ecluse-{magic_number(DD)}-{varname}-{iteration(DD)}-"
                                          f"{rank}")
             pieces += [d + (f,) for d, f in zip(described, futures)]
-        if pieces:
-            result = da.block(_grid(pieces))
-    comm.Barrier()
+        try:
+            result = da.block(_grid(pieces)) if pieces else None
+        except ValueError as error:  # blocks that do not tile a box: said on every server
+            problem = str(error)
+    problem = comm.bcast(problem, root=root)
     client.unpublish_dataset(name)
+    if problem is not None:
+        raise ValueError(problem)
     return result

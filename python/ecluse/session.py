@@ -23,6 +23,7 @@ import weakref
 import numpy as np
 from mpi4py import MPI  # before the native module: MPI is initialized by mpi4py
 
+from . import _insitu_runtime
 from .errors import Error, ViewWarning
 
 try:
@@ -302,6 +303,8 @@ class Session:
         finally:
             for name, block in list(self._views):
                 self._retire(name, block, "the end of the iteration")
+        if _insitu_runtime.take_interrupt():  # Ctrl-C in a <pyscript> run here (TP)
+            raise KeyboardInterrupt
 
     @property
     def iteration(self):

@@ -15,7 +15,8 @@ import time
 import pytest
 
 from mpirun import BUILD, child_env
-from test_pyscript import DASK_SUM, ITERATIONS, expected_sum, read_output, records, run
+from test_pyscript import (DASK_SUM, ITERATIONS, config, expected_sum, read_output, records, run,
+                           run_xml)
 
 pytestmark = pytest.mark.skipif(not list(BUILD.glob("libecluse_python.so*")),
                                 reason="libecluse_python not built (no Python embedding library)")
@@ -221,3 +222,33 @@ def test_a_worker_that_failed_keeps_its_log_and_says_where(tmp_path, scheduler):
         assert not worker_log(killed["name"], 1).exists()
     finally:
         kept.unlink(missing_ok=True)
+
+
+# Blocks without positions (each client's "stats" at the origin) do not tile a box: dask_array
+# raised on the first server only, and the other waited in the call for ever (iterations lost).
+NOT_TILED = '''
+from ecluse import insitu
+def main(DD):
+    try:
+        insitu.dask_array(DD, "diagnostics/stats")
+        said = "returned"
+    except ValueError as error:
+        said = "ValueError: " + str(error).split(";")[0]
+    with open(f"tiles-{insitu.server_comm().Get_rank()}.txt", "a") as f:
+        f.write(said + "\\n")
+'''
+
+
+def test_blocks_that_do_not_tile_raise_on_every_server_and_the_run_goes_on(tmp_path, scheduler):
+    scripts = f'<pyscript name="count" file="tiles.py" scheduler-file="{scheduler}" nthreads="1"/>'
+    xml = config("dc", scripts).replace('<variable name="stats" layout="counter" store="files"/>',
+                                        '<variable name="stats" layout="counter" store="files" '
+                                        'script="count"/>')
+    assert 'store="files" script="count"/>' in xml
+    result = run_xml(tmp_path, "dc", xml, {"tiles.py": NOT_TILED}, timeout=180)
+    assert result.returncode == 0, result.stderr
+    said = [(tmp_path / f"tiles-{rank}.txt").read_text().splitlines() for rank in range(WRITERS)]
+    assert said[0] == said[1] and len(said[0]) == ITERATIONS, said
+    assert all(line.startswith("ValueError: ") for line in said[0]), said
+    assert read_output.check_per_process(tmp_path / "out", ITERATIONS,
+                                         CLIENTS) == ITERATIONS * WRITERS
