@@ -146,8 +146,20 @@ std::string energy_line(const RunTotals& t) {
          "\n" + other_load_line(t);
 }
 
+// In-situ work (<pyscript>s, plugin actions) that failed: the stores ran before it, but its
+// results (statistics, images) are missing for those iterations.
+std::string insitu_line(const RunTotals& t) {
+  const auto it = t.statistics.find(Statistic::InsituFailures);
+  if (it == t.statistics.end() || it->second <= 0) return "";
+  return "  in situ: " + format("%.0f", it->second) +
+         " run(s) of in-situ work (<pyscript>, plugin actions) failed: the data was stored, "
+         "their results are missing for those iterations (the log and stderr say which, with "
+         "the error)\n";
+}
+
 // Data that did not reach the disk, said where a user reads first: failed stores, and blocks a
-// full buffer dropped under policy="skip" (each was also said when it happened).
+// full buffer dropped under policy="skip" (each was also said when it happened); then in-situ
+// work that failed.
 std::string loss_lines(const RunTotals& t) {
   std::string s;
   const double errors = t.storing.merged.counters.store_errors;
@@ -167,7 +179,7 @@ std::string loss_lines(const RunTotals& t) {
          " block(s) dropped by policy=\"skip\" when the buffer was full: not stored, as "
          "configured (raise <buffer size>, or policy=\"block\" to keep them)\n";
   }
-  return s;
+  return s + insitu_line(t);
 }
 
 // Set by `ecluse run`: the file to which rank 0 adds its report's path, so that the launcher

@@ -34,6 +34,7 @@ enum class Statistic {
   ScheduleWaitSeconds,
   ScheduleLongestWaitSeconds,
   ClientDroppedAllocations,
+  InsituFailures,
 };
 
 /** Counters add up over ranks; peaks, windows and memories are maxima, lowest values minima. */
@@ -45,7 +46,7 @@ struct StatisticInfo {
   Combine combine;
 };
 
-inline constexpr std::array<StatisticInfo, 23> kStatistics = {{
+inline constexpr std::array<StatisticInfo, 24> kStatistics = {{
     {Statistic::DcWindowBytes, "dc.window_bytes", Combine::Max},
     {Statistic::DcBufferWaits, "dc.buffer_waits", Combine::Sum},
     {Statistic::DcBufferWaitSeconds, "dc.buffer_wait_seconds", Combine::Sum},
@@ -69,6 +70,7 @@ inline constexpr std::array<StatisticInfo, 23> kStatistics = {{
     {Statistic::ScheduleWaitSeconds, "schedule.wait_seconds", Combine::Sum},
     {Statistic::ScheduleLongestWaitSeconds, "schedule.longest_wait_seconds", Combine::Max},
     {Statistic::ClientDroppedAllocations, "client.dropped_allocations", Combine::Sum},
+    {Statistic::InsituFailures, "insitu.failures", Combine::Sum},
 }};
 
 constexpr const StatisticInfo& info_of(Statistic key) {

@@ -289,6 +289,23 @@ TEST(Aggregate, SummarySaysWhenClientsWaitedAtFinalize) {
             std::string::npos);
 }
 
+// In-situ work that failed (the writers' hook failures, summed) is counted and said after the
+// loss lines; none says nothing.
+TEST(Aggregate, SummarySaysHowManyRunsOfInSituWorkFailed) {
+  auto records = run();
+  const std::string none =
+      ecluse::report_summary(ecluse::aggregate(dc_config(), records, 1, 1), records, "r.json");
+  EXPECT_EQ(none.find("in situ:"), std::string::npos);
+  records[2].statistics.push_back({ecluse::Statistic::InsituFailures, 3});
+  const auto t = ecluse::aggregate(dc_config(), records, 1, 1);
+  EXPECT_EQ(t.statistics.at(ecluse::Statistic::InsituFailures), 3);
+  EXPECT_NE(ecluse::report_summary(t, records, "r.json")
+                .find("\n  in situ: 3 run(s) of in-situ work (<pyscript>, plugin actions) failed: "
+                      "the data was stored, their results are missing for those iterations (the "
+                      "log and stderr say which, with the error)\n"),
+            std::string::npos);
+}
+
 TEST(Aggregate, SummaryEndsWithHowToGetTheLeastCostApproach) {
   EXPECT_EQ(ecluse::least_cost_hint("r.json"),
             "  least cost: run `ecluse advise --from-report r.json` for the model's answer "
