@@ -48,6 +48,7 @@ class _Script:
         self.frequency = spec["frequency"]
         self.variables = [v["name"] for v in spec["variables"]]
         self.once = {v["name"] for v in spec["variables"] if not v["time_varying"]}
+        _importable_beside(self.file)
         with open(self.file, "rb") as f:
             source = f.read()
         tree = ast.parse(source, self.file)
@@ -71,6 +72,15 @@ class _Script:
             exec(self.code, self.namespace)
         finally:
             self.namespace.pop("DamarisData", None)  # its views are not valid after this call
+
+
+def _importable_beside(file):
+    """A script imports the modules beside it, as `python script.py` would (Damaris's did not:
+    its users had to set PYTHONPATH): its directory goes on sys.path, after the paths already
+    there, so that it shadows nothing installed."""
+    directory = os.path.dirname(os.path.abspath(file))
+    if directory not in sys.path:
+        sys.path.append(directory)
 
 
 def _binds_main(tree):

@@ -106,3 +106,38 @@ def test_ctrl_c_while_a_script_runs_reaches_the_simulation(tmp_path):
     assert job.returncode != 0, out + err
     assert "KeyboardInterrupt" in err, err
     assert "after iteration 0" not in out, out
+
+
+HELPER_CONFIG = """<simulation name="near" xmlns="urn:ecluse:config:1">
+  <architecture><domains count="1"/><dedicated cores="0" nodes="0"/></architecture>
+  <data><layout name="l" type="double" dimensions="4"/>
+    <variable name="a" layout="l" script="s"/></data>
+  <storage><store name="f" type="HDF5"><option key="FilesPath">out</option></store></storage>
+  <scripts><pyscript name="s" file="scripts/uses_helper.py"/></scripts>
+</simulation>
+"""
+
+ONE_ITERATION = """
+import numpy as np
+from mpi4py import MPI
+import ecluse
+with ecluse.Session("near.xml") as s:
+    s.write("a", np.full(4, 2.0))
+    s.end_iteration()
+"""
+
+
+def test_a_script_imports_the_modules_beside_it(tmp_path):
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "ecluse_test_helper.py").write_text("def twice(x):\n    return 2 * x\n")
+    (tmp_path / "scripts" / "uses_helper.py").write_text(
+        "import ecluse_test_helper\n"
+        "def main(DD):\n"
+        "    with open('helped.txt', 'w') as f:\n"
+        "        f.write(str(ecluse_test_helper.twice(21)))\n")
+    (tmp_path / "near.xml").write_text(HELPER_CONFIG)
+    (tmp_path / "sim.py").write_text(ONE_ITERATION)
+    result = subprocess.run([mpiexec(), "-n", "1", sys.executable, "sim.py"], cwd=tmp_path,
+                            env=child_env(), capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (tmp_path / "helped.txt").read_text() == "42"
