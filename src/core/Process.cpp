@@ -3,6 +3,8 @@
 // Ctrl-C under mpiexec) still answers kill(pid, 0): /proc/<pid>/stat says it has ended.
 #include "core/Process.hpp"
 
+#include "core/SysfsFiles.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -67,14 +69,7 @@ std::uint64_t process_start_ticks(std::int64_t pid) {
 }
 
 std::string boot_id() {
-  const int fd = ::open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return "";
-  char text[64] = {};
-  const ssize_t n = ::read(fd, text, sizeof text - 1);
-  ::close(fd);
-  std::string id(text, n > 0 ? static_cast<std::size_t>(n) : 0);
-  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
-  return id;
+  return trim(SysfsFiles().try_read("/proc/sys/kernel/random/boot_id").value_or(""));
 }
 
 std::string this_host_name() {

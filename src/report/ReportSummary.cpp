@@ -149,17 +149,16 @@ std::string energy_line(const RunTotals& t) {
 // In-situ work (<pyscript>s, plugin actions) that failed: the stores ran before it, but its
 // results (statistics, images) are missing for those iterations.
 std::string insitu_line(const RunTotals& t) {
-  const auto it = t.statistics.find(Statistic::InsituFailures);
-  if (it == t.statistics.end() || it->second <= 0) return "";
-  return "  in situ: " + format("%.0f", it->second) +
+  const double failures = statistic(t, Statistic::InsituFailures);
+  if (failures <= 0) return "";
+  return "  in situ: " + format("%.0f", failures) +
          " run(s) of in-situ work (<pyscript>, plugin actions) failed: the data was stored, "
          "their results are missing for those iterations (the log and stderr say which, with "
          "the error)\n";
 }
 
 // Data that did not reach the disk, said where a user reads first: failed stores, and blocks a
-// full buffer dropped under policy="skip" (each was also said when it happened); then in-situ
-// work that failed.
+// full buffer dropped under policy="skip" (each was also said when it happened).
 std::string loss_lines(const RunTotals& t) {
   std::string s;
   const double errors = t.storing.merged.counters.store_errors;
@@ -179,7 +178,7 @@ std::string loss_lines(const RunTotals& t) {
          " block(s) dropped by policy=\"skip\" when the buffer was full: not stored, as "
          "configured (raise <buffer size>, or policy=\"block\" to keep them)\n";
   }
-  return s + insitu_line(t);
+  return s;
 }
 
 // Set by `ecluse run`: the file to which rank 0 adds its report's path, so that the launcher
@@ -220,8 +219,8 @@ std::string least_cost_hint(const std::string& written) {
 std::string report_summary(const RunTotals& t, const std::vector<RankRecord>& records,
                            const std::string& file) {
   std::string s = "ecluse report (" + file + "):\n";
-  s += loss_lines(t) + roles_line(t) + writes_line(t) + waits_line(t) + finalize_line(t) +
-       cpu_line(t) + energy_line(t);
+  s += loss_lines(t) + insitu_line(t) + roles_line(t) + writes_line(t) + waits_line(t) +
+       finalize_line(t) + cpu_line(t) + energy_line(t);
   std::size_t actions = 0;
   for (const RankRecord& r : records) actions += r.frequency.actions.size();
   if (actions > 0) s += "  frequency: " + std::to_string(actions) + " action(s), see the report\n";

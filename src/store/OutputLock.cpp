@@ -15,6 +15,7 @@
 #include <regex>
 #include <system_error>
 
+#include "config/Expression.hpp"
 #include "core/Process.hpp"
 #include "ecluse/Error.hpp"
 #include "store/Hdf5Support.hpp"
@@ -63,16 +64,6 @@ struct Holder {
   std::chrono::milliseconds beat{0};  // 0: not refreshed (an older lock)
 };
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  for (std::size_t at = 0; at < text.size();) {
-    const auto newline = text.find('\n', at);
-    lines.push_back(text.substr(at, newline == std::string::npos ? newline : newline - at));
-    at = newline == std::string::npos ? text.size() : newline + 1;
-  }
-  return lines;
-}
-
 std::uint64_t number_or_zero(const std::string& text) {
   try {
     return std::stoull(text);
@@ -83,14 +74,15 @@ std::uint64_t number_or_zero(const std::string& text) {
 
 Holder parse_holder(const std::string& text) {
   Holder holder;
-  const std::vector<std::string> lines = lines_of(text);
-  if (!lines.empty()) holder.host = lines[0];
-  if (lines.size() > 1) holder.pid = static_cast<std::int64_t>(number_or_zero(lines[1]));
+  const std::vector<ListItem> lines = split_list(text, '\n');
+  holder.host = lines[0].text;
+  if (lines.size() > 1) holder.pid = static_cast<std::int64_t>(number_or_zero(lines[1].text));
   for (std::size_t i = 2; i < lines.size(); ++i) {
-    if (lines[i].rfind("start ", 0) == 0) holder.start = number_or_zero(lines[i].substr(6));
-    if (lines[i].rfind("boot ", 0) == 0) holder.boot = lines[i].substr(5);
-    if (lines[i].rfind("beat ", 0) == 0) {
-      holder.beat = std::chrono::milliseconds(number_or_zero(lines[i].substr(5)));
+    const std::string& line = lines[i].text;
+    if (line.rfind("start ", 0) == 0) holder.start = number_or_zero(line.substr(6));
+    if (line.rfind("boot ", 0) == 0) holder.boot = line.substr(5);
+    if (line.rfind("beat ", 0) == 0) {
+      holder.beat = std::chrono::milliseconds(number_or_zero(line.substr(5)));
     }
   }
   return holder;
@@ -151,7 +143,8 @@ std::optional<std::string> stopped_elsewhere(const Holder& holder, const LockPla
 // absence ("" when that absence is all).
 std::optional<std::string> stopped(const Holder& holder, const LockPlace& place) {
   if (holder.host != this_host_name()) return stopped_elsewhere(holder, place);
-  if (!holder.boot.empty() && !boot_id().empty() && holder.boot != boot_id()) {
+  if (const std::string boot = boot_id();
+      !holder.boot.empty() && !boot.empty() && holder.boot != boot) {
     return ": the host has restarted since";
   }
   if (process_gone(holder.pid)) return "";
