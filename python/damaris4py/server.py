@@ -27,9 +27,13 @@ def getglobalcomm():
 
 
 def getclientcomm():
-    """Damaris gives the clients' communicator to clients only: a script runs on a server."""
-    raise RuntimeError("damaris4py.server.getclientcomm(): a <pyscript> runs on a server, which "
-                       "has no clients' communicator; use getservercomm()")
+    """The clients' communicator (mpi4py), which Damaris gives to clients only: under time
+    partitioning a script runs on the clients, and this is the communicator of those running it
+    (every client that stores); on a dedicated core or node it raises."""
+    if not isdedicatedcore() and not isdedicatednode():
+        return server_comm()
+    raise RuntimeError("damaris4py.server.getclientcomm(): this <pyscript> runs on a dedicated "
+                       "core or node, which has no clients' communicator; use getservercomm()")
 
 
 def isserver():

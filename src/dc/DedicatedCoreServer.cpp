@@ -119,8 +119,13 @@ std::string DedicatedCoreServer::store_failure() const {
                                collector_->failures());
 }
 
-// Clients read the count at their next end_iteration.
+// Clients read the count at their next end_iteration, and the first unstored iteration if this
+// server dies.
 void DedicatedCoreServer::publish_failures() {
+  if (const int first = collector_->first_unstored(); first != published_first_) {
+    published_first_ = first;
+    buffer_.publish_first_unstored(index_, first);
+  }
   const std::uint32_t failures = collector_->failures();
   if (failures == published_) return;
   published_ = failures;

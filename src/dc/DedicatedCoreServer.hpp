@@ -54,6 +54,7 @@ class DedicatedCoreServer {
   bool gathers_group_signals_ = false;  // the node's first server, with group events
   bool node_client_gone_ = false;       // a client of the node died: stop waiting for its Stop
   std::uint32_t published_ = 0;         // store failures published to the clients
+  int published_first_ = 0;             // the first unstored iteration published to them
   std::unique_ptr<BlockCollector> collector_;
   std::chrono::steady_clock::time_point last_check_;
   std::chrono::steady_clock::time_point last_message_;  // from any client of this server

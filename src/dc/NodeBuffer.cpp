@@ -53,6 +53,7 @@ struct NodeBuffer::Header {
   std::uint32_t partitioned;
   std::atomic<std::uint32_t> store_failures[kMaxServers];
   char store_failure[kMaxServers][kFailureText];
+  std::atomic<std::int32_t> first_unstored[kMaxServers];
   std::atomic<std::uint32_t> client_stops;  // Stops pushed by the node's clients, every phase
 };
 
@@ -176,6 +177,14 @@ void NodeBuffer::publish_store_failures(int server, std::uint32_t failures,
     std::strncpy(h.store_failure[server], first.c_str(), kFailureText - 1);
   }
   h.store_failures[server].store(failures, std::memory_order_release);
+}
+
+int NodeBuffer::first_unstored(int server) const {
+  return header().first_unstored[server].load(std::memory_order_acquire);
+}
+
+void NodeBuffer::publish_first_unstored(int server, int iteration) {
+  header().first_unstored[server].store(iteration, std::memory_order_release);
 }
 
 pid_t NodeBuffer::server_pid(int server) const {

@@ -41,6 +41,10 @@ class NodeBuffer {
   [[nodiscard]] std::uint32_t store_failures(int server) const;
   [[nodiscard]] std::string store_failure(int server) const;
   void publish_store_failures(int server, std::uint32_t failures, const std::string& first);
+  /** The first iteration a server has not stored yet, as it last said (0 before it said):
+   * what its clients name as lost if it dies. */
+  [[nodiscard]] int first_unstored(int server) const;
+  void publish_first_unstored(int server, int iteration);
   /** A client counts its Stop once it pushed it (after every event of its phase); the node's
    * first server waits for them all when it gathers group signals. */
   void count_client_stop();

@@ -8,7 +8,6 @@
 
 #include "core/Futex.hpp"
 #include "core/Process.hpp"
-#include "core/RunFailure.hpp"
 #include "ecluse/Error.hpp"
 #include "transport/TransportSupport.hpp"
 
@@ -34,10 +33,10 @@ void ShmTransport::check_alive(std::chrono::steady_clock::time_point deadline, c
                                const char* why) const {
   const pid_t pid = buffer_.server_pid(server_);
   if (process_gone(pid)) {
-    const std::string cause = "the Ecluse server of this node (process " + std::to_string(pid) +
-                              ") is gone while " + what +
-                              "; the run cannot go on: see that server's output.";
-    fail_on_lost_peer({cause, "dedicated-core", -1, pid, -1, -1});
+    fail_on_lost_server("the Ecluse server of this node (process " + std::to_string(pid) +
+                            ") is gone while " + what,
+                        "; the run cannot go on: see that server's output.", "dedicated-core", -1,
+                        pid, handed_, buffer_.first_unstored(server_));
   }
   if (std::chrono::steady_clock::now() > deadline) {
     throw Error(ECLUSE_CHANNEL_ERROR,
@@ -48,6 +47,7 @@ void ShmTransport::check_alive(std::chrono::steady_clock::time_point deadline, c
 }
 
 shm::Handle ShmTransport::acquire(const BlockData& block, std::size_t bytes, bool may_skip) {
+  handed_.note(block.iteration);
   const std::size_t need = shm::block_footprint(bytes);
   const std::size_t share = buffer_.share(client_);
   if (held_ + need > share && !(may_skip && skipping())) too_big(block, held_ + need, share);
@@ -250,6 +250,7 @@ void ShmTransport::clear(const Variable& variable, int block) {
 
 void ShmTransport::end_iteration(int iteration) {
   held_ = 0;
+  handed_.note(iteration);
   if (const auto now = std::chrono::steady_clock::now(); server_checks_.due(now)) {
     check_alive(now + timeout_, "the client ended an iteration");
   }
@@ -273,10 +274,10 @@ void ShmTransport::stop() {
   // A client that never waited would not have noticed; it must not call this run a success.
   const pid_t pid = buffer_.server_pid(server_);
   if (process_gone(pid)) {
-    const std::string cause = "the Ecluse server of this node (process " + std::to_string(pid) +
-                              ") is gone at stop: the iterations of this client it had not "
-                              "stored yet are lost; see that server's output.";
-    fail_on_lost_peer({cause, "dedicated-core", -1, pid, -1, -1});
+    fail_on_lost_server(
+        "the Ecluse server of this node (process " + std::to_string(pid) + ") is gone at stop",
+        "; see that server's output.", "dedicated-core", -1, pid, handed_,
+        buffer_.first_unstored(server_));
   }
 }
 

@@ -89,6 +89,7 @@ class ShmTransport : public Transport {
   std::size_t held_ = 0;            // bytes of the current iteration the server cannot free yet
   std::size_t iteration_need_ = 0;  // a whole iteration's, from the sizes at initialize
   OncePerSecond server_checks_;     // at end_iteration
+  HandedOver handed_;               // named if the server dies
   std::size_t streaming_from_;      // blocks from this size: streaming stores (<buffer copy>)
   bool stopped_ = false;
 };

@@ -252,7 +252,8 @@ void DedicatedNodeServer::release(const BlockMessage& e) {
 
 void DedicatedNodeServer::send_credit(std::size_t client, std::uint64_t bytes) {
   Credit& c = credits_.emplace_back();
-  c.message = {bytes, collector_->failures()};
+  c.message = {bytes, collector_->failures(),
+               static_cast<std::uint64_t>(std::max(0, collector_->first_unstored()))};
   channel_.send_credit(c.message, peers_[client].rank, &c.request);
   ++credit_messages_;
 }

@@ -51,11 +51,11 @@ void MessageChannel::receive_payload(void* data, std::uint64_t bytes, int from,
 }
 
 void MessageChannel::send_credit(const CreditMessage& credit, int to, MPI_Request* request) const {
-  MPI_Isend(&credit.bytes, 2, MPI_UINT64_T, to, kCreditTag, comm_, request);
+  MPI_Isend(&credit.bytes, 3, MPI_UINT64_T, to, kCreditTag, comm_, request);
 }
 
 void MessageChannel::receive_credit(CreditMessage& credit, int from, MPI_Request* request) const {
-  MPI_Irecv(&credit.bytes, 2, MPI_UINT64_T, from, kCreditTag, comm_, request);
+  MPI_Irecv(&credit.bytes, 3, MPI_UINT64_T, from, kCreditTag, comm_, request);
 }
 
 bool test_all(MPI_Request* requests, int count) {

@@ -16,11 +16,13 @@ inline constexpr int kCreditTag = 7403;   // server -> client: bytes freed, or k
 /** Last credit message: the server has every message of this client. */
 inline constexpr std::uint64_t kBye = ~std::uint64_t{0};
 
-/** Server -> client: bytes freed (or kBye), and how many iterations the server failed to store
- * so far, so a client learns of a failure at its next end_iteration. */
+/** Server -> client: bytes freed (or kBye), how many iterations the server failed to store so
+ * far, so a client learns of a failure at its next end_iteration, and the first iteration it
+ * has not stored yet, which the client names as lost if the server dies. */
 struct CreditMessage {
   std::uint64_t bytes = 0;
   std::uint64_t store_failures = 0;
+  std::uint64_t first_unstored = 0;
 };
 
 class MessageChannel {

@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "core/Process.hpp"
-#include "core/RunFailure.hpp"
 #include "dn/Backoff.hpp"
 #include "ecluse/Error.hpp"
 #include "transport/TransportSupport.hpp"
@@ -55,6 +54,7 @@ void MpiTransport::progress() {
 void MpiTransport::collect_credits() {
   while (credit_request_ != MPI_REQUEST_NULL && test_all(&credit_request_, 1)) {
     server_failures_ = std::max(server_failures_, credit_message_.store_failures);
+    server_first_unstored_ = static_cast<int>(credit_message_.first_unstored);
     if (credit_message_.bytes == kBye) {
       bye_ = true;
       return;
@@ -104,11 +104,10 @@ void MpiTransport::check_server(std::chrono::steady_clock::time_point deadline,
                                 const std::string& what) {
   const auto pid = server_process_.pid;
   if (server_local_ && process_gone(pid)) {
-    const std::string cause = "the Ecluse server of this client (world rank " +
-                              std::to_string(server_) + ", process " + std::to_string(pid) +
-                              ") is gone while " + what +
-                              "; the run cannot go on: see that server's output.";
-    fail_on_lost_peer({cause, "dedicated-node", server_, pid, -1, -1});
+    fail_on_lost_server("the Ecluse server of this client (world rank " + std::to_string(server_) +
+                            ", process " + std::to_string(pid) + ") is gone while " + what,
+                        "; the run cannot go on: see that server's output.", "dedicated-node",
+                        server_, pid, handed_, server_first_unstored_);
   }
   if (std::chrono::steady_clock::now() > deadline) {
     throw Error(ECLUSE_CHANNEL_ERROR,
@@ -152,6 +151,7 @@ bool MpiTransport::credit_arrives(std::size_t need) {
 }
 
 bool MpiTransport::wait_for_credit(const BlockData& block, std::size_t need, bool may_skip) {
+  handed_.note(block.iteration);
   check_fits(block, need, may_skip);
   progress();
   if (credit_ >= need) return true;
@@ -254,6 +254,7 @@ void MpiTransport::clear(const Variable& variable, int block) {
 
 void MpiTransport::end_iteration(int iteration) {
   held_ = 0;
+  handed_.note(iteration);
   for (BufferPool::Buffer& buffer : committed_) pool_.release(std::move(buffer));
   committed_.clear();
   for (InFlight& f : in_flight_) f.committed = false;

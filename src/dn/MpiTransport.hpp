@@ -94,6 +94,8 @@ class MpiTransport : public Transport {
   std::size_t iteration_need_ = 0;  // a whole iteration's, from the sizes at initialize
   CreditMessage credit_message_;
   std::uint64_t server_failures_ = 0;  // as the last credit message said
+  int server_first_unstored_ = 0;      // the same
+  HandedOver handed_;                  // named if the server dies
   std::uint32_t failures_seen_ = 0;    // raised to the simulation already
   MPI_Request credit_request_ = MPI_REQUEST_NULL;
   bool stopped_ = false, bye_ = false;

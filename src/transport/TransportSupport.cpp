@@ -14,6 +14,7 @@
 #include "core/ByteText.hpp"
 #include "core/Collective.hpp"
 #include "core/DataType.hpp"
+#include "core/RunFailure.hpp"
 #include "ecluse/Error.hpp"
 #include "shm/BufferAllocator.hpp"
 
@@ -25,6 +26,27 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 std::chrono::seconds peer_timeout() {
   return wait_timeout();
+}
+
+std::pair<int, int> HandedOver::not_stored(int first_unstored) const {
+  const int first = std::max(first_, first_unstored);
+  if (first_ < 0 || first > last_) return {-1, -1};
+  return {first, last_};
+}
+
+void fail_on_lost_server(const std::string& gone, const std::string& then, const char* role,
+                         int rank, long long pid, const HandedOver& handed, int first_unstored) {
+  const auto [first, last] = handed.not_stored(first_unstored);
+  std::string lost;
+  if (first < 0) {
+    lost = "; it had stored every iteration of this client";
+  } else if (first == last) {
+    lost = "; iteration " + std::to_string(first) + " of this client is not stored";
+  } else {
+    lost = "; iterations " + std::to_string(first) + " to " + std::to_string(last) +
+           " of this client are not stored";
+  }
+  fail_on_lost_peer({gone + lost + then, role, rank, pid, first, last});
 }
 
 bool silence_is_bounded() {

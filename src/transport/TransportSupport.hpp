@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <string>
+#include <utility>
 
 #include "block/BlockData.hpp"
 #include "block/StridedSource.hpp"
@@ -27,6 +28,30 @@ class OncePerSecond {
  private:
   std::chrono::steady_clock::time_point next_{};
 };
+
+/** The iterations a client handed over (wrote a block of, or ended) since its first: what it
+ * names when its server is gone, from the first its server had not stored. */
+class HandedOver {
+ public:
+  void note(int iteration) {
+    if (first_ < 0) first_ = iteration;
+    if (iteration > last_) last_ = iteration;
+  }
+  /** The handed-over iterations from `first_unstored` on: {first, last}, or {-1, -1}. */
+  [[nodiscard]] std::pair<int, int> not_stored(int first_unstored) const;
+
+ private:
+  int first_ = -1;
+  int last_ = -1;
+};
+
+/** A client's server is gone: fail_on_lost_peer with the cause `gone` ("the Ecluse server of
+ * this node (process P) is gone while ...") + what this client lost, from `handed` and the
+ * server's first unstored iteration as the server last said it ("; iterations 5 to 7 of this
+ * client are not stored", or "; it had stored every iteration of this client") + `then`. */
+[[noreturn]] void fail_on_lost_server(const std::string& gone, const std::string& then,
+                                      const char* role, int rank, long long pid,
+                                      const HandedOver& handed, int first_unstored);
 
 /** Seconds elapsed since `start` (the time a client waited for room or credit). */
 double seconds_since(std::chrono::steady_clock::time_point start);

@@ -1209,7 +1209,7 @@ with ecluse.Session("bind.xml") as s:
             s.write("counts", np.arange(3, dtype=np.int32))
             error = error_of(s.end_iteration)
             if error:
-                first_error = [round(time.monotonic() - killed, 2), error[0], error[2]]
+                first_error = [round(time.monotonic() - killed, 2), error[0], error[2], it]
                 break
             time.sleep(0.05)
         report(first_error=first_error)
@@ -1225,7 +1225,9 @@ def test_a_client_that_never_waits_hears_of_its_dead_server_within_seconds(tmp_p
     """DC, DN: a client whose buffer (credit) never runs out never waited, so never checked its
     server: after the dedicated core (node) died, every end_iteration returned OK until stop
     (hours of computing with nothing stored). Its end_iteration now checks the server at most
-    once a second (DN: a server on the same host; a remote one's death is MPI's to tell)."""
+    once a second (DN: a server on the same host; a remote one's death is MPI's to tell).
+    The iterations it handed over since the last its server stored are named, in the message
+    and the partial report: they had returned OK and are lost."""
     version = subprocess.run([mpiexec(), "--version"], capture_output=True, text=True).stdout
     if "HYDRA" in version:  # as in test_fault_injection.py
         pytest.skip("MPICH's Hydra may end the survivors at a kill, even with "
@@ -1239,9 +1241,16 @@ def test_a_client_that_never_waits_hears_of_its_dead_server_within_seconds(tmp_p
                             capture_output=True, text=True, timeout=120)
     (r,) = results(result.stdout)
     assert r["first_error"] is not None, result.stdout + result.stderr
-    seconds, status, message = r["first_error"]
+    seconds, status, message, iteration = r["first_error"]
     assert status == "ECLUSE_CHANNEL_ERROR" and seconds < 5, r
-    assert "is gone while the client ended an iteration" in message, message
+    assert "is gone while the client ended an iteration; iterations " in message, message
+    # The server dies at its action for iteration 0, which runs once iteration 0 is stored.
+    lost = re.search(r"; iterations (\d+) to (\d+) of this client are not stored; the run "
+                     r"cannot go on", message)
+    assert lost and int(lost[1]) in (0, 1) and int(lost[2]) == iteration, message
+    failures = json.loads((tmp_path / "bind-report.json").read_text())["failures"]
+    assert [f["lost_iterations"] for f in failures if f["cause"] == message] == [
+        {"count": iteration - int(lost[1]) + 1, "first": int(lost[1]), "last": iteration}]
 
 
 FOREIGN_ARRAYS = """

@@ -161,6 +161,13 @@ def check_partial_report(directory, output, victim, role, context, stderr_comple
             assert iterations["count"] is None and iterations["last"] is None, (context, failure)
             assert f"iteration {iterations['first']} and every later one" in failure["cause"], (
                 context, failure)
+        elif iterations is not None and failure["seen_by"]["role"] == "simulation":
+            # A client whose server died: what it handed over and the server had not stored.
+            first, last = iterations["first"], iterations["last"]
+            assert iterations["count"] == last - first + 1 >= 1, (context, failure)
+            named = (f"iteration {first} of this client is" if first == last
+                     else f"iterations {first} to {last} of this client are")
+            assert f"; {named} not stored" in failure["cause"], (context, failure)
         elif iterations is not None:
             first, last = iterations["first"], iterations["last"]
             assert iterations["count"] == last - first + 1 >= 1, (context, failure)

@@ -361,11 +361,35 @@ def test_damaris_script_names_and_an_entry_for_every_variable_of_the_script(tmp_
         # DC: 2 virtual nodes of 3 ranks, 1 dedicated core and 2 clients each
         assert line["server"] == [True, False, True, False, 2, 1, 2]
         assert line["client_comm"] == (
-            "damaris4py.server.getclientcomm(): a <pyscript> runs on a server, which has no "
-            "clients' communicator; use getservercomm()")
+            "damaris4py.server.getclientcomm(): this <pyscript> runs on a dedicated core or "
+            "node, which has no clients' communicator; use getservercomm()")
         # getdamariscomm(): the servers' communicator (Damaris: GetEntityComm() on a server);
         # getglobalcomm(): every rank
         assert line["damaris_comm"] == [2, True, 2, 6]
+
+
+CLIENT_COMM = '''
+import json
+from damaris4py import server
+from mpi4py import MPI
+def main(DD):
+    comm = server.getclientcomm()
+    total = comm.allreduce(comm.Get_rank())  # a collective over the clients
+    with open(f"clients-{comm.Get_rank()}.jsonl", "a") as f:
+        f.write(json.dumps([comm.Get_size(), total, MPI.Comm.Compare(
+            comm, server.getservercomm()) in (MPI.IDENT, MPI.CONGRUENT)]) + "\\n")
+'''
+
+
+def test_under_time_partitioning_a_script_gets_the_clients_communicator(tmp_path):
+    """Under time partitioning a script runs on the clients: getclientcomm() raised "a
+    <pyscript> runs on a server" there."""
+    result = run(tmp_path, "tp", '<pyscript name="count" file="clients.py"/>',
+                 {"clients.py": CLIENT_COMM})
+    assert result.returncode == 0, result.stderr
+    clients = APPROACHES["tp"][2]
+    assert records(tmp_path, "clients-*.jsonl") == [
+        [clients, clients * (clients - 1) // 2, True]] * (clients * ITERATIONS)
 
 
 def test_dask_stats_outlive_the_run(scheduler):
