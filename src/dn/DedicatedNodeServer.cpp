@@ -2,6 +2,7 @@
 #include "dn/DedicatedNodeServer.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "core/Collective.hpp"
 #include "core/Process.hpp"
@@ -252,8 +253,13 @@ void DedicatedNodeServer::release(const BlockMessage& e) {
 
 void DedicatedNodeServer::send_credit(std::size_t client, std::uint64_t bytes) {
   Credit& c = credits_.emplace_back();
-  c.message = {bytes, collector_->failures(),
-               static_cast<std::uint64_t>(std::max(0, collector_->first_unstored()))};
+  c.message.bytes = bytes;
+  c.message.store_failures = collector_->failures();
+  c.message.first_unstored = static_cast<std::uint64_t>(std::max(0, collector_->first_unstored()));
+  if (c.message.store_failures > 0) {
+    std::strncpy(c.message.first_failure, collector_->first_failure().c_str(),
+                 sizeof c.message.first_failure - 1);
+  }
   channel_.send_credit(c.message, peers_[client].rank, &c.request);
   ++credit_messages_;
 }

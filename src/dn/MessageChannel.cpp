@@ -1,6 +1,9 @@
 // Point-to-point messages of dedicated nodes.
 #include "dn/MessageChannel.hpp"
 
+#include <cstddef>
+#include <cstring>
+
 namespace ecluse {
 
 namespace {
@@ -51,11 +54,15 @@ void MessageChannel::receive_payload(void* data, std::uint64_t bytes, int from,
 }
 
 void MessageChannel::send_credit(const CreditMessage& credit, int to, MPI_Request* request) const {
-  MPI_Isend(&credit.bytes, 3, MPI_UINT64_T, to, kCreditTag, comm_, request);
+  int bytes = static_cast<int>(offsetof(CreditMessage, first_failure));
+  if (credit.store_failures > 0) {
+    bytes += static_cast<int>(strnlen(credit.first_failure, sizeof credit.first_failure - 1)) + 1;
+  }
+  MPI_Isend(&credit, bytes, MPI_BYTE, to, kCreditTag, comm_, request);
 }
 
 void MessageChannel::receive_credit(CreditMessage& credit, int from, MPI_Request* request) const {
-  MPI_Irecv(&credit.bytes, 3, MPI_UINT64_T, from, kCreditTag, comm_, request);
+  MPI_Irecv(&credit, static_cast<int>(sizeof credit), MPI_BYTE, from, kCreditTag, comm_, request);
 }
 
 bool test_all(MPI_Request* requests, int count) {

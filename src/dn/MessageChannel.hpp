@@ -17,12 +17,15 @@ inline constexpr int kCreditTag = 7403;   // server -> client: bytes freed, or k
 inline constexpr std::uint64_t kBye = ~std::uint64_t{0};
 
 /** Server -> client: bytes freed (or kBye), how many iterations the server failed to store so
- * far, so a client learns of a failure at its next end_iteration, and the first iteration it
- * has not stored yet, which the client names as lost if the server dies. */
+ * far and its first failure ("iteration I in store 'S': cause"), so a client learns of a failure
+ * and its cause at its next end_iteration, and the first iteration it has not stored yet, which
+ * the client names as lost if the server dies. The text is sent only once there is a failure:
+ * a credit message is 24 bytes otherwise. */
 struct CreditMessage {
   std::uint64_t bytes = 0;
   std::uint64_t store_failures = 0;
   std::uint64_t first_unstored = 0;
+  char first_failure[1024] = {};
 };
 
 class MessageChannel {

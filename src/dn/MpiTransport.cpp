@@ -55,6 +55,9 @@ void MpiTransport::collect_credits() {
   while (credit_request_ != MPI_REQUEST_NULL && test_all(&credit_request_, 1)) {
     server_failures_ = std::max(server_failures_, credit_message_.store_failures);
     server_first_unstored_ = static_cast<int>(credit_message_.first_unstored);
+    if (credit_message_.store_failures > 0 && server_failure_.empty()) {
+      server_failure_ = credit_message_.first_failure;  // the server's first: it never changes
+    }
     if (credit_message_.bytes == kBye) {
       bye_ = true;
       return;
@@ -79,7 +82,9 @@ void MpiTransport::raise_store_failures() {
   failures_seen_ = static_cast<std::uint32_t>(server_failures_);
   throw Error(ECLUSE_IO_ERROR,
               store_failure_message("dedicated node",
-                                    "an iteration (its log names the store and the cause)",
+                                    server_failure_.empty()
+                                        ? "an iteration (its log names the store and the cause)"
+                                        : server_failure_,
                                     failures_seen_));
 }
 

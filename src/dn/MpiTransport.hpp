@@ -95,6 +95,7 @@ class MpiTransport : public Transport {
   CreditMessage credit_message_;
   std::uint64_t server_failures_ = 0;  // as the last credit message said
   int server_first_unstored_ = 0;      // the same
+  std::string server_failure_;         // the server's first store failure, from the same
   HandedOver handed_;                  // named if the server dies
   std::uint32_t failures_seen_ = 0;    // raised to the simulation already
   MPI_Request credit_request_ = MPI_REQUEST_NULL;
