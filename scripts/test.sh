@@ -25,7 +25,7 @@ if [ $reduced = 1 ]; then
   "$ECLUSE_VENV/bin/python" -m pytest -q "$ECLUSE_ROOT/tests/python/test_example.py" \
     "$ECLUSE_ROOT/tests/python/test_fortran.py" "$ECLUSE_ROOT/tests/python/test_binding.py" \
     "$ECLUSE_ROOT/tests/python/test_python_examples.py" \
-    "$ECLUSE_ROOT/tests/python/test_job_signals.py"
+    "$ECLUSE_ROOT/tests/python/test_job_signals.py" "$ECLUSE_ROOT/tests/python/test_full_disk.py"
   exit 0
 fi
 "$ECLUSE_ROOT/scripts/check-format.sh"
