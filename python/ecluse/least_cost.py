@@ -132,7 +132,8 @@ def _run_command(command: Sequence[str], env: dict) -> int:
 
 
 def _not_stored(path: str) -> list:
-    """What a report says was not stored: failed stores, an incomplete run."""
+    """What a report says was not stored: failed stores, writes refused with an error, an
+    incomplete run."""
     try:
         report = load_report(path)
     except (OSError, ValueError) as e:  # moved away since, say: the command's code decides
@@ -145,6 +146,10 @@ def _not_stored(path: str) -> list:
     if errors or failed:
         said.append(f"{errors:g} store(s) failed in {failed:g} (rank, iteration) pair(s): that "
                     "data is not on disk (see the run's errors above)")
+    refused = (report.data.get("statistics") or {}).get("client.refused_writes") or 0
+    if refused:
+        said.append(f"{refused:g} write(s) refused with an error (client.refused_writes): that "
+                    "data was not handed over (see the run's errors above)")
     if report.data.get("complete") is False:
         said.append("the run did not complete (a partial report): what its last iterations "
                     "held may not be stored")

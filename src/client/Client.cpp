@@ -198,7 +198,13 @@ void Client::hand_over(const Variable& v, int block, const void* data,
   const BlockData& b = describe(v, block, data);
   if (strided) strided->check_fits(b);
   const std::size_t bytes = bytes_of(b);
-  const bool handed_over = transport_.put(b, bytes, strided);  // false: dropped (policy skip)
+  bool handed_over = false;  // false: dropped (policy skip)
+  try {
+    handed_over = transport_.put(b, bytes, strided);
+  } catch (const Error&) {
+    ++refused_writes_;
+    throw;
+  }
   mark_handed_over(v, block);
   if (!handed_over) return;  // a constant variable dropped is written at its next write
   accounting_.add_bytes(bytes);
@@ -211,7 +217,12 @@ void* Client::alloc(std::string_view name, int block) {
   check_block(v, block);
   check_not_written(v, block);
   const BlockData& b = describe(v, block, nullptr);
-  return transport_.alloc(b, bytes_of(b));
+  try {
+    return transport_.alloc(b, bytes_of(b));
+  } catch (const Error&) {
+    ++refused_writes_;
+    throw;
+  }
 }
 
 void Client::commit(std::string_view name, int block) {

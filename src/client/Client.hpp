@@ -56,6 +56,9 @@ class Client {
   [[nodiscard]] const std::string& layout_of(std::string_view variable) const;
   /** Number of dimensions of a variable's layout. */
   [[nodiscard]] std::size_t rank_of(std::string_view variable) const;
+  /** Writes and allocs the transport refused with an error (no room that could ever fit, the
+   * server gone, ...): their data was not handed over. The report counts them. */
+  [[nodiscard]] std::uint64_t refused_writes() const { return refused_writes_; }
 
  private:
   [[nodiscard]] const Variable& variable(std::string_view name) const;
@@ -90,6 +93,7 @@ class Client {
   // (variable, block) -> the last iteration it was handed over in: an entry is made once, then
   // only updated, so a steady-state write allocates nothing.
   std::map<std::pair<const Variable*, int>, int> handed_over_;
+  std::uint64_t refused_writes_ = 0;
 };
 
 }  // namespace ecluse

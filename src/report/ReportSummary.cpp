@@ -173,6 +173,11 @@ std::string loss_lines(const RunTotals& t) {
   for (const auto& [key, value] : t.statistics) {
     if (key == Statistic::DcSkippedBlocks || key == Statistic::DnSkippedBlocks) skipped += value;
   }
+  if (const double refused = statistic(t, Statistic::ClientRefusedWrites); refused > 0) {
+    s += "  NOT HANDED OVER: " + format("%.0f", refused) +
+         " write(s) refused with an error (a block too large for the room a client has, its "
+         "server gone, ...): their data is not stored (the errors above say why)\n";
+  }
   if (skipped > 0) {
     s += "  skipped: " + format("%.0f", skipped) +
          " block(s) dropped by policy=\"skip\" when the buffer was full: not stored, as "

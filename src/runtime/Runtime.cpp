@@ -248,6 +248,9 @@ Statistics Runtime::statistics() const {
   if (dropped_allocations_ > 0) {
     all.push_back({Statistic::ClientDroppedAllocations, static_cast<double>(dropped_allocations_)});
   }
+  if (client_ && client_->refused_writes() > 0) {
+    all.push_back({Statistic::ClientRefusedWrites, static_cast<double>(client_->refused_writes())});
+  }
   if (writer_ && writer_->hook_failures() > 0) {  // scripts and plugin actions that failed
     all.push_back({Statistic::InsituFailures, static_cast<double>(writer_->hook_failures())});
   }

@@ -35,6 +35,7 @@ enum class Statistic {
   ScheduleLongestWaitSeconds,
   ClientDroppedAllocations,
   InsituFailures,
+  ClientRefusedWrites,
 };
 
 /** Counters add up over ranks; peaks, windows and memories are maxima, lowest values minima. */
@@ -46,7 +47,7 @@ struct StatisticInfo {
   Combine combine;
 };
 
-inline constexpr std::array<StatisticInfo, 24> kStatistics = {{
+inline constexpr std::array<StatisticInfo, 25> kStatistics = {{
     {Statistic::DcWindowBytes, "dc.window_bytes", Combine::Max},
     {Statistic::DcBufferWaits, "dc.buffer_waits", Combine::Sum},
     {Statistic::DcBufferWaitSeconds, "dc.buffer_wait_seconds", Combine::Sum},
@@ -71,6 +72,7 @@ inline constexpr std::array<StatisticInfo, 24> kStatistics = {{
     {Statistic::ScheduleLongestWaitSeconds, "schedule.longest_wait_seconds", Combine::Max},
     {Statistic::ClientDroppedAllocations, "client.dropped_allocations", Combine::Sum},
     {Statistic::InsituFailures, "insitu.failures", Combine::Sum},
+    {Statistic::ClientRefusedWrites, "client.refused_writes", Combine::Sum},
 }};
 
 constexpr const StatisticInfo& info_of(Statistic key) {

@@ -1446,3 +1446,42 @@ def test_a_write_past_the_share_asks_for_the_whole_iterations_buffer(tmp_path):
     asked = re.search(r"to at least (\d+) bytes", r["error"][2])
     assert asked and asked.group(1) == warned.group(1), (r["error"][2], warned.group(0))
     assert "(the whole iteration of this client needs " in r["error"][2]
+
+
+REFUSED_AND_GOING_ON = """
+with ecluse.Session("bind.xml") as s:
+    if s.is_client:
+        refused = 0
+        for it in range(3):
+            for block in range(8):
+                if error_of(s.write, "counts", np.full(40000, block, dtype=np.int32), block):
+                    refused += 1  # told, and goes on as a code that does not check would
+            s.end_iteration()
+        report(refused=refused)
+"""
+
+
+@pytest.mark.parametrize("architecture", [DC.replace('"3"', '"2"'),
+                                          '<dedicated cores="0" nodes="1"/>'
+                                          '<virtual-nodes ranks-per-node="1"/>'])
+def test_writes_refused_with_an_error_are_counted_and_fail_ecluse_run(tmp_path, architecture):
+    """Writes refused with ECLUSE_ALLOCATION_ERROR (an iteration larger than a client's room)
+    left a report saying "complete", no loss and every iteration written: a harness trusting it
+    saw a clean run. They are counted (client.refused_writes), said in the summary, and
+    `ecluse run` exits 1 when the program ended 0."""
+    xml = TOO_MANY_BLOCKS.replace("ARCHITECTURE", architecture).replace("DOMAINS", "8")
+    (tmp_path / "bind.xml").write_text(xml)
+    (tmp_path / "script.py").write_text(PRELUDE + textwrap.dedent(REFUSED_AND_GOING_ON))
+    result = subprocess.run([sys.executable, "-m", "ecluse", "run", "--", mpiexec(), "-n", "2",
+                             sys.executable, "script.py"], cwd=tmp_path, env=child_env(),
+                            capture_output=True, text=True, timeout=180)
+    (r,) = results(result.stdout)
+    assert r["refused"] > 0, r
+    report = json.loads((tmp_path / "bind-report.json").read_text())
+    assert report["statistics"]["client.refused_writes"] == r["refused"], report["statistics"]
+    assert (f"  NOT HANDED OVER: {r['refused']} write(s) refused with an error (a block too "
+            "large for the room a client has, its server gone, ...): their data is not stored "
+            "(the errors above say why)") in result.stdout, result.stdout
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert (f"bind-report.json: {r['refused']} write(s) refused with an error "
+            "(client.refused_writes)") in result.stderr, result.stderr

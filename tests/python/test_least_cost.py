@@ -96,7 +96,8 @@ def test_the_commands_exit_code_is_kept_and_no_report_means_no_line(tmp_path):
 FAKE_RUN = """
 import json, os, sys
 doc = {"schema": "ecluse-report/2", "complete": COMPLETE,
-       "iterations": {"store_errors": ERRORS, "failed_iterations": {"count": ERRORS}}}
+       "iterations": {"store_errors": ERRORS, "failed_iterations": {"count": ERRORS}},
+       "statistics": {"client.refused_writes": REFUSED}}
 with open("fake-report.json", "w") as f:
     json.dump(doc, f)
 with open(os.environ["ECLUSE_RUN_REPORTS"], "a") as f:
@@ -107,9 +108,10 @@ with open(os.environ["ECLUSE_RUN_REPORTS"], "a") as f:
 def test_a_run_that_lost_data_ends_non_zero_even_if_its_program_did_not(tmp_path):
     """A Damaris program that never checks return codes ends 0 after its stores failed: the
     launcher's exit status shows the loss the report counts (no silent loss)."""
-    def fake(errors, complete):
+    def fake(errors, complete, refused=0):
         script = FAKE_RUN.replace("ERRORS", str(errors)).replace("COMPLETE", str(complete))
-        return ecluse_run(tmp_path, [sys.executable, "-c", script])
+        return ecluse_run(tmp_path, [sys.executable, "-c", script.replace("REFUSED",
+                                                                          str(refused))])
     result = fake(3, True)
     assert result.returncode == 1
     assert (f"ecluse run: {tmp_path / 'fake-report.json'}: 3 store(s) failed in 3 (rank, "
@@ -118,6 +120,13 @@ def test_a_run_that_lost_data_ends_non_zero_even_if_its_program_did_not(tmp_path
     result = fake(0, False)
     assert result.returncode == 1
     assert "the run did not complete (a partial report)" in result.stderr
+    # Writes refused with an error (a block that never fits the room left): told to the
+    # program, which may not check, and not handed over.
+    result = fake(0, True, refused=4)
+    assert result.returncode == 1
+    assert (f"ecluse run: {tmp_path / 'fake-report.json'}: 4 write(s) refused with an error "
+            "(client.refused_writes): that data was not handed over (see the run's errors "
+            "above)" in result.stderr), result.stderr
     result = fake(0, True)
     assert result.returncode == 0 and "ecluse run:" not in result.stderr
 

@@ -306,6 +306,22 @@ TEST(Aggregate, SummarySaysHowManyRunsOfInSituWorkFailed) {
             std::string::npos);
 }
 
+TEST(Aggregate, SummarySaysHowManyWritesWereRefused) {
+  auto records = run();
+  const std::string none =
+      ecluse::report_summary(ecluse::aggregate(dc_config(), records, 1, 1), records, "r.json");
+  EXPECT_EQ(none.find("NOT HANDED OVER"), std::string::npos);
+  records[0].statistics.push_back({ecluse::Statistic::ClientRefusedWrites, 2});
+  records[1].statistics.push_back({ecluse::Statistic::ClientRefusedWrites, 3});
+  const auto t = ecluse::aggregate(dc_config(), records, 1, 1);
+  EXPECT_EQ(t.statistics.at(ecluse::Statistic::ClientRefusedWrites), 5);
+  EXPECT_NE(ecluse::report_summary(t, records, "r.json")
+                .find("\n  NOT HANDED OVER: 5 write(s) refused with an error (a block too large "
+                      "for the room a client has, its server gone, ...): their data is not "
+                      "stored (the errors above say why)\n"),
+            std::string::npos);
+}
+
 TEST(Aggregate, SummaryEndsWithHowToGetTheLeastCostApproach) {
   EXPECT_EQ(ecluse::least_cost_hint("r.json"),
             "  least cost: run `ecluse advise --from-report r.json` for the model's answer "
