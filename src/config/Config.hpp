@@ -155,6 +155,7 @@ struct Architecture {
   CorePlacement core_placement;  // <placement mask start step blocksize>
   std::string queue_name = "ecluse-queue";
   int queue_size = 1024;
+  SourceLocation queue_where;  // of <queue size>; line 0 when not given (sized from the data)
   SourceLocation dedicated_where;
   SourceLocation buffer_where;    // of <buffer>; line 0 when the file has none
   std::vector<ServerRole> roles;  // <dedicated roles>, by core index on a node; empty: symmetric

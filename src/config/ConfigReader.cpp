@@ -102,6 +102,7 @@ class Reader {
     a.queue_name = attrs_.text(node.child("queue"), "name", a.queue_name);
     a.queue_size = static_cast<int>(
         attrs_.integer(node.child("queue"), "size", 1024, 1, limits::kQueueMessages));
+    if (node.child("queue").attribute("size")) a.queue_where = source_.of(node.child("queue"));
     a.ranks_per_node =
         static_cast<int>(attrs_.integer(node.child("virtual-nodes"), "ranks-per-node", 0, 1));
   }

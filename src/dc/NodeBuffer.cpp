@@ -3,10 +3,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 
+#include "config/Limits.hpp"
 #include "core/Collective.hpp"
 #include "ecluse/Error.hpp"
 
@@ -33,11 +35,14 @@ int creator_of(const NodePlan& plan) {
   return 0;
 }
 
-std::size_t queue_capacity(int requested) {
+std::size_t power_of_two_from(std::size_t requested) {
   std::size_t capacity = 2;
-  while (capacity < static_cast<std::size_t>(requested)) capacity *= 2;
+  while (capacity < requested) capacity *= 2;
   return capacity;
 }
+
+constexpr std::size_t kDefaultQueue = 1024;
+constexpr std::size_t kLargestSizedQueue = 16384;
 }  // namespace
 
 struct NodeBuffer::Header {
@@ -68,8 +73,45 @@ std::string job_identifier(MPI_Comm comm) {
   return broadcast_string(comm, id, 0);
 }
 
+std::size_t queue_messages_per_iteration(const Config& config, const NodePlan& plan) {
+  std::size_t blocks = 0;
+  for (const Variable& v : config.variables) {
+    if (v.enabled) blocks += static_cast<std::size_t>(config.architecture.domains);
+  }
+  std::size_t clients = 0;
+  for (int s = 0; s < plan.servers; ++s) clients = std::max(clients, plan.clients_of(s).size());
+  return clients * (blocks + 2);
+}
+
+std::size_t queue_capacity_for(const Architecture& architecture, std::size_t per_iteration) {
+  if (architecture.queue_where.line > 0) {
+    return power_of_two_from(static_cast<std::size_t>(architecture.queue_size));
+  }
+  return power_of_two_from(std::clamp(2 * per_iteration, kDefaultQueue, kLargestSizedQueue));
+}
+
+std::string queue_warning(const Architecture& architecture, std::size_t per_iteration,
+                          std::size_t capacity) {
+  if (per_iteration <= capacity) return {};
+  const std::size_t two = std::min(power_of_two_from(2 * per_iteration),
+                                   static_cast<std::size_t>(limits::kQueueMessages));
+  const std::string now =
+      architecture.queue_where.line > 0
+          ? "<queue size> (" + std::to_string(architecture.queue_size) + ", at " +
+                to_string(architecture.queue_where) + ")"
+          : "the queue sized from the data (at most " + std::to_string(kLargestSizedQueue) + ")";
+  return "an iteration may put " + std::to_string(per_iteration) +
+         " messages (a block each, and an end) on a dedicated core's event queue, which holds " +
+         std::to_string(capacity) + ": " + now +
+         ": the clients then wait for the dedicated core to take each message past that, "
+         "several microseconds a block; set <queue size=\"" +
+         std::to_string(two) + "\"/> in <architecture> (" +
+         std::to_string(shm::EventQueue::footprint(two) / 1024) +
+         " KiB of shared memory per dedicated core) so that two iterations fit";
+}
+
 NodeBuffer::NodeBuffer(const Topology& topology, const Architecture& architecture,
-                       const std::string& job)
+                       const std::string& job, std::size_t queue_capacity)
     : servers_(topology.plan().servers), clients_(topology.plan().clients) {
   if (servers_ > kMaxServers || clients_ > kMaxClients) {
     throw Error(ECLUSE_INIT_ERROR, "a node may have at most " + std::to_string(kMaxServers) +
@@ -86,7 +128,7 @@ NodeBuffer::NodeBuffer(const Topology& topology, const Architecture& architectur
   const bool creator = !topology.is_client() && plan.server_index[local] == 0;
   MPI_Comm node = topology.node_comm();
   run_collectively(node, [&] {
-    if (creator) create(architecture, label);
+    if (creator) create(architecture, label, queue_capacity);
   });
   const std::string path =
       broadcast_string(node, creator ? segment_->path() : "", creator_of(plan));
@@ -108,8 +150,8 @@ NodeBuffer::Header& NodeBuffer::header() const {
   return *static_cast<Header*>(segment_->base());
 }
 
-void NodeBuffer::create(const Architecture& architecture, const std::string& label) {
-  const std::size_t capacity = queue_capacity(architecture.queue_size);
+void NodeBuffer::create(const Architecture& architecture, const std::string& label,
+                        std::size_t capacity) {
   const std::size_t queue_bytes = round_up(shm::EventQueue::footprint(capacity), kAlign);
   const std::size_t first_queue = round_up(sizeof(Header), kAlign);
   const std::size_t allocator_offset = first_queue + queue_bytes * servers_;

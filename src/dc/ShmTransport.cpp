@@ -186,16 +186,18 @@ void ShmTransport::notify(const BlockData& block, shm::Handle handle, std::size_
   sent_bytes_ += bytes;
 }
 
+// A full queue is a wait for the server (counted apart from the buffer's: its remedy is
+// <queue size>), not part of the write.
 void ShmTransport::push(const BlockMessage& event, int server, bool wake) {
-  std::chrono::steady_clock::time_point deadline;  // set at the first wait
-  std::optional<PhaseScope> waiting;
-  while (!buffer_.queue(server).push(event, kSlice, wake)) {
-    if (!waiting) {
-      waiting.emplace(accounting_, Phase::Wait);
-      deadline = std::chrono::steady_clock::now() + timeout_;
-    }
+  shm::EventQueue& queue = buffer_.queue(server);
+  if (queue.push(event, std::chrono::nanoseconds(0), wake)) return;
+  const PhaseScope waiting(accounting_, Phase::Wait);
+  const auto since = std::chrono::steady_clock::now();
+  const auto deadline = since + timeout_;
+  ++queue_waits_;
+  while (!queue.push(event, kSlice, wake))
     check_alive(deadline, "waiting for room in the event queue");
-  }
+  queue_wait_seconds_ += seconds_since(since);
 }
 
 bool ShmTransport::put(const BlockData& block, std::size_t bytes, const StridedSource* strided) {
@@ -287,7 +289,9 @@ Statistics ShmTransport::statistics() const {
           {Statistic::DcBufferWaitSeconds, buffer_wait_seconds_},
           {Statistic::DcSentBlocks, static_cast<double>(sent_blocks_)},
           {Statistic::DcSentBytes, static_cast<double>(sent_bytes_)},
-          {Statistic::DcSkippedBlocks, static_cast<double>(skipped_)}};
+          {Statistic::DcSkippedBlocks, static_cast<double>(skipped_)},
+          {Statistic::DcQueueWaits, static_cast<double>(queue_waits_)},
+          {Statistic::DcQueueWaitSeconds, queue_wait_seconds_}};
 }
 
 // At every end_iteration: no walk over the blocks ever allocated while none is live.

@@ -86,6 +86,8 @@ class ShmTransport : public Transport {
   std::uint32_t failures_seen_ = 0;  // store failures of this client's server already raised
   std::uint64_t sent_blocks_ = 0, sent_bytes_ = 0, buffer_waits_ = 0;
   double buffer_wait_seconds_ = 0;
+  std::uint64_t queue_waits_ = 0;  // pushes that found the server's event queue full
+  double queue_wait_seconds_ = 0;
   std::size_t held_ = 0;            // bytes of the current iteration the server cannot free yet
   std::size_t iteration_need_ = 0;  // a whole iteration's, from the sizes at initialize
   OncePerSecond server_checks_;     // at end_iteration

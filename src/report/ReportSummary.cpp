@@ -95,9 +95,8 @@ WaitKind wait_kind(Approach approach) {
           "once) or write less often"};
 }
 
-std::string waits_line(const RunTotals& t) {
+std::string wait_line(const RunTotals& t, const WaitKind& kind) {
   const RoleTotals& clients = t.roles[index_of(Role::Client)];
-  const WaitKind kind = wait_kind(t.approach);
   const double wait = statistic(t, kind.seconds);
   if (clients.ranks == 0 || clients.wall <= 0 || wait < kNoticeableWait * clients.wall) return "";
   const std::string count =
@@ -105,6 +104,15 @@ std::string waits_line(const RunTotals& t) {
   return "  waits: the clients waited " + std::string(kind.what) + " " +
          format("%.1f%%", 100 * wait / clients.wall) + " of their time (" +
          format("%.3f s", wait / clients.ranks) + " per client" + count + "): " + kind.cause + "\n";
+}
+
+std::string waits_lines(const RunTotals& t) {
+  std::string s = wait_line(t, wait_kind(t.approach));
+  if (t.approach != Approach::DC) return s;
+  return s + wait_line(t, {"for room in the dedicated cores' event queues",
+                           Statistic::DcQueueWaitSeconds, Statistic::DcQueueWaits,
+                           "an iteration hands over more blocks than a queue holds (initialize "
+                           "warned, with the <queue size> that holds two iterations): set it"});
 }
 
 // A backlog the servers still held at finalize: clients waited there for it to be stored (a
@@ -224,7 +232,7 @@ std::string least_cost_hint(const std::string& written) {
 std::string report_summary(const RunTotals& t, const std::vector<RankRecord>& records,
                            const std::string& file) {
   std::string s = "ecluse report (" + file + "):\n";
-  s += loss_lines(t) + insitu_line(t) + roles_line(t) + writes_line(t) + waits_line(t) +
+  s += loss_lines(t) + insitu_line(t) + roles_line(t) + writes_line(t) + waits_lines(t) +
        finalize_line(t) + cpu_line(t) + energy_line(t);
   std::size_t actions = 0;
   for (const RankRecord& r : records) actions += r.frequency.actions.size();

@@ -143,7 +143,13 @@ void Runtime::build_time_partitioning() {
 
 void Runtime::build_dedicated_cores(MPI_Comm comm) {
   run_collectively(comm, [&] {
-    node_buffer_ = std::make_unique<NodeBuffer>(*topology_, config_.architecture, job_);
+    const std::size_t messages = queue_messages_per_iteration(config_, topology_->plan());
+    const std::size_t capacity = queue_capacity_for(config_.architecture, messages);
+    node_buffer_ = std::make_unique<NodeBuffer>(*topology_, config_.architecture, job_, capacity);
+    const std::string warning = queue_warning(config_.architecture, messages, capacity);
+    int rank = 0;
+    MPI_Comm_rank(comm_, &rank);
+    if (!warning.empty() && rank == 0) log_->warning(warning);  // once, not once per node
   });
   run_collectively(comm, [&] {
     if (topology_->is_client()) {

@@ -36,6 +36,8 @@ enum class Statistic {
   ClientDroppedAllocations,
   InsituFailures,
   ClientRefusedWrites,
+  DcQueueWaits,
+  DcQueueWaitSeconds,
 };
 
 /** Counters add up over ranks; peaks, windows and memories are maxima, lowest values minima. */
@@ -47,7 +49,7 @@ struct StatisticInfo {
   Combine combine;
 };
 
-inline constexpr std::array<StatisticInfo, 25> kStatistics = {{
+inline constexpr std::array<StatisticInfo, 27> kStatistics = {{
     {Statistic::DcWindowBytes, "dc.window_bytes", Combine::Max},
     {Statistic::DcBufferWaits, "dc.buffer_waits", Combine::Sum},
     {Statistic::DcBufferWaitSeconds, "dc.buffer_wait_seconds", Combine::Sum},
@@ -73,6 +75,8 @@ inline constexpr std::array<StatisticInfo, 25> kStatistics = {{
     {Statistic::ClientDroppedAllocations, "client.dropped_allocations", Combine::Sum},
     {Statistic::InsituFailures, "insitu.failures", Combine::Sum},
     {Statistic::ClientRefusedWrites, "client.refused_writes", Combine::Sum},
+    {Statistic::DcQueueWaits, "dc.queue_waits", Combine::Sum},
+    {Statistic::DcQueueWaitSeconds, "dc.queue_wait_seconds", Combine::Sum},
 }};
 
 constexpr const StatisticInfo& info_of(Statistic key) {

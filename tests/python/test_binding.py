@@ -1485,3 +1485,47 @@ def test_writes_refused_with_an_error_are_counted_and_fail_ecluse_run(tmp_path, 
     assert result.returncode == 1, result.stdout + result.stderr
     assert (f"bind-report.json: {r['refused']} write(s) refused with an error "
             "(client.refused_writes)") in result.stderr, result.stderr
+
+
+MANY_BLOCKS = """
+with ecluse.Session("bind.xml") as s:
+    if s.is_client:
+        for it in range(3):
+            for block in range(300):
+                s.write("counts", np.full(3, block, dtype=np.int32), block)
+            s.end_iteration()
+        s.stop()
+        report(waits=s.statistic("dc.queue_waits"), seconds=s.statistic("dc.queue_wait_seconds"))
+"""
+
+
+@pytest.mark.parametrize("queue", ["", '<queue size="64"/>'])
+def test_an_iteration_larger_than_the_event_queue(tmp_path, queue):
+    """A client handing over more blocks than its dedicated core's event queue holds (1024 by
+    default) waited for the server to take each one, 4x the cost of a block, and the report put
+    that in the write phase with no wait counted. The queue is now sized from the data (two
+    iterations); a <queue size> too small is kept, warned at initialize, and its waits counted."""
+    xml = CONFIG.replace("ARCHITECTURE", DC.replace('"3"', '"2"') + queue).replace(
+        "DOMAINS", "300")
+    result = run_plain(tmp_path, 2, xml, MANY_BLOCKS)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (r,) = results(result.stdout)
+    warned = re.findall(r"warning: an iteration may put (\d+) messages .* which holds (\d+): "
+                        r"<queue size> \(64, at bind\.xml:2:\d+\).* set <queue size=\"(\d+)\"/>",
+                        result.stderr)
+    if queue:
+        # 4 variables of 300 domains, an end and a signal: 1202 messages, the queue 64.
+        assert warned == [("1202", "64", "4096")], result.stderr
+        assert r["waits"] >= 1 and r["seconds"] > 0, r
+        stats = json.loads((tmp_path / "bind-report.json").read_text())["statistics"]
+        assert stats["dc.queue_waits"] == r["waits"], stats
+    else:
+        assert "event queue" not in result.stderr, result.stderr
+        assert r["waits"] == 0, r
+    import h5py
+    for it in range(3):
+        with h5py.File(tmp_path / "out" / f"bind_It{it}_Pr0.h5", "r") as f:
+            blocks = f["counts/P0"]
+            assert sorted(blocks) == sorted(f"B{b}" for b in range(300))
+            for name, d in blocks.items():
+                assert list(d[()]) == [int(name[1:])] * 3, name

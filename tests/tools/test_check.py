@@ -268,9 +268,11 @@ def test_json_gives_the_same_figures_as_the_text(tmp_path):
         "ranks": 10, "ranks_per_node": 4, "ranks_per_node_from": "--ranks-per-node", "nodes": 3,
         "node_sizes": [
             {"nodes": 1, "ranks_per_node": 2, "server_local_ranks": [1], "clients_per_node": 1,
-             "approx_bytes_per_client": 67108800, "iterations_held": 67108800 // 5248},
+             "approx_bytes_per_client": 67108800, "iterations_held": 67108800 // 5248,
+             "queue_capacity": 1024},
             {"nodes": 2, "ranks_per_node": 4, "server_local_ranks": [3], "clients_per_node": 3,
-             "approx_bytes_per_client": 22369600, "iterations_held": 22369600 // 5248}]}
+             "approx_bytes_per_client": 22369600, "iterations_held": 22369600 // 5248,
+             "queue_capacity": 1024}]}
 
 
 def test_json_of_dedicated_nodes_and_of_a_buffer_too_small(tmp_path):

@@ -20,6 +20,7 @@
 #include "config/ScriptsReader.hpp"
 #include "config/StoreKinds.hpp"
 #include "core/ByteText.hpp"
+#include "dc/NodeBuffer.hpp"
 #include "ecluse/Error.hpp"
 #include "shm/BufferAllocator.hpp"
 #include "topology/DedicatedNodePlan.hpp"
@@ -289,7 +290,13 @@ void place_dedicated_cores(const Config& config, const std::vector<int>& sizes,
                     .set("clients_per_node", plan.clients)
                     .set("approx_bytes_per_client", share);
     if (writes) kind.set("iterations_held", held);
+    const std::size_t messages = queue_messages_per_iteration(config, plan);
+    const std::size_t capacity = queue_capacity_for(a, messages);
+    kind.set("queue_capacity", static_cast<std::uint64_t>(capacity));
     kinds.push_back(std::move(kind));
+    if (std::string queue = queue_warning(a, messages, capacity); !queue.empty()) {
+      warnings.push_back(std::move(queue));
+    }
     if (const std::uint64_t need = shm::block_footprint(per_client.largest); need > share) {
       problems.push_back(never_fits_message(per_client.largest_variable, need, share,
                                             "buffer (data and bookkeeping)", a, plan.clients));
