@@ -27,6 +27,7 @@ module damaris
   public :: damaris_parameter_get_f, damaris_parameter_set_f
   public :: damaris_set_position_f, damaris_set_block_position_f
   public :: damaris_client_comm_get_f, damaris_end_iteration_f, damaris_get_iteration_f
+  public :: damaris_get_type_f, damaris_has_plugin_f, damaris_error_string_f
   ! ISO_C_BINDING (Fortran 2008), as `use damaris` gives it with Damaris.
   public :: c_int, c_short, c_long, c_long_long, c_signed_char, c_size_t, c_int8_t, c_int16_t
   public :: c_int32_t, c_int64_t, c_int_least8_t, c_int_least16_t, c_int_least32_t
@@ -62,7 +63,8 @@ module damaris
     module procedure parameter_set_int, parameter_set_int64
   end interface damaris_parameter_set_f
 
-  ! No error-code constants: Damaris's module has none, and programs declare their own.
+  ! No error-code constants: Damaris's module has none, and programs declare their own (module
+  ! damaris_constants has them, for programs that want them).
 
   interface
     ! The failed calls that go straight to ecluse_* are said as libdamaris says its own (stderr,
@@ -122,6 +124,22 @@ module damaris
       type(c_ptr), value :: buffer
       integer(c_int), value :: size
     end function c_parameter_get
+
+    integer(c_int) function c_get_type(name, vartype) bind(C, name="damaris_get_type")
+      import :: c_char, c_int
+      character(kind=c_char), dimension(*), intent(in) :: name
+      integer(c_int), intent(inout) :: vartype
+    end function c_get_type
+
+    integer(c_int) function c_has_plugin(plugin) bind(C, name="damaris_has_plugin")
+      import :: c_int
+      integer(c_int), value :: plugin
+    end function c_has_plugin
+
+    type(c_ptr) function c_error_string(error) bind(C, name="damaris_error_string")
+      import :: c_int, c_ptr
+      integer(c_int), value :: error
+    end function c_error_string
 
     integer(c_int) function c_parameter_set(name, buffer, size) bind(C, name="damaris_fortran_parameter_set")
       import :: c_char, c_int, c_ptr
@@ -371,5 +389,31 @@ contains
     ierr = said(c_get_iteration(c))
     iteration = c
   end subroutine damaris_get_iteration_f
+
+  ! Damaris 1.9's additions, as subroutines in the style of the others (values in
+  ! damaris_constants). vartype is DAMARIS_TYPE_UNDEFINED (0) when the call fails, as in C.
+  subroutine damaris_get_type_f(varname, vartype, ierr)
+    character(len=*), intent(in) :: varname
+    integer, intent(out) :: vartype
+    integer, intent(out) :: ierr
+    integer(c_int) :: c
+    c = 0
+    ierr = c_get_type(c_text(varname), c)
+    vartype = c
+  end subroutine damaris_get_type_f
+
+  !> has: 1 if the part is there (HDF5, Python), 0 if not (ParaView, VisIt).
+  subroutine damaris_has_plugin_f(plugin, has)
+    integer, intent(in) :: plugin
+    integer, intent(out) :: has
+    has = c_has_plugin(int(plugin, c_int))
+  end subroutine damaris_has_plugin_f
+
+  !> text: the status code's short text, blank-padded (cut to len(text)).
+  subroutine damaris_error_string_f(error, text)
+    integer, intent(in) :: error
+    character(len=*), intent(out) :: text
+    text = f_text(c_error_string(int(error, c_int)))
+  end subroutine damaris_error_string_f
 
 end module damaris

@@ -60,6 +60,9 @@ void damaris_set_block_position_f_(const char* var, const int* block, const int6
 void damaris_client_comm_get_f_(MPI_Fint* comm, int* err);
 void damaris_end_iteration_f_(int* err);
 void damaris_get_iteration_f_(int* iteration, int* err);
+void damaris_get_type_f_(const char* var, int* vartype, int* err, size_t length);
+void damaris_has_plugin_f_(const int* plugin, int* has);
+void damaris_error_string_f_(const int* error, char* text, size_t length);
 
 void damaris_initialize_f_(const char* file, const MPI_Fint* comm, int* err, size_t length) {
   WITH_NAME(file, length, err, damaris_initialize(name, MPI_Comm_f2c(*comm)));
@@ -167,4 +170,23 @@ void damaris_end_iteration_f_(int* err) {
 
 void damaris_get_iteration_f_(int* iteration, int* err) {
   *err = damaris_get_iteration(iteration);
+}
+
+/* Damaris 1.9's additions, as module damaris gives them. */
+void damaris_get_type_f_(const char* var, int* vartype, int* err, size_t length) {
+  DAMARIS_TYPE_STR type = DAMARIS_TYPE_UNDEFINED;
+  WITH_NAME(var, length, err, damaris_get_type(name, &type));
+  *vartype = (int)type;
+}
+
+void damaris_has_plugin_f_(const int* plugin, int* has) {
+  *has = damaris_has_plugin((DAMARIS_PLUGIN_TYPE)*plugin);
+}
+
+/* Blank-padded to the Fortran length, cut if longer. */
+void damaris_error_string_f_(const int* error, char* text, size_t length) {
+  const char* said = damaris_error_string(*error);
+  const size_t n = strlen(said) < length ? strlen(said) : length;
+  memcpy(text, said, n);
+  memset(text + n, ' ', length - n);
 }

@@ -69,6 +69,8 @@ if [ $fortran = ON ]; then
     "$root/tests/damaris/mesh.f90" $(pkg-config --libs damaris) &&
     "$mpif90" $(pkg-config --cflags damaris) -o damaris_module_compat \
       "$root/tests/damaris/module_compat.F90" $(pkg-config --libs damaris) &&
+    "$mpif90" $(pkg-config --cflags damaris) -o damaris_constants_f \
+      "$root/tests/damaris/constants.F90" $(pkg-config --libs damaris) &&
     "$mpif90" -fallow-argument-mismatch -o damaris_implicit_f "$root/tests/damaris/implicit.f90" \
       $(pkg-config --libs damaris))
 fi

@@ -431,3 +431,26 @@ def test_use_damaris_alone_gives_what_damaris_module_gives(tmp_path, mode):
         name = files[source if mode == "sync" else 0]
         with h5py.File(name, "r") as f:
             assert np.array_equal(f[f"cells/P{source}"][()], expected)
+
+
+@pytest.mark.parametrize("mode", ["sync", "DC"])
+def test_damaris_constants_and_the_1_9_calls_in_fortran(tmp_path, mode):
+    """`use damaris` had no DAMARIS_OK (Damaris's module has none, and programs declare their
+    own: it stays so) and no Fortran form of damaris_get_type, damaris_has_plugin and
+    damaris_error_string: module damaris_constants and the three calls, through the module and
+    as external procedures."""
+    result, ranks = run_fortran_program("damaris_constants_f", tmp_path, "compat.xml",
+                                        MODULE_XML, mode)
+    assert result.stdout.count("constants: ok") == ranks, result.stdout + result.stderr
+
+
+def test_damaris_constants_follow_damaris_h():
+    """Every enumerator of Damaris.h's three enums has its Fortran constant, with its value."""
+    header = (ROOT / "damaris" / "include" / "Damaris.h").read_text()
+    module = (ROOT / "damaris" / "damaris_constants.f90").read_text()
+    declared = dict(re.findall(r"parameter, public :: (DAMARIS_\w+) = (\d+)", module))
+    expected = {}
+    for body in re.findall(r"enum \{\n(.*?)\}", header, re.S):
+        names = re.findall(r"^\s*(DAMARIS_\w+)", body, re.M)
+        expected.update({name: str(value) for value, name in enumerate(names)})
+    assert len(expected) == 23 + 13 + 4 and declared == expected
