@@ -1,6 +1,7 @@
 // Phase bookkeeping with CLOCK_MONOTONIC and CLOCK_THREAD_CPUTIME_ID.
 #include "accounting/Accounting.hpp"
 
+#include <algorithm>
 #include <ctime>
 
 namespace ecluse {
@@ -76,6 +77,19 @@ void Accounting::end_iteration(int iteration) {
   write_at_end_ = visible_write_seconds();
   bytes_at_end_ = bytes_;
   complete();  // nothing of an iteration follows its end on a client
+}
+
+void Accounting::add_background(Phase phase, double wall, double cpu) {
+  switch_to(current_);  // the time of the current phase so far is in its total
+  PhaseTime& to = totals_[static_cast<std::size_t>(phase)];
+  for (const Phase from : {Phase::Idle, Phase::Gather}) {
+    PhaseTime& source = totals_[static_cast<std::size_t>(from)];
+    const double moved = std::min(wall, source.wall);
+    source.wall -= moved;
+    to.wall += moved;
+    wall -= moved;
+  }
+  to.cpu += cpu;
 }
 
 void Accounting::add_store(int iteration, double seconds, std::size_t blocks) {

@@ -42,6 +42,11 @@ class Accounting {
     observer_ = std::move(observer);
   }
 
+  /** Time another thread of this rank spent in `phase` (a server's store thread storing an
+   * iteration) while this thread idled or gathered: `wall` moves to `phase` from this thread's
+   * idle time, then its gather time, so that the phases still add up to the rank's wall time;
+   * `cpu`, that thread's own, is added to `phase`. On the accounting's own thread. */
+  void add_background(Phase phase, double wall, double cpu);
   /** Work of this rank on another thread (a server's store thread writing): its own thread may
    * be idle meanwhile, the rank is not (the frequency governor keeps its core up). */
   void set_background_work(bool busy) { background_work_ = busy; }

@@ -65,6 +65,7 @@ void StoreThread::run_stores() {
     storing_ = true;
     lock.unlock();
     Writer::StoredIteration stored = writer_.store(job.iteration, job.blocks);
+    stored.off_thread = true;
     lock.lock();
     storing_ = false;
     // Nothing left to complete and nothing before it: done here, without a hand-over.

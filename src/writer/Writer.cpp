@@ -76,8 +76,10 @@ void Writer::write_iteration(int iteration, const std::vector<BlockData>& blocks
 
 Writer::StoredIteration Writer::store(int iteration, const std::vector<BlockData>& blocks) {
   const double start = wall_clock();
+  const double cpu = thread_cpu_clock();
   const double waited = waited_seconds();
-  StoredIteration stored{iteration, 0, 0, {}, {}};
+  StoredIteration stored;
+  stored.iteration = iteration;
   std::vector<BlockData> indices;  // select-file= indices, whichever stores write them
   for (const BlockData& block : blocks) {
     if (index_variables_.count(block.variable->name) != 0) indices.push_back(block);
@@ -106,12 +108,14 @@ Writer::StoredIteration Writer::store(int iteration, const std::vector<BlockData
   }
   const double turns = waited_seconds() - waited;  // not store time: reported on its own
   stored.seconds = wall_clock() - start - turns;
+  stored.cpu_seconds = thread_cpu_clock() - cpu;
   stored.served_blocks = static_cast<std::size_t>(std::count(served.begin(), served.end(), true));
   return stored;
 }
 
 void Writer::complete(StoredIteration& stored) {
   const double start = wall_clock();
+  const double cpu = thread_cpu_clock();
   for (PendingCompletion& pending : stored.pending) {
     try {
       pending.complete();
@@ -121,6 +125,7 @@ void Writer::complete(StoredIteration& stored) {
   }
   stored.pending.clear();
   stored.seconds += wall_clock() - start;
+  stored.cpu_seconds += thread_cpu_clock() - cpu;
 }
 
 void Writer::record(const StoredIteration& stored, const std::vector<BlockData>& blocks) {
@@ -140,6 +145,10 @@ void Writer::record(const StoredIteration& stored, const std::vector<BlockData>&
   // An iteration no store wrote a block of (a store's frequency) is an empty store sample, not
   // an output: it diluted the store time per output tenfold at frequency 10.
   accounting_.add_store(iteration, stored.seconds, stored.served_blocks);
+  // Stored on the server's store thread: its time is the rank's store phase (the server's own
+  // thread was idle or gathering meanwhile), and its CPU time the store's share of the energy.
+  if (stored.off_thread)
+    accounting_.add_background(Phase::Store, stored.seconds, stored.cpu_seconds);
   const int failed = static_cast<int>(stored.failures.size());
   if (failed > 0) accounting_.add_store_errors(iteration, failed);
   run_hooks(iteration, blocks);

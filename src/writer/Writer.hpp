@@ -33,6 +33,8 @@ class Writer {
   struct StoredIteration {
     int iteration = 0;
     double seconds = 0;             // the stores' wall time, turns waited excluded
+    double cpu_seconds = 0;         // the CPU time of the threads that ran them
+    bool off_thread = false;        // stored on a thread of its own (a server's store thread)
     std::size_t served_blocks = 0;  // blocks some store wrote (a store's frequency skips some)
     std::vector<StoreFailure> failures;
     std::vector<PendingCompletion> pending;  // run by complete() before it counts as stored

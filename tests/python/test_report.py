@@ -95,6 +95,33 @@ def test_report_numbers_add_up(tmp_path, approach):
         assert stats["dc.skipped_blocks"] == 0
 
 
+@pytest.mark.parametrize("approach", ["dc", "dn"])
+def test_a_servers_store_thread_time_is_its_store_phase(tmp_path, approach):
+    """With its stores on a thread of their own (no Collective store), a server's report said
+    `store` 0 s and gave its energy to `setup`: the store thread's time was in no phase. It is
+    now the store phase: wall time moved from the server thread's idle (then gather) time, the
+    store thread's CPU time added."""
+    text = config(approach).replace('store="files,shared"', 'store="files"')
+    text = re.sub(r'<store name="shared".*?</store>', "", text, flags=re.S)
+    assert "Collective" not in text
+    result = run_example(tmp_path, 4, 5, config=text)
+    assert result.returncode == 0, result.stderr
+    report = json.loads((tmp_path / "heat-report.json").read_text())
+    server = report["roles"][server_name(approach)]
+    store = server["phases"]["store"]
+    stored = report["iterations"]["server_store_s"]["sum"]
+    assert stored > 0 and store["wall_s"] == pytest.approx(stored, rel=1e-6), (store, stored)
+    assert store["cpu_s"] > 0
+    phases = sum(p["wall_s"] for p in server["phases"].values())
+    assert phases == pytest.approx(server["wall_s"], rel=0.01, abs=1e-4)
+    joules = report["energy"]["by_role"][server_name(approach)]["phases"]
+    assert joules["store"] > 0
+
+
+def server_name(approach):
+    return "dedicated-core" if approach == "dc" else "dedicated-node"
+
+
 def test_reports_of_two_approaches_compare(tmp_path, capsys):
     _, tp = run(tmp_path / "tp", "tp")
     _, dc = run(tmp_path / "dc", "dc")

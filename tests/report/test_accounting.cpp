@@ -52,6 +52,33 @@ TEST(Accounting, PhasesAddUpToTheWallTime) {
   EXPECT_GT(t[static_cast<int>(Phase::Compute)].cpu, 0.01);
 }
 
+// A server's store thread stored while the server's thread idled or gathered: that time is the
+// store phase's, taken from idle first, then gather; the phases still add up to the wall time,
+// and the store thread's CPU time is the store phase's.
+TEST(Accounting, BackgroundStoreTimeMovesFromIdleThenGather) {
+  Accounting a;
+  a.switch_to(Phase::Gather);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  a.switch_to(Phase::Idle);
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  a.close();
+  const auto& t = a.totals();
+  const double idle = t[static_cast<int>(Phase::Idle)].wall;
+  const double gather = t[static_cast<int>(Phase::Gather)].wall;
+  ASSERT_GE(idle, 0.029);
+  a.add_background(Phase::Store, idle + gather / 2, 0.012);
+  a.close();
+  EXPECT_NEAR(t[static_cast<int>(Phase::Store)].wall, idle + gather / 2, 1e-3);
+  EXPECT_EQ(t[static_cast<int>(Phase::Store)].cpu, 0.012);
+  EXPECT_LT(t[static_cast<int>(Phase::Idle)].wall, 1e-3);  // what idled since the first close
+  EXPECT_NEAR(t[static_cast<int>(Phase::Gather)].wall, gather / 2, 1e-3);
+  EXPECT_NEAR(sum_wall(a), a.wall_seconds(), 1e-3);
+  // More than this thread ever idled or gathered: the rest is not the rank's time.
+  a.add_background(Phase::Store, 10, 0);
+  a.close();
+  EXPECT_NEAR(sum_wall(a), a.wall_seconds(), 1e-3);
+}
+
 // A Write is busy by definition (a sleep in it is a Wait): its CPU time is its wall time, and
 // the CPU clock is not read on Compute -> Write -> Compute; the Compute phase gets the rest of
 // the thread's CPU time at the next read, so the CPU times still add up.
