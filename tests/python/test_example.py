@@ -120,3 +120,31 @@ def test_warnings_come_before_a_placement_refused_for_its_rank_count(tmp_path):
     assert refusal in result.stderr, result.stderr
     assert result.stderr.index(warning) < result.stderr.index(refusal)
 
+
+
+@pytest.mark.parametrize("env,origin", [
+    ({"ECLUSE_RANKS_PER_NODE": "1"}, " (nodes of ECLUSE_RANKS_PER_NODE=1 ranks, which overrides "
+                                     "the file's <virtual-nodes ranks-per-node=\"2\"/>)."),
+    ({}, None)])
+def test_a_placement_refused_for_its_node_size_says_where_the_size_comes_from(tmp_path, env,
+                                                                            origin):
+    """ECLUSE_RANKS_PER_NODE left set from another run overrode the file's <virtual-nodes>, and
+    the refusal ("node 0 has 1 rank(s) ...") did not say so."""
+    text = (ROOT / "examples" / "simulation.xml").read_text().replace(
+        '<dedicated cores="0" nodes="0"/>',
+        '<dedicated cores="1" nodes="0"/><virtual-nodes ranks-per-node="2"/>')
+    old = dict(os.environ)
+    os.environ.pop("ECLUSE_RANKS_PER_NODE", None)
+    os.environ.update(env)
+    try:
+        result = run_example(tmp_path, 2, 1, config=text)
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+    if origin is None:  # nodes of 2 ranks: accepted
+        assert result.returncode == 0, result.stderr
+        return
+    assert result.returncode != 0
+    assert ("node 0 has 1 rank(s) but <dedicated cores=\"1\"/> leaves none for the simulation; run "
+            "at least 2 ranks per node (every dedicated core needs a client) or lower the number "
+            "of dedicated cores" + origin) in result.stderr, result.stderr
