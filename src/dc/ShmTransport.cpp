@@ -115,9 +115,8 @@ void ShmTransport::no_room_in_part(const BlockData& block, std::size_t need) con
 void ShmTransport::check_capacity(const Variable& variable, std::size_t bytes) const {
   const std::size_t need = shm::block_footprint(bytes);
   const std::size_t share = buffer_.share(client_);
-  if (need > share)
-    throw_never_fits(variable, need, share, "buffer (data and bookkeeping)", config_.architecture,
-                     buffer_.clients());
+  check_block_fits(config_, log_, variable, need, share, "buffer (data and bookkeeping)",
+                   buffer_.clients());
 }
 
 void ShmTransport::check_iteration_capacity(const std::vector<std::size_t>& blocks) {

@@ -133,10 +133,7 @@ void MpiTransport::check_fits(const BlockData& block, std::size_t need, bool may
 }
 
 void MpiTransport::check_capacity(const Variable& variable, std::size_t bytes) const {
-  if (bytes > window_) {
-    throw_never_fits(variable, bytes, window_, "the dedicated node's receive memory",
-                     config_.architecture);
-  }
+  check_block_fits(config_, log_, variable, bytes, window_, "the dedicated node's receive memory");
 }
 
 void MpiTransport::check_iteration_capacity(const std::vector<std::size_t>& blocks) {

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "config/Parameters.hpp"
 #include "core/ByteText.hpp"
 #include "core/Collective.hpp"
 #include "core/DataType.hpp"
@@ -176,6 +177,31 @@ std::string never_fits_message(const std::string& variable, std::size_t need, st
          memory + " but a client may hold at most " + std::to_string(share) +
          " bytes: no write of it could ever be handed over; " +
          raise_buffer(a, need, share, dc_clients) + ".";
+}
+
+std::string may_never_fit_message(const std::string& variable, std::size_t need, std::size_t share,
+                                  const std::string& memory, const Architecture& a,
+                                  int dc_clients) {
+  return "variable '" + variable + "' has blocks of " + std::to_string(need) + " bytes of " +
+         memory +
+         " with the values its parameters have at initialize, but a client may hold at "
+         "most " +
+         std::to_string(share) +
+         " bytes: its writes will be refused (ECLUSE_ALLOCATION_ERROR, counted in the run "
+         "report) unless damaris_parameter_set makes its blocks smaller first (a layout of a "
+         "Damaris file that names parameters is checked at each write, not refused at "
+         "initialize); if these are its sizes, " +
+         raise_buffer(a, need, share, dc_clients) + ".";
+}
+
+void check_block_fits(const Config& config, Log& log, const Variable& variable, std::size_t need,
+                      std::size_t share, const std::string& memory, int dc_clients) {
+  if (need <= share) return;
+  const Architecture& a = config.architecture;
+  if (!evaluated_at_write(config, *config.find_layout(variable.layout))) {
+    throw_never_fits(variable, need, share, memory, a, dc_clients);
+  }
+  log.warning(may_never_fit_message(variable.name, need, share, memory, a, dc_clients));
 }
 
 void throw_never_fits(const Variable& variable, std::size_t need, std::size_t share,

@@ -99,6 +99,16 @@ void warn_iteration_too_big(Log& log, std::size_t blocks, std::size_t need, std:
 [[noreturn]] void throw_never_fits(const Variable& variable, std::size_t need, std::size_t share,
                                    const std::string& memory, const Architecture& a,
                                    int dc_clients = 0);
+/** The warning for a block of a Damaris layout naming parameters (evaluated_at_write) that does
+ * not fit with the values they have at initialize: damaris_parameter_set may still make it
+ * smaller before the first write, so it is not refused; its writes are while it does not fit. */
+std::string may_never_fit_message(const std::string& variable, std::size_t need, std::size_t share,
+                                  const std::string& memory, const Architecture& a,
+                                  int dc_clients = 0);
+/** Initialize's check of one block of `variable` (`need` bytes of `memory`, a client may hold
+ * `share`): throw_never_fits, or, for a Damaris layout naming parameters, the warning above. */
+void check_block_fits(const Config& config, Log& log, const Variable& variable, std::size_t need,
+                      std::size_t share, const std::string& memory, int dc_clients = 0);
 /** throw_never_fits's message, for ecluse-check to say what initialize will. */
 std::string never_fits_message(const std::string& variable, std::size_t need, std::size_t share,
                                const std::string& memory, const Architecture& a,

@@ -163,3 +163,35 @@ def test_placeholder_sizes_invalid_until_set_are_evaluated_at_the_writes(tmp_pat
         rows, cols = np.meshgrid(np.arange(4 * CLIENTS), np.arange(5), indexing="ij")
         want = iteration * 1000.0 + rows * 10.0 + cols
         assert field.tobytes() == want.tobytes(), iteration
+
+
+TOO_BIG_WITH_ITS_VALUES = """<?xml version="1.0"?>
+<simulation name="s" language="c" xmlns="http://damaris.gforge.inria.fr/damaris/model">
+  <architecture><domains count="1"/><dedicated cores="1" nodes="0"/>
+    <buffer name="b" size="300"/></architecture>
+  <data>
+    <parameter name="NX" type="int" value="8"/>
+    <layout name="l" type="double" dimensions="NX,NX"/>
+    <variable name="v" layout="l"/>
+  </data>
+</simulation>
+"""
+
+
+def test_a_damaris_block_too_large_with_its_parameters_values_is_warned_by_name(tmp_path):
+    """Not refused (damaris_parameter_set may shrink it before the first write), but said by
+    name, as ecluse-check says it (tests/tools/test_check.py): only the whole iteration was
+    warned, and every write of the run was then refused."""
+    (tmp_path / "s.xml").write_text(TOO_BIG_WITH_ITS_VALUES)
+    (tmp_path / "s.py").write_text("import ecluse\nwith ecluse.Session('s.xml') as s:\n"
+                                   "    pass\n")
+    result = subprocess.run([mpiexec(), "-n", "3", sys.executable, "s.py"], cwd=tmp_path,
+                            env=child_env(), capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    said = [line for line in result.stderr.splitlines() if "variable 'v' has blocks" in line]
+    assert len(said) == 2, result.stderr  # each client
+    assert all(("warning: variable 'v' has blocks of 576 bytes of buffer (data and bookkeeping) "
+                "with the values its parameters have at initialize, but a client may hold at "
+                "most 128 bytes: its writes will be refused (ECLUSE_ALLOCATION_ERROR, counted in "
+                "the run report) unless damaris_parameter_set makes its blocks smaller first")
+               in line for line in said), said

@@ -437,3 +437,35 @@ def test_an_output_directory_the_run_could_not_make_is_warned(tmp_path, path, wh
     assert not [line for line in result.stdout.splitlines() if line.startswith("warning: ")]
     assert result.stdout.splitlines()[-1] == "sim.xml: valid, 0 warning(s)"
     assert not (tmp_path / "new").exists()
+
+
+PLACEHOLDER_TOO_BIG = """<?xml version="1.0"?>
+<simulation name="s" language="c" xmlns="http://damaris.gforge.inria.fr/damaris/model">
+  <architecture><domains count="1"/><dedicated cores="1" nodes="0"/>
+    <buffer name="b" size="300"/></architecture>
+  <data>
+    <parameter name="NX" type="int" value="8"/>
+    <layout name="l" type="double" dimensions="NX,NX"/>
+    <variable name="v" layout="l"/>
+  </data>
+</simulation>
+"""
+
+
+def test_a_damaris_block_too_large_with_its_parameters_values_is_warned_as_initialize_does(
+        tmp_path):
+    """A Damaris layout naming parameters is not refused at initialize (damaris_parameter_set may
+    shrink it first); with its sizes too large the check said only that the whole iteration did
+    not fit, and the run's every write was refused. Now the block is warned by name, here and at
+    initialize (test_damaris_sizes.py), word for word."""
+    path = write(tmp_path, PLACEHOLDER_TOO_BIG)
+    result = run("--ranks", 3, path)
+    assert result.returncode == 0, result.stdout
+    warning = ("warning: variable 'v' has blocks of 576 bytes of buffer (data and bookkeeping) "
+               "with the values its parameters have at initialize, but a client may hold at most "
+               "128 bytes: its writes will be refused (ECLUSE_ALLOCATION_ERROR, counted in the run "
+               "report) unless damaris_parameter_set makes its blocks smaller first (a layout of "
+               "a Damaris file that names parameters is checked at each write, not refused at "
+               "initialize); if these are its sizes, raise <buffer size> (now 300 bytes, at "
+               f"{path}:4:5) to at least ")
+    assert warning in result.stdout, result.stdout

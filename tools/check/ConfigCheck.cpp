@@ -144,6 +144,10 @@ struct ClientIteration {
   // which may be a placeholder then: its writes are checked) and its variable.
   std::uint64_t largest = 0;
   std::string largest_variable;
+  // The largest block of a Damaris layout naming parameters, with their values in the file:
+  // warned when it does not fit, as initialize does.
+  std::uint64_t largest_at_write = 0;
+  std::string largest_at_write_variable;
 };
 
 // total += bytes * count, false when it does not fit in 64 bits.
@@ -158,8 +162,8 @@ ClientIteration describe_variables(const Config& config, const Parameters& param
                                    std::ostringstream& out, Json& json) {
   const auto domains = static_cast<std::uint64_t>(config.architecture.domains);
   out << "variables, per client and iteration (" << domains << " block(s) of each, <domains>):\n";
-  std::uint64_t total = 0, blocks = 0, in_buffer = 0, largest = 0;
-  std::string largest_variable;
+  std::uint64_t total = 0, blocks = 0, in_buffer = 0;
+  ClientIteration result;
   bool fits = true;
   Json variables = Json::array();
   for (const Variable& v : config.variables) {
@@ -179,21 +183,25 @@ ClientIteration describe_variables(const Config& config, const Parameters& param
     fits = fits && add_blocks(total, bytes, domains) && bytes <= SIZE_MAX - 128 &&
            add_blocks(in_buffer, shm::block_footprint(bytes), domains);
     blocks += domains;
-    if (bytes > largest && !evaluated_at_write(config, layout)) {
+    const bool at_write = evaluated_at_write(config, layout);
+    std::uint64_t& largest = at_write ? result.largest_at_write : result.largest;
+    if (bytes > largest) {
       largest = bytes;
-      largest_variable = v.name;
+      (at_write ? result.largest_at_write_variable : result.largest_variable) = v.name;
     }
   }
   if (!fits) {
     out << "  total: " << blocks << " block(s), more than 2^64 bytes\n";
-    return {UINT64_MAX, UINT64_MAX, true, 0, ""};
+    return {UINT64_MAX, UINT64_MAX, true, 0, "", 0, ""};
   }
   out << "  total: " << blocks << " block(s), " << bytes_text(total) << '\n';
   json.set("domains", domains).set("variables", std::move(variables));
   json.set("blocks_per_client_iteration", blocks)
       .set("bytes_per_client_iteration", total)
       .set("buffer_bytes_per_client_iteration", in_buffer);
-  return {total, in_buffer, false, largest, largest_variable};
+  result.bytes = total;
+  result.in_buffer = in_buffer;
+  return result;
 }
 
 void describe_stores(const Config& config, std::ostringstream& out, Json& json) {
@@ -297,6 +305,11 @@ void place_dedicated_cores(const Config& config, const std::vector<int>& sizes,
     if (std::string queue = queue_warning(a, messages, capacity); !queue.empty()) {
       warnings.push_back(std::move(queue));
     }
+    if (const std::uint64_t need = shm::block_footprint(per_client.largest_at_write);
+        per_client.largest_at_write > 0 && need > share) {
+      warnings.push_back(may_never_fit_message(per_client.largest_at_write_variable, need, share,
+                                               "buffer (data and bookkeeping)", a, plan.clients));
+    }
     if (const std::uint64_t need = shm::block_footprint(per_client.largest); need > share) {
       problems.push_back(never_fits_message(per_client.largest_variable, need, share,
                                             "buffer (data and bookkeeping)", a, plan.clients));
@@ -356,6 +369,11 @@ void place_dedicated_nodes(const Config& config, const std::vector<int>& node_of
       .set("most_clients_per_server", most)
       .set("bytes_per_client", smallest);
   if (writes) json.set("iterations_held", held);
+  if (per_client.largest_at_write > smallest) {
+    warnings.push_back(may_never_fit_message(per_client.largest_at_write_variable,
+                                             per_client.largest_at_write, smallest,
+                                             "the dedicated node's receive memory", a));
+  }
   if (per_client.largest > smallest) {
     problems.push_back(never_fits_message(per_client.largest_variable, per_client.largest, smallest,
                                           "the dedicated node's receive memory", a));
