@@ -186,7 +186,9 @@ void StridedSource::check_fits(const BlockData& block) const {
                   "': its layout '" + v.layout + "' has shape " +
                   text_of(std::span<const std::uint64_t>(block.dims)) + " in C order, " +
                   std::to_string(elements) + " elements (ghosts included), but the array " +
-                  "passed has shape " + shape_text() + ", " + std::to_string(elements_) +
+                  "passed has shape " + shape_text() +
+                  " (in C order too: a Fortran array's dimensions reversed), " +
+                  std::to_string(elements_) +
                   " elements; pass an array of the layout's size. Nothing was written.");
 }
 

@@ -148,7 +148,9 @@ void check_inside(const BlockData& block, const std::vector<std::int64_t>& posit
                   " at position " + format_extent(position) + " with interior extent " +
                   format_extent(interior) + " lies outside the global extent " +
                   format_extent(block.global) +
-                  ". Fix: check the positions given to ecluse_set_position and the layout's "
+                  " (in C order, as the file holds them: a language=\"fortran\" layout's "
+                  "dimensions and positions reversed). Fix: check the positions given to "
+                  "ecluse_set_position and the layout's "
                   "global dimensions");
 }
 

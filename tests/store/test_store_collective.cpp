@@ -194,7 +194,9 @@ TEST(StoreCollective, BlockOutsideDeclaredExtentFailsOnEveryRank) {
             "store 'h5': block 0 of variable 'field' from source " + std::to_string(last) +
                 " at position (" + std::to_string(3 * last + 1) +
                 ", 0) with interior extent (3, 4) lies outside the global extent (" + n +
-                ", 4). Fix: check the positions given to ecluse_set_position and the layout's "
+                ", 4) (in C order, as the file holds them: a language=\"fortran\" layout's "
+                "dimensions and positions reversed). Fix: check the positions given to "
+                "ecluse_set_position and the layout's "
                 "global dimensions");
   MPI_Barrier(MPI_COMM_WORLD);
   EXPECT_TRUE(no_output(dir));
