@@ -116,13 +116,14 @@ void ShmTransport::check_capacity(const Variable& variable, std::size_t bytes) c
   const std::size_t need = shm::block_footprint(bytes);
   const std::size_t share = buffer_.share(client_);
   check_block_fits(config_, log_, variable, need, share, "buffer (data and bookkeeping)",
-                   buffer_.clients());
+                   source_ == 0, buffer_.clients());
 }
 
 void ShmTransport::check_iteration_capacity(const std::vector<std::size_t>& blocks) {
   std::size_t need = 0;
   for (const std::size_t bytes : blocks) need += shm::block_footprint(bytes);
   iteration_need_ = need;
+  if (source_ != 0) return;  // said once, by the first client (ecluse-check: every node size)
   warn_iteration_too_big(log_, blocks.size(), need, buffer_.share(client_),
                          "buffer (data and bookkeeping)", config_.architecture, buffer_.clients());
 }

@@ -133,13 +133,15 @@ void MpiTransport::check_fits(const BlockData& block, std::size_t need, bool may
 }
 
 void MpiTransport::check_capacity(const Variable& variable, std::size_t bytes) const {
-  check_block_fits(config_, log_, variable, bytes, window_, "the dedicated node's receive memory");
+  check_block_fits(config_, log_, variable, bytes, window_, "the dedicated node's receive memory",
+                   source_ == 0);
 }
 
 void MpiTransport::check_iteration_capacity(const std::vector<std::size_t>& blocks) {
   std::size_t need = 0;
   for (const std::size_t bytes : blocks) need += bytes;
   iteration_need_ = need;
+  if (source_ != 0) return;  // said once, by the first client (ecluse-check: every node size)
   warn_iteration_too_big(log_, blocks.size(), need, window_, "the dedicated node's receive memory",
                          config_.architecture);
 }

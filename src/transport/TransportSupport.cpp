@@ -195,13 +195,13 @@ std::string may_never_fit_message(const std::string& variable, std::size_t need,
 }
 
 void check_block_fits(const Config& config, Log& log, const Variable& variable, std::size_t need,
-                      std::size_t share, const std::string& memory, int dc_clients) {
+                      std::size_t share, const std::string& memory, bool warn, int dc_clients) {
   if (need <= share) return;
   const Architecture& a = config.architecture;
   if (!evaluated_at_write(config, *config.find_layout(variable.layout))) {
     throw_never_fits(variable, need, share, memory, a, dc_clients);
   }
-  log.warning(may_never_fit_message(variable.name, need, share, memory, a, dc_clients));
+  if (warn) log.warning(may_never_fit_message(variable.name, need, share, memory, a, dc_clients));
 }
 
 void throw_never_fits(const Variable& variable, std::size_t need, std::size_t share,

@@ -106,9 +106,11 @@ std::string may_never_fit_message(const std::string& variable, std::size_t need,
                                   const std::string& memory, const Architecture& a,
                                   int dc_clients = 0);
 /** Initialize's check of one block of `variable` (`need` bytes of `memory`, a client may hold
- * `share`): throw_never_fits, or, for a Damaris layout naming parameters, the warning above. */
+ * `share`): throw_never_fits, or, for a Damaris layout naming parameters, the warning above
+ * when `warn` (the first client only: the same line from every client of a large job is
+ * noise). */
 void check_block_fits(const Config& config, Log& log, const Variable& variable, std::size_t need,
-                      std::size_t share, const std::string& memory, int dc_clients = 0);
+                      std::size_t share, const std::string& memory, bool warn, int dc_clients = 0);
 /** throw_never_fits's message, for ecluse-check to say what initialize will. */
 std::string never_fits_message(const std::string& variable, std::size_t need, std::size_t share,
                                const std::string& memory, const Architecture& a,

@@ -189,7 +189,7 @@ def test_a_damaris_block_too_large_with_its_parameters_values_is_warned_by_name(
                             env=child_env(), capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     said = [line for line in result.stderr.splitlines() if "variable 'v' has blocks" in line]
-    assert len(said) == 2, result.stderr  # each client
+    assert len(said) == 1, result.stderr  # the first client only, not every client
     assert all(("warning: variable 'v' has blocks of 576 bytes of buffer (data and bookkeeping) "
                 "with the values its parameters have at initialize, but a client may hold at "
                 "most 128 bytes: its writes will be refused (ECLUSE_ALLOCATION_ERROR, counted in "
