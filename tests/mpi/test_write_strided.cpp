@@ -236,7 +236,8 @@ TEST(WriteStrided, RefusalsNameTheProblemAndWriteNothing) {
   EXPECT_STREQ(ecluse_error_message(),
                "write of block 0 of variable 'interior': its layout 'g' has shape (4, 6) in C "
                "order, 24 elements (ghosts included), but the array passed has shape (5, 6) (in C "
-               "order too: a Fortran array's dimensions reversed), 30 elements; pass an array of the layout's size. Nothing was written.");
+               "order too: a Fortran array's dimensions reversed), 30 elements; pass an array of "
+               "the layout's size. Nothing was written.");
   const std::int64_t big[17] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 24};
   const std::int64_t big_strides[17] = {};
   EXPECT_EQ(ecluse_write_strided("interior", a.data(), 17, big, big_strides),
