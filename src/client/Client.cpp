@@ -174,21 +174,39 @@ void Client::check_not_allocated(const Variable& v, int block) const {
 
 void Client::mark_handed_over(const Variable& v, int block) {
   handed_over_[{&v, block}] = iteration_;
+  if (!refused_now_.empty()) refused_now_.erase({&v, block});  // a retry that succeeded
+}
+
+template <class Call>
+auto Client::refusing(const Variable& v, int block, Call call) -> decltype(call()) {
+  try {
+    return call();
+  } catch (const Error& e) {
+    // A second write of a block handed over, a commit of nothing: the block's data is stored or
+    // there was none.
+    if (e.status() != ECLUSE_ALREADY_WRITTEN && e.status() != ECLUSE_BLOCK_NOT_FOUND) {
+      refused_now_.insert({&v, block});
+    }
+    throw;
+  }
 }
 
 void Client::write(std::string_view name, int block, const void* data) {
   PhaseScope scope(accounting_, Phase::Write);
-  hand_over(variable(name), block, data, nullptr);
+  const Variable& v = variable(name);
+  check_block(v, block);
+  refusing(v, block, [&] { hand_over(v, block, data, nullptr); });
 }
 
 void Client::write_strided(std::string_view name, int block, const StridedSource& source) {
   PhaseScope scope(accounting_, Phase::Write);
-  hand_over(variable(name), block, source.data(), &source);
+  const Variable& v = variable(name);
+  check_block(v, block);
+  refusing(v, block, [&] { hand_over(v, block, source.data(), &source); });
 }
 
 void Client::hand_over(const Variable& v, int block, const void* data,
                        const StridedSource* strided) {
-  check_block(v, block);
   if (!data && !(strided && strided->elements() == 0)) {  // an empty array reads nothing
     throw Error(ECLUSE_ARGUMENT_ERROR, "write of variable '" + v.name + "': data is NULL.");
   }
@@ -198,13 +216,7 @@ void Client::hand_over(const Variable& v, int block, const void* data,
   const BlockData& b = describe(v, block, data);
   if (strided) strided->check_fits(b);
   const std::size_t bytes = bytes_of(b);
-  bool handed_over = false;  // false: dropped (policy skip)
-  try {
-    handed_over = transport_.put(b, bytes, strided);
-  } catch (const Error&) {
-    ++refused_writes_;
-    throw;
-  }
+  const bool handed_over = transport_.put(b, bytes, strided);  // false: dropped (policy skip)
   mark_handed_over(v, block);
   if (!handed_over) return;  // a constant variable dropped is written at its next write
   accounting_.add_bytes(bytes);
@@ -215,14 +227,15 @@ void* Client::alloc(std::string_view name, int block) {
   PhaseScope scope(accounting_, Phase::Write);
   const Variable& v = variable(name);
   check_block(v, block);
-  check_not_written(v, block);
-  const BlockData& b = describe(v, block, nullptr);
-  try {
-    return transport_.alloc(b, bytes_of(b));
-  } catch (const Error&) {
-    ++refused_writes_;
-    throw;
-  }
+  return refusing(v, block, [&] {
+    check_not_written(v, block);
+    const BlockData& b = describe(v, block, nullptr);
+    void* room = transport_.alloc(b, bytes_of(b));
+    // Not handed over yet, but no longer refused: an allocation never committed is counted
+    // apart (client.dropped_allocations).
+    if (!refused_now_.empty()) refused_now_.erase({&v, block});
+    return room;
+  });
 }
 
 void Client::commit(std::string_view name, int block) {
@@ -244,7 +257,7 @@ void Client::commit(std::string_view name, int block) {
                     " (committed or written); its data is on its way to be stored. Commit a "
                     "block once per iteration; alloc it again after ecluse_end_iteration.");
   }
-  transport_.commit(v, block);
+  refusing(v, block, [&] { transport_.commit(v, block); });
   mark_handed_over(v, block);
   if (auto it = blocks_.find({&v, block}); it != blocks_.end()) {
     accounting_.add_bytes(bytes_of(it->second));
@@ -296,6 +309,8 @@ void Client::end_iteration() {
   PhaseScope scope(accounting_, Phase::Write);
   const int ended = iteration_++;
   const auto constants = std::exchange(written_now_, {});
+  refused_writes_ += refused_now_.size();  // not handed over in the iteration they belong to
+  refused_now_.clear();
   try {
     transport_.end_iteration(ended);  // TP: stores it, and throws its store failure
   } catch (...) {

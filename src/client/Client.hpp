@@ -56,9 +56,14 @@ class Client {
   [[nodiscard]] const std::string& layout_of(std::string_view variable) const;
   /** Number of dimensions of a variable's layout. */
   [[nodiscard]] std::size_t rank_of(std::string_view variable) const;
-  /** Writes and allocs the transport refused with an error (no room that could ever fit, the
-   * server gone, ...): their data was not handed over. The report counts them. */
-  [[nodiscard]] std::uint64_t refused_writes() const { return refused_writes_; }
+  /** Blocks whose write, alloc or commit returned an error after the variable and block were
+   * accepted (no room, a size that does not match, the server gone, ...) and that were not
+   * handed over by a later call of the same iteration: their data is not stored. A second
+   * write of a block already handed over is not one (that block is stored). The report counts
+   * them. */
+  [[nodiscard]] std::uint64_t refused_writes() const {
+    return refused_writes_ + refused_now_.size();
+  }
 
  private:
   [[nodiscard]] const Variable& variable(std::string_view name) const;
@@ -75,6 +80,9 @@ class Client {
   void mark_handed_over(const Variable& variable, int block);
   void hand_over(const Variable& variable, int block, const void* data,
                  const StridedSource* strided);
+  /** Runs `call`; an Error it throws marks the block refused (refused_writes), then passes. */
+  template <class Call>
+  auto refusing(const Variable& variable, int block, Call call) -> decltype(call());
 
   const Config& config_;
   Parameters& parameters_;
@@ -93,7 +101,8 @@ class Client {
   // (variable, block) -> the last iteration it was handed over in: an entry is made once, then
   // only updated, so a steady-state write allocates nothing.
   std::map<std::pair<const Variable*, int>, int> handed_over_;
-  std::uint64_t refused_writes_ = 0;
+  std::uint64_t refused_writes_ = 0;                       // of the ended iterations
+  std::set<std::pair<const Variable*, int>> refused_now_;  // of this one, not handed over since
 };
 
 }  // namespace ecluse

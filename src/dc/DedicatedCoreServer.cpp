@@ -83,8 +83,9 @@ void DedicatedCoreServer::serve(ServerSignals& signals) {
     if (auto event = buffer_.queue(index_).pop(kIdleSlice)) {
       accounting_.switch_to(Phase::Gather);
       handle(*event);
-      collector_->collect_stored();
-      publish_failures();
+      const bool stored = collector_->collect_stored();
+      // A write moves neither count: publishing walks the server's clients, not at every block.
+      if (stored || event->type != MessageType::Write) publish_failures();
       // After the handling: storing an iteration may take long, the clients are not silent.
       last_message_ = std::chrono::steady_clock::now();
       continue;

@@ -107,7 +107,10 @@ std::string queue_warning(const Architecture& architecture, std::size_t per_iter
          "several microseconds a block; set <queue size=\"" +
          std::to_string(two) + "\"/> in <architecture> (" +
          std::to_string(shm::EventQueue::footprint(two) / 1024) +
-         " KiB of shared memory per dedicated core) so that two iterations fit";
+         " KiB of shared memory per dedicated core) so that " +
+         (two >= 2 * per_iteration ? "two iterations fit"
+                                   : "as many as can fit (the most it takes; fewer blocks per "
+                                     "iteration or more dedicated cores would fit two)");
 }
 
 NodeBuffer::NodeBuffer(const Topology& topology, const Architecture& architecture,

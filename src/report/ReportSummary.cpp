@@ -111,8 +111,10 @@ std::string waits_lines(const RunTotals& t) {
   if (t.approach != Approach::DC) return s;
   return s + wait_line(t, {"for room in the dedicated cores' event queues",
                            Statistic::DcQueueWaitSeconds, Statistic::DcQueueWaits,
-                           "an iteration hands over more blocks than a queue holds (initialize "
-                           "warned, with the <queue size> that holds two iterations): set it"});
+                           "an iteration hands over more blocks than a queue holds (then "
+                           "initialize warned, with the <queue size> that holds two iterations), "
+                           "or the dedicated cores' own threads were busy storing (Collective "
+                           "stores, actions, scripts) while the clients handed over more"});
 }
 
 // A backlog the servers still held at finalize: clients waited there for it to be stored (a

@@ -28,21 +28,21 @@ int effective_ranks_per_node(const Architecture& architecture) {
 
 namespace {
 
-// Where the nodes' sizes come from, said with a placement refused for them: an environment
+// Where the nodes' sizes come from, said after a placement refused for them: an environment
 // variable left over from another run is otherwise hard to see.
 std::string node_sizes_origin(const Architecture& architecture) {
   const char* env = std::getenv("ECLUSE_RANKS_PER_NODE");
   const std::string file = architecture.ranks_per_node > 0
-                               ? "<virtual-nodes ranks-per-node=\"" +
+                               ? "the file's <virtual-nodes ranks-per-node=\"" +
                                      std::to_string(architecture.ranks_per_node) + "\"/>"
                                : "";
   if (env && *env) {
-    return " (nodes of ECLUSE_RANKS_PER_NODE=" + std::string(env) + " ranks" +
-           (file.empty() ? "" : ", which overrides the file's " + file) + ")";
+    return "Nodes here have ECLUSE_RANKS_PER_NODE=" + std::string(env) + " ranks" +
+           (file.empty() ? "" : ", which overrides " + file) + ".";
   }
-  if (!file.empty()) return " (nodes from the file's " + file + ")";
-  return " (nodes as MPI sees them: the ranks sharing a host; <virtual-nodes ranks-per-node> "
-         "or ECLUSE_RANKS_PER_NODE emulate several on one host)";
+  if (!file.empty()) return "Nodes here come from " + file + ".";
+  return "Nodes here are the hosts as MPI sees them (the ranks sharing one); <virtual-nodes "
+         "ranks-per-node> or ECLUSE_RANKS_PER_NODE emulate several on one host.";
 }
 
 }  // namespace
@@ -56,9 +56,7 @@ Topology::Topology(MPI_Comm world, const Architecture& architecture) {
     if (architecture.dedicated_cores > 0) plan_cores(world, architecture);
   } catch (const Error& e) {
     MPI_Comm_free(&node_comm_);
-    std::string what = e.what();
-    if (!what.empty() && what.back() == '.') what.pop_back();
-    throw Error(e.status(), what + node_sizes_origin(architecture) + ".");
+    throw Error(e.status(), std::string(e.what()) + " " + node_sizes_origin(architecture));
   } catch (...) {
     MPI_Comm_free(&node_comm_);
     throw;

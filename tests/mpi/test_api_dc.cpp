@@ -81,8 +81,8 @@ TEST(ApiDc, ANodeWithoutClientsIsAnErrorOnEveryRank) {
   EXPECT_STREQ(ecluse_error_message(),
                "node 1 has 1 rank(s) but <dedicated cores=\"1\"/> leaves none for the "
                "simulation; run at least 2 ranks per node (every dedicated core needs a client) "
-               "or lower the number of dedicated "
-               "cores.");
+               "or lower the number of dedicated cores. Nodes here come from the file's "
+               "<virtual-nodes ranks-per-node=\"2\"/>.");
 }
 
 TEST(ApiDc, OneDedicatedCorePerNodeOfTwoRanks) {

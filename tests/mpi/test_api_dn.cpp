@@ -406,7 +406,8 @@ TEST(ApiDn, OversizedBlockAndUnknownStatistic) {
     double v = 0;
     EXPECT_EQ(ecluse_get_statistic("dn.nothing", &v), ECLUSE_ARGUMENT_ERROR);
     EXPECT_STREQ(ecluse_error_message(),
-                 "no statistic named 'dn.nothing' on this rank; known: dn.credit_bytes, "
+                 "no statistic named 'dn.nothing' on this rank; known: client.refused_writes, "
+                 "dn.credit_bytes, "
                  "dn.credit_wait_seconds, dn.credit_waits, dn.lowest_credit_bytes, "
                  "dn.sent_blocks, dn.sent_bytes, dn.skipped_blocks, dn.window_bytes.");
     EXPECT_EQ(statistic("dn.credit_bytes"), 200.0) << "credit returned after the iteration";
@@ -422,7 +423,8 @@ TEST(ApiDn, TooFewNodesIsAnErrorOnEveryRank) {
   EXPECT_STREQ(ecluse_error_message(),
                "<dedicated nodes=\"2\"/> needs at least 4 nodes (one simulation node per "
                "dedicated node) but the run has 3; start more ranks, set <virtual-nodes "
-               "ranks-per-node> lower, or use fewer dedicated nodes.");
+               "ranks-per-node> lower, or use fewer dedicated nodes. Nodes here come from the "
+               "file's <virtual-nodes ranks-per-node=\"1\"/>.");
 }
 
 }  // namespace

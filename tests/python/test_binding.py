@@ -1529,3 +1529,4 @@ def test_an_iteration_larger_than_the_event_queue(tmp_path, queue):
             assert sorted(blocks) == sorted(f"B{b}" for b in range(300))
             for name, d in blocks.items():
                 assert list(d[()]) == [int(name[1:])] * 3, name
+

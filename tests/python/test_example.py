@@ -123,8 +123,8 @@ def test_warnings_come_before_a_placement_refused_for_its_rank_count(tmp_path):
 
 
 @pytest.mark.parametrize("env,origin", [
-    ({"ECLUSE_RANKS_PER_NODE": "1"}, " (nodes of ECLUSE_RANKS_PER_NODE=1 ranks, which overrides "
-                                     "the file's <virtual-nodes ranks-per-node=\"2\"/>)."),
+    ({"ECLUSE_RANKS_PER_NODE": "1"}, ". Nodes here have ECLUSE_RANKS_PER_NODE=1 ranks, which "
+                                     "overrides the file's <virtual-nodes ranks-per-node=\"2\"/>."),
     ({}, None)])
 def test_a_placement_refused_for_its_node_size_says_where_the_size_comes_from(tmp_path, env,
                                                                             origin):
