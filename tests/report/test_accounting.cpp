@@ -119,7 +119,7 @@ TEST(Accounting, IterationSeriesHoldsVisibleWriteTimeAndBytes) {
       a.add_bytes(it == 1 ? 0 : 100 * static_cast<std::uint64_t>(it + 1));
       a.end_iteration(it);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // compute: not counted
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));  // compute: not counted
   }
   const ecluse::IterationSeries& s = a.finish_series();
   EXPECT_EQ(s.counters.ended.count, 3);
@@ -128,7 +128,8 @@ TEST(Accounting, IterationSeriesHoldsVisibleWriteTimeAndBytes) {
   EXPECT_EQ(write.count(), 2u);
   EXPECT_GE(write.min(), 0.005 - 1e-4);
   EXPECT_GE(write.max(), 0.015 - 1e-4);
-  EXPECT_LT(write.max(), 0.015 + 0.009) << "compute leaked into write";
+  // A leak would add the 30 ms of compute; a loaded machine oversleeps by up to ~10 ms.
+  EXPECT_LT(write.max(), 0.015 + 0.02) << "compute leaked into write";
   EXPECT_EQ(s.of(ecluse::Series::Quiet).count(), 1u);
   EXPECT_EQ(s.of(ecluse::Series::Bytes).sum(), 400.0);
   EXPECT_EQ(a.bytes(), 400.0);
