@@ -270,6 +270,15 @@ def ratio_effect_summary(runs):
     return out
 
 
+def small_blocks_summary(doc):
+    """Per case of bench/small_blocks: DC and DN microseconds per block and their ratio."""
+    if not doc:
+        return {}
+    return {f"{c['blocks']}x{c['block_bytes']:.0f}B": {
+        "dc_us_per_block": c["dc_us_per_block"], "dn_us_per_block": c["dn_us_per_block"],
+        "dn_over_dc": c["dn_over_dc"]} for c in doc["cases"]}
+
+
 def collect_approaches(directory, duration, quick):
     names = sorted(p.stem for p in directory.glob("*.busy"))
     by_order = sorted(directory.glob("*.json"), key=lambda p: p.stat().st_mtime)
@@ -283,6 +292,7 @@ def collect_approaches(directory, duration, quick):
     compare = {n: r for n, r in runs.items() if n.startswith("compare_")}
     ratios = {n: r for n, r in runs.items() if n.startswith("ratio_")}
     tput = load(directory, "dn_throughput")
+    small = load(directory, "small_blocks")
     return {
         **run_header("approaches: TP vs DC vs DN (bench/run.sh --suite approaches)", directory,
                      duration, quick, names),
@@ -291,9 +301,11 @@ def collect_approaches(directory, duration, quick):
             "compare": compare_summary(compare),
             "dn_throughput": dn_throughput_summary(tput),
             "ratio_effect": ratio_effect_summary(ratios),
+            "small_blocks": small_blocks_summary(small),
         },
         "compare": compare,
         "dn_throughput": tput,
+        "small_blocks": small,
         "ratio_effect": ratios,
     }
 
@@ -333,6 +345,13 @@ def table_approaches(doc):
         lines.append(f"| {mode} | {fmt(g['raw'])} | {fmt(g['ecluse_dn_end_to_end'])} | "
                      f"{fmt(g['ecluse_dn_server'])} | {fmt(r['ratio'])} | "
                      f"{fmt(r['server_ratio'])} | {fmt(g['ecluse_tp'])} |")
+    small = s.get("small_blocks") or {}
+    if small:
+        lines += ["", "| blocks x bytes (null store) | DC us/block | DN us/block | DN/DC |",
+                  "|---|---|---|---|"]
+        for case, r in small.items():
+            lines.append(f"| {case} | {fmt(r['dc_us_per_block'])} | {fmt(r['dn_us_per_block'])} | "
+                         f"{fmt(r['dn_over_dc'])} |")
     lines += ["", "oversubscribed (more ranks than cores): behaviour, not speed", "",
               "| clients:server | buffer | receive MiB | peak held MiB | credit waits / writes | "
               "wait s (all clients) | write p50 ms | write max ms | end-to-end s |",

@@ -31,7 +31,7 @@ build() {
     cmake -S "$ECLUSE_ROOT" -B "$ECLUSE_BUILD" -G Ninja >&2
   fi
   cmake --build "$ECLUSE_BUILD" --target dc_write_cost dc_jitter dc_throughput approach_compare \
-    dn_throughput -j 2 >&2
+    dn_throughput small_blocks -j 2 >&2
 }
 
 source "$ECLUSE_ROOT/bench/quiet.sh"  # busy_percent, wait_quiet
@@ -116,12 +116,12 @@ dc_suite() {
 # the order of the approaches alternates from repetition to repetition. Then the DN server's
 # throughput against a raw write, and DN with 7 and 15 clients per server (oversubscribed).
 approaches_suite() {
-  local sizes reps iterations tput_args ratio_args rep order approach mib ranks clients k
+  local sizes reps iterations tput_args ratio_args small_args rep order approach mib ranks clients k
   if ((quick)); then
     sizes=(1 16) reps=1 iterations=8 tput_args=(--iterations 8 --reps 2 --fsync-reps 1)
-    ratio_args=(--iterations 6)
+    ratio_args=(--iterations 6) small_args=(--quick)
   else
-    sizes=(1 16 64) reps=2 iterations=16 tput_args=() ratio_args=(--iterations 10)
+    sizes=(1 16 64) reps=2 iterations=16 tput_args=() ratio_args=(--iterations 10) small_args=()
   fi
   for mib in "${sizes[@]}"; do
     for ((rep = 0; rep < reps; rep++)); do
@@ -137,6 +137,7 @@ approaches_suite() {
     done
   done
   run dn_throughput 2 "$bench/dn_throughput" --dir "$tmp/out" "${tput_args[@]}"
+  run small_blocks 2 "$bench/small_blocks" --dir "$tmp/out" "${small_args[@]}"
   for ranks in 8 16; do
     clients=$((ranks - 1))
     for k in 1 2 8; do

@@ -22,6 +22,7 @@ enum class MessageType : std::uint32_t {
   Signal = 3,        // user event `name`
   Stop = 4,          // the source will send nothing more
   Parameter = 5,     // reserved: a parameter changed on the source
+  Batch = 7,         // DN: `block` small Writes, each header then payload, in one message
 };
 
 /** One message; fixed size so that the DC queue is a plain ring of cells and DN sends one

@@ -15,6 +15,19 @@
 
 namespace ecluse {
 
+namespace {
+
+[[noreturn]] void throw_bad_batch(const BlockMessage& batch, std::int32_t entry) {
+  throw Error(ECLUSE_CHANNEL_ERROR,
+              "a batch of " + std::to_string(batch.block) + " blocks from client " +
+                  std::to_string(batch.source) + " does not hold its block " +
+                  std::to_string(entry) +
+                  ": the client and this server run different Ecluse builds; rebuild both "
+                  "against the same Ecluse.");
+}
+
+}  // namespace
+
 DedicatedNodeServer::DedicatedNodeServer(const Config& config, const Topology& topology,
                                          std::uint64_t memory, Writer& writer, EventTable& events,
                                          Log& log, Accounting& accounting)
@@ -160,7 +173,9 @@ void DedicatedNodeServer::check_silence() const {
   abort_silent_clients("dedicated node", peers_.size() - stopped_);
 }
 
-// Receiving goes on while the store thread stores the iterations already complete.
+// Receiving goes on while the store thread stores the iterations already complete. One round of
+// header tests a poll: taking every message that arrived (rounds until none) slowed a client
+// writing 2,000 blocks of 64 KiB from 17 to 25 us a block (bench/small_blocks).
 bool DedicatedNodeServer::progress() {
   bool any = receive_headers();
   for (std::size_t c = 0; c < peers_.size(); ++c) any = deliver(c) || any;
@@ -193,19 +208,52 @@ bool DedicatedNodeServer::receive_headers() {
 // MPI's non-overtaking rule matches each payload with its header.
 void DedicatedNodeServer::on_header(std::size_t client) {
   Peer& peer = peers_[client];
-  Pending& p = peer.queue.emplace_back();
-  p.header = peer.slot;
+  const BlockMessage& header = peer.slot.header;
   pacer_.on_message(std::chrono::steady_clock::now(), client,
-                    PollPacer::Micros(static_cast<std::int64_t>(p.header.since_previous_us)));
-  p.header.client = static_cast<std::int32_t>(client);
-  if (p.header.type == MessageType::Write) {
-    p.buffer = pool_.acquire(p.header.bytes);
-    channel_.receive_payload(p.buffer.data.get(), p.header.bytes, peer.rank, p.payload);
-    held_ += p.header.bytes;
-    peak_held_ = std::max(peak_held_, held_);
+                    PollPacer::Micros(static_cast<std::int64_t>(header.since_previous_us)));
+  if (header.type == MessageType::Batch) {
+    unpack_batch(client);
+  } else {
+    Pending& p = peer.queue.emplace_back();
+    p.header = header;
+    p.header.client = static_cast<std::int32_t>(client);
+    if (p.header.type == MessageType::Write) {
+      p.buffer = acquire(p.header.bytes);
+      channel_.receive_payload(p.buffer.data.get(), p.header.bytes, peer.rank, p.payload);
+    }
   }
-  if (p.header.type != MessageType::Stop) {
+  if (header.type != MessageType::Stop) {
     channel_.receive_header(peer.slot, peer.rank, &headers_[client]);
+  }
+}
+
+BufferPool::Buffer DedicatedNodeServer::acquire(std::uint64_t bytes) {
+  BufferPool::Buffer buffer = pool_.acquire(bytes);
+  held_ += bytes;
+  peak_held_ = std::max(peak_held_, held_);
+  return buffer;
+}
+
+// The blocks of a batch (MpiTransport::flush_batch), each complete at once: queued as Writes.
+void DedicatedNodeServer::unpack_batch(std::size_t client) {
+  Peer& peer = peers_[client];
+  const BlockMessage& batch = peer.slot.header;
+  const char* entries = peer.slot.payload;
+  std::uint64_t at = 0;
+  for (std::int32_t i = 0; i < batch.block; ++i) {
+    Pending& p = peer.queue.emplace_back();
+    if (batch.bytes > kBatchPayload || batch.bytes - at < sizeof p.header) {
+      throw_bad_batch(batch, i);
+    }
+    std::memcpy(&p.header, entries + at, sizeof p.header);
+    if (p.header.type != MessageType::Write || p.header.bytes > kBatchedBlock ||
+        batch_entry_bytes(p.header.bytes) > batch.bytes - at) {
+      throw_bad_batch(batch, i);
+    }
+    p.header.client = static_cast<std::int32_t>(client);
+    p.buffer = acquire(p.header.bytes);
+    std::memcpy(p.buffer.data.get(), entries + at + sizeof p.header, p.header.bytes);
+    at += batch_entry_bytes(p.header.bytes);
   }
 }
 

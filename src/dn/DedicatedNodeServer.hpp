@@ -50,7 +50,7 @@ class DedicatedNodeServer {
   struct Peer {
     int rank = 0;  // world rank
     ProcessId process;
-    BlockMessage slot;  // the posted header receive lands here
+    HeaderSlot slot;  // the posted header receive lands here (and a small payload)
     std::list<Pending> queue;
     std::uint64_t freed = 0;  // bytes stored since the last credit message
     bool stopped = false;
@@ -67,6 +67,9 @@ class DedicatedNodeServer {
   [[nodiscard]] bool receiving_payload() const;
   bool receive_headers();
   void on_header(std::size_t client);
+  void unpack_batch(std::size_t client);
+  /** Receive memory for a block of `bytes`, counted as held. */
+  BufferPool::Buffer acquire(std::uint64_t bytes);
   bool deliver(std::size_t client);
   void handle(std::size_t client, Pending& p);
   void release(const BlockMessage& e);

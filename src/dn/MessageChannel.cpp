@@ -25,8 +25,14 @@ void MessageChannel::send_header(const BlockMessage& header, int to, MPI_Request
   MPI_Isend(&header, sizeof header, MPI_BYTE, to, kHeaderTag, comm_, request);
 }
 
-void MessageChannel::receive_header(BlockMessage& header, int from, MPI_Request* request) const {
-  MPI_Irecv(&header, sizeof header, MPI_BYTE, from, kHeaderTag, comm_, request);
+void MessageChannel::send_batch(const char* packed, const BlockMessage& header, int to,
+                                MPI_Request* request) const {
+  const auto bytes = static_cast<int>(sizeof header + header.bytes);  // <= sizeof(HeaderSlot)
+  MPI_Isend(packed, bytes, MPI_BYTE, to, kHeaderTag, comm_, request);
+}
+
+void MessageChannel::receive_header(HeaderSlot& slot, int from, MPI_Request* request) const {
+  MPI_Irecv(&slot, sizeof slot, MPI_BYTE, from, kHeaderTag, comm_, request);
 }
 
 void MessageChannel::send_payload(const void* data, std::uint64_t bytes, int to,

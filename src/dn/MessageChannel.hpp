@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "block/BlockMessage.hpp"
@@ -13,6 +14,26 @@ namespace ecluse {
 inline constexpr int kHeaderTag = 7401;   // client -> server: BlockMessage
 inline constexpr int kPayloadTag = 7402;  // client -> server: the bytes of a Write
 inline constexpr int kCreditTag = 7403;   // server -> client: bytes freed, or kBye
+/** Writes of blocks of at most kBatchedBlock bytes are gathered into batches (MessageType::Batch)
+ * of at most kBatchPayload bytes after the batch's header: each block's header, then its data,
+ * padded to 8 bytes. A client with many small blocks otherwise pays MPI's cost per message (two
+ * per block) and, while its server sleeps between polls, the cost of sends that pile up. The
+ * server's posted header receive holds a HeaderSlot. */
+inline constexpr std::uint64_t kBatchedBlock = 8 * 1024;
+inline constexpr std::uint64_t kBatchPayload = 32 * 1024;
+
+/** The bytes a block of `bytes` takes in a batch. */
+constexpr std::uint64_t batch_entry_bytes(std::uint64_t bytes) {
+  return sizeof(BlockMessage) + (bytes + 7) / 8 * 8;
+}
+static_assert(batch_entry_bytes(kBatchedBlock) <= kBatchPayload);
+
+struct HeaderSlot {
+  BlockMessage header;
+  char payload[kBatchPayload];  // right after the header: the sender packs them so
+};
+static_assert(offsetof(HeaderSlot, payload) == sizeof(BlockMessage));
+
 /** Last credit message: the server has every message of this client. */
 inline constexpr std::uint64_t kBye = ~std::uint64_t{0};
 
@@ -37,7 +58,10 @@ class MessageChannel {
 
   [[nodiscard]] MPI_Comm comm() const { return comm_; }
   void send_header(const BlockMessage& header, int to, MPI_Request* request) const;
-  void receive_header(BlockMessage& header, int from, MPI_Request* request) const;
+  /** A Batch: its header, then header.bytes of entries, `packed` (a HeaderSlot's layout). */
+  void send_batch(const char* packed, const BlockMessage& header, int to,
+                  MPI_Request* request) const;
+  void receive_header(HeaderSlot& slot, int from, MPI_Request* request) const;
   /** Two requests: the units and the tail (either may be MPI_REQUEST_NULL). */
   void send_payload(const void* data, std::uint64_t bytes, int to, MPI_Request requests[2]) const;
   void receive_payload(void* data, std::uint64_t bytes, int from, MPI_Request requests[2]) const;

@@ -24,6 +24,7 @@ MpiTransport::MpiTransport(const Config& config, const Topology& topology, std::
       accounting_(accounting),
       timeout_(peer_timeout()),
       pool_(window),
+      batch_(sizeof(HeaderSlot)),
       window_(window),
       credit_(window),
       lowest_credit_(window),
@@ -161,6 +162,7 @@ bool MpiTransport::wait_for_credit(const BlockData& block, std::size_t need, boo
   if (credit_ >= need) return true;
   if (may_skip && skipping()) return credit_arrives(need);
   ++credit_waits_;
+  flush_batch();  // what is written reaches the server while this client waits
   PhaseScope waiting(accounting_, Phase::Wait);
   const auto start = std::chrono::steady_clock::now();
   const auto deadline = start + timeout_;
@@ -188,7 +190,7 @@ BlockMessage MpiTransport::header_of(const BlockData& block, std::size_t bytes) 
   return e;
 }
 
-void MpiTransport::send(const BlockMessage& header, BufferPool::Buffer buffer) {
+MpiTransport::InFlight& MpiTransport::next_in_flight(const BlockMessage& header) {
   if (spare_.empty()) spare_.emplace_back();
   in_flight_.splice(in_flight_.end(), spare_, spare_.begin());
   InFlight& f = in_flight_.back();
@@ -199,15 +201,55 @@ void MpiTransport::send(const BlockMessage& header, BufferPool::Buffer buffer) {
         std::chrono::duration_cast<std::chrono::microseconds>(now - last_sent_).count());
   }
   last_sent_ = now;
+  return f;
+}
+
+void MpiTransport::count_sent(std::uint64_t bytes) {
+  credit_ -= bytes;
+  lowest_credit_ = std::min(lowest_credit_, credit_);
+  held_ += bytes;
+  sent_bytes_ += bytes;
+  ++sent_blocks_;
+}
+
+// Every message but a batch: the batch goes first, so that the server sees the messages in the
+// order of the calls (an iteration's blocks before its end).
+void MpiTransport::send(const BlockMessage& header, BufferPool::Buffer buffer) {
+  flush_batch();
+  InFlight& f = next_in_flight(header);
   f.buffer = std::move(buffer);
   channel_.send_header(f.header, server_, &f.requests[0]);
   if (header.type != MessageType::Write) return;
   channel_.send_payload(f.buffer.data.get(), header.bytes, server_, &f.requests[1]);
-  credit_ -= header.bytes;
-  lowest_credit_ = std::min(lowest_credit_, credit_);
-  held_ += header.bytes;
-  sent_bytes_ += header.bytes;
-  ++sent_blocks_;
+  count_sent(header.bytes);
+}
+
+void MpiTransport::add_to_batch(const BlockData& block, std::size_t bytes,
+                                const StridedSource* strided) {
+  const std::size_t entry = batch_entry_bytes(bytes);
+  if (batch_used_ + entry > sizeof(HeaderSlot)) flush_batch();
+  char* at = batch_.data() + batch_used_;
+  copy_source(at + sizeof(BlockMessage), block, strided, bytes, false);  // may throw: not added
+  const BlockMessage header = header_of(block, bytes);
+  std::memcpy(at, &header, sizeof header);
+  batch_used_ += entry;
+  ++batch_blocks_;
+  count_sent(bytes);
+  ++batched_blocks_;
+}
+
+void MpiTransport::flush_batch() {
+  if (batch_blocks_ == 0) return;
+  BlockMessage header = header_of(MessageType::Batch, 0);
+  header.block = batch_blocks_;
+  header.bytes = batch_used_ - sizeof(BlockMessage);
+  InFlight& f = next_in_flight(header);
+  std::memcpy(batch_.data(), &f.header, sizeof f.header);
+  f.packed.assign(batch_.data(), batch_.data() + batch_used_);
+  channel_.send_batch(f.packed.data(), f.header, server_, &f.requests[0]);
+  batch_used_ = sizeof(BlockMessage);
+  batch_blocks_ = 0;
+  ++batches_;
 }
 
 bool MpiTransport::put(const BlockData& block, std::size_t bytes, const StridedSource* strided) {
@@ -215,6 +257,10 @@ bool MpiTransport::put(const BlockData& block, std::size_t bytes, const StridedS
   if (!wait_for_credit(block, bytes, true)) {
     log_skipped(log_, block, ++skipped_, "no credit from the dedicated node");
     return false;
+  }
+  if (bytes <= kBatchedBlock) {
+    add_to_batch(block, bytes, strided);
+    return true;
   }
   BufferPool::Buffer buffer = pool_.acquire(bytes);
   copy_source(buffer.data.get(), block, strided, bytes, bytes >= streaming_from_);
@@ -329,6 +375,8 @@ Statistics MpiTransport::statistics() const {
           {Statistic::DnCreditWaits, static_cast<double>(credit_waits_)},
           {Statistic::DnCreditWaitSeconds, credit_wait_seconds_},
           {Statistic::DnSentBlocks, static_cast<double>(sent_blocks_)},
+          {Statistic::DnBatchedBlocks, static_cast<double>(batched_blocks_)},
+          {Statistic::DnBatches, static_cast<double>(batches_)},
           {Statistic::DnSentBytes, static_cast<double>(sent_bytes_)},
           {Statistic::DnSkippedBlocks, static_cast<double>(skipped_)}};
 }

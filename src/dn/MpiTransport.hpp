@@ -54,6 +54,8 @@ class MpiTransport : public Transport {
   struct InFlight {
     BlockMessage header;
     BufferPool::Buffer buffer;
+    // A Batch: its header, then its entries (kept with its capacity: spare nodes reuse it).
+    std::vector<char> packed;
     MPI_Request requests[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     bool committed = false;  // an allocated block: readable until its iteration ends
   };
@@ -68,6 +70,12 @@ class MpiTransport : public Transport {
   bool credit_arrives(std::size_t need);
   void check_server(std::chrono::steady_clock::time_point deadline, const std::string& what);
   void send(const BlockMessage& header, BufferPool::Buffer buffer);
+  /** The next node of in_flight_, its header stamped with the time since the previous send. */
+  InFlight& next_in_flight(const BlockMessage& header);
+  void count_sent(std::uint64_t bytes);
+  /** A small write: copied into the batch, sent when full or before any other message. */
+  void add_to_batch(const BlockData& block, std::size_t bytes, const StridedSource* strided);
+  void flush_batch();
   [[nodiscard]] BlockMessage header_of(MessageType type, int iteration) const;
   [[nodiscard]] BlockMessage header_of(const BlockData& block, std::size_t bytes) const;
   void check_fits(const BlockData& block, std::size_t need, bool may_skip) const;
@@ -86,6 +94,10 @@ class MpiTransport : public Transport {
   OncePerSecond server_checks_;                        // at end_iteration, a server on this host
   BufferPool pool_;
   std::list<InFlight> in_flight_, spare_;  // spare nodes: no allocation per write
+  // The batch being filled: room for its header (written at flush), then its entries.
+  std::vector<char> batch_;
+  std::size_t batch_used_ = sizeof(BlockMessage);
+  std::int32_t batch_blocks_ = 0;
   std::map<std::pair<const Variable*, int>, Allocated> allocated_;
   // Committed blocks already sent: their memory stays the caller's to read (as Damaris keeps a
   // committed block until clear) until end_iteration returns it to the pool.
@@ -102,6 +114,7 @@ class MpiTransport : public Transport {
   bool stopped_ = false, bye_ = false;
   // Statistics.
   std::uint64_t sent_bytes_ = 0, sent_blocks_ = 0, skipped_ = 0, credit_waits_ = 0;
+  std::uint64_t batched_blocks_ = 0, batches_ = 0;
   std::uint64_t lowest_credit_;
   std::size_t streaming_from_;  // blocks from this size are copied with streaming stores
   double credit_wait_seconds_ = 0;

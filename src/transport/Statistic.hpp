@@ -38,6 +38,8 @@ enum class Statistic {
   ClientRefusedWrites,
   DcQueueWaits,
   DcQueueWaitSeconds,
+  DnBatchedBlocks,
+  DnBatches,
 };
 
 /** Counters add up over ranks; peaks, windows and memories are maxima, lowest values minima. */
@@ -49,7 +51,7 @@ struct StatisticInfo {
   Combine combine;
 };
 
-inline constexpr std::array<StatisticInfo, 27> kStatistics = {{
+inline constexpr std::array<StatisticInfo, 29> kStatistics = {{
     {Statistic::DcWindowBytes, "dc.window_bytes", Combine::Max},
     {Statistic::DcBufferWaits, "dc.buffer_waits", Combine::Sum},
     {Statistic::DcBufferWaitSeconds, "dc.buffer_wait_seconds", Combine::Sum},
@@ -77,6 +79,8 @@ inline constexpr std::array<StatisticInfo, 27> kStatistics = {{
     {Statistic::ClientRefusedWrites, "client.refused_writes", Combine::Sum},
     {Statistic::DcQueueWaits, "dc.queue_waits", Combine::Sum},
     {Statistic::DcQueueWaitSeconds, "dc.queue_wait_seconds", Combine::Sum},
+    {Statistic::DnBatchedBlocks, "dn.batched_blocks", Combine::Sum},
+    {Statistic::DnBatches, "dn.batches", Combine::Sum},
 }};
 
 constexpr const StatisticInfo& info_of(Statistic key) {

@@ -391,6 +391,77 @@ TEST(ApiDn, PrefaultMapsTheClientsOutgoingMemoryAtInitialize) {
   std::printf("first DN write of 4 MiB: %ld minor faults without prefault, %ld with\n", cold, warm);
 }
 
+// Blocks of at most 8 KiB travel in batches of up to 32 KiB, larger ones in two messages of their
+// own (a batch is sent first, so that the server sees the calls in order); interleaved in one
+// iteration, every block arrives in its place, bit for bit; a full batch is sent and a new one
+// begun.
+TEST(ApiDn, SmallBlocksInBatchesAndLargeOnesApartArriveInOrder) {
+  if (world_size() != 2) GTEST_SKIP() << "runs with 2 ranks";
+  constexpr int kIterations = 3;
+  constexpr int kBlocks = 3;      // of s, l and b, interleaved
+  constexpr int kMoreBlocks = 5;  // of m (1000 doubles) after them: 3 fit in a batch
+  const std::string dir = ecluse::test::fresh_dir("dn-inline");
+  const std::string xml = R"(<simulation name="inl"><architecture><domains count="5"/>
+    <dedicated nodes="1"/><buffer size="1MiB"/><virtual-nodes ranks-per-node="1"/></architecture>
+    <data><layout name="small" type="double" dimensions="1024"/>
+    <layout name="large" type="double" dimensions="1025"/><layout name="more" type="double"
+    dimensions="1000"/><variable name="m" layout="more"/><layout name="byte" type="char"
+    dimensions="1"/><variable name="s" layout="small"/><variable name="l" layout="large"/>
+    <variable name="b" layout="byte"/></data><storage><store name="h" type="HDF5">
+    <option key="FilesPath">)" +
+                          dir + R"(</option></store></storage></simulation>)";
+  const auto values = [](int it, int var, int block, std::size_t n) {
+    std::vector<double> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = it * 1e6 + var * 1e5 + block * 1e4 + double(i);
+    return v;
+  };
+  expect_ok(ecluse_initialize_string(xml.c_str(), MPI_COMM_WORLD));
+  int is_client = 0;
+  expect_ok(ecluse_start(&is_client));
+  double batched_blocks = -1;
+  double batches = -1;
+  double sent_blocks = -1;
+  if (is_client) {
+    for (int it = 0; it < kIterations; ++it) {
+      for (int block = 0; block < kBlocks; ++block) {
+        expect_ok(ecluse_write_block("s", block, values(it, 0, block, 1024).data()));
+        expect_ok(ecluse_write_block("l", block, values(it, 1, block, 1025).data()));
+        const char byte = static_cast<char>('a' + it * kBlocks + block);
+        expect_ok(ecluse_write_block("b", block, &byte));
+      }
+      for (int block = 0; block < kMoreBlocks; ++block) {
+        expect_ok(ecluse_write_block("m", block, values(it, 3, block, 1000).data()));
+      }
+      expect_ok(ecluse_end_iteration());
+    }
+    expect_ok(ecluse_stop());
+    batched_blocks = statistic("dn.batched_blocks");
+    batches = statistic("dn.batches");
+    sent_blocks = statistic("dn.sent_blocks");
+  }
+  expect_ok(ecluse_finalize());
+  if (!is_client) return;
+  EXPECT_EQ(batched_blocks, (2.0 * kBlocks + kMoreBlocks) * kIterations) << "all but l";
+  // Per iteration: {s0} before l0, {b0 s1} before l1, {b1 s2} before l2, {b2 m0 m1 m2} full,
+  // {m3 m4} at its end.
+  EXPECT_EQ(batches, 5.0 * kIterations);
+  EXPECT_EQ(sent_blocks, (3.0 * kBlocks + kMoreBlocks) * kIterations);
+  for (int it = 0; it < kIterations; ++it) {
+    const std::string file = dir + "/inl_It" + std::to_string(it) + "_Pr0.h5";
+    for (int block = 0; block < kBlocks; ++block) {
+      const std::string b = "/P0/B" + std::to_string(block);
+      EXPECT_EQ(read_dataset(file, "s" + b).bytes, as_bytes(values(it, 0, block, 1024)));
+      EXPECT_EQ(read_dataset(file, "l" + b).bytes, as_bytes(values(it, 1, block, 1025)));
+      const std::vector<char> byte{static_cast<char>('a' + it * kBlocks + block)};
+      EXPECT_EQ(read_dataset(file, "b" + b).bytes, as_bytes(byte));
+    }
+    for (int block = 0; block < kMoreBlocks; ++block) {
+      const std::string b = "/P0/B" + std::to_string(block);
+      EXPECT_EQ(read_dataset(file, "m" + b).bytes, as_bytes(values(it, 3, block, 1000)));
+    }
+  }
+}
+
 TEST(ApiDn, OversizedBlockAndUnknownStatistic) {
   if (world_size() != 2) GTEST_SKIP() << "runs with 2 ranks";
   RunSetup s{1, 1};
@@ -407,9 +478,10 @@ TEST(ApiDn, OversizedBlockAndUnknownStatistic) {
     EXPECT_EQ(ecluse_get_statistic("dn.nothing", &v), ECLUSE_ARGUMENT_ERROR);
     EXPECT_STREQ(ecluse_error_message(),
                  "no statistic named 'dn.nothing' on this rank; known: client.refused_writes, "
-                 "dn.credit_bytes, "
-                 "dn.credit_wait_seconds, dn.credit_waits, dn.lowest_credit_bytes, "
-                 "dn.sent_blocks, dn.sent_bytes, dn.skipped_blocks, dn.window_bytes.");
+                 "dn.batched_blocks, dn.batches, dn.credit_bytes, dn.credit_wait_seconds, "
+                 "dn.credit_waits, dn.lowest_credit_bytes, dn.sent_blocks, dn.sent_bytes, "
+                 "dn.skipped_blocks, "
+                 "dn.window_bytes.");
     EXPECT_EQ(statistic("dn.credit_bytes"), 200.0) << "credit returned after the iteration";
   }
   expect_ok(ecluse_finalize());
