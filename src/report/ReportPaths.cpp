@@ -3,8 +3,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include "report/RunReport.hpp"
@@ -63,10 +65,41 @@ std::string report_path(const Config& config) {
   return replaced(path, "{simulation}", config.simulation);
 }
 
+namespace {
+
+// Said at initialize rather than found at finalize, after the whole run: the report is what
+// `ecluse run` and `ecluse advise --from-report` read.
+std::string report_directory_problem(const std::string& path) {
+  const auto parent = std::filesystem::path(path).parent_path();
+  const std::string directory = parent.empty() ? "." : parent.string();
+  std::error_code error;
+  if (!std::filesystem::is_directory(directory, error)) {
+    return "its directory " + directory + " does not exist; create it";
+  }
+  if (::access(directory.c_str(), W_OK | X_OK) != 0) {
+    return "its directory " + directory + " is not writable (" + std::strerror(errno) +
+           "); make it writable";
+  }
+  return "";
+}
+
+}  // namespace
+
 void retire_previous_report(const Config& config, Log& log) {
   const std::string path = report_path(config);
+  if (path.empty()) return;
+  if (const std::string problem = report_directory_problem(path); !problem.empty()) {
+    const char* env = std::getenv("ECLUSE_REPORT");
+    log.warning("the run report cannot be written to " + path + " at finalize: " + problem +
+                ", or " +
+                (env && *env ? "set ECLUSE_REPORT to another file"
+                             : "change <report file> (now '" + config.report.file +
+                                   "'), or set ECLUSE_REPORT to another file (none: no report)") +
+                ".");
+    return;
+  }
   std::error_code error;
-  if (path.empty() || !std::filesystem::is_regular_file(path, error)) return;
+  if (!std::filesystem::is_regular_file(path, error)) return;
   const std::string previous = path + ".previous";
   std::filesystem::rename(path, previous, error);
   if (!error) return;

@@ -88,7 +88,8 @@ std::string report_path(const Config& config);
 bool note_report_for_launcher(const std::string& report);
 /** Rank 0 at initialize: the report file of an earlier run is moved to `<report>.previous`, so
  * that the report on disk is always this run's (a run killed before finalize left the earlier
- * run's complete report beside its own files). */
+ * run's complete report beside its own files). A report directory that is missing or not
+ * writable is warned at once, with the fix, rather than after the whole run. */
 void retire_previous_report(const Config& config, Log& log);
 
 /** Writes `text` to `path` whole or not at all: into an unnamed temporary file of the same

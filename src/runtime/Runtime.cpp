@@ -135,7 +135,9 @@ std::unique_ptr<Writer> Runtime::make_core_writer() {
 
 void Runtime::build_time_partitioning() {
   writer_ = make_writer(topology_->clients());
-  transport_ = std::make_unique<DirectTransport>(*writer_);
+  agreement_ = std::make_unique<IterationAgreement>(topology_->clients(),
+                                                    writer_->stores_together(), *accounting_);
+  transport_ = std::make_unique<DirectTransport>(*writer_, agreement_.get());
   int source = 0;
   MPI_Comm_rank(topology_->clients(), &source);
   client_ = std::make_unique<Client>(config_, *parameters_, *transport_, source, *accounting_);
@@ -361,10 +363,7 @@ void Runtime::end_iteration() {
 // not every client ended at stop), so that the report counts what was stored.
 void Runtime::end_unended_iteration() {
   bool unended = client_->wrote_unended();
-  if (!has_servers()) {
-    const WaitScope scope("in finalize for the clients' unended iterations");
-    unended = allreduce_int(client_comm(), unended ? 1 : 0, MPI_MAX) != 0;
-  }
+  if (!has_servers()) unended = agreement_->in_finalize(client_->iteration(), unended);
   if (!unended) return;
   log_->warning("iteration " + std::to_string(client_->iteration()) +
                 " was not ended (no end_iteration after its writes); storing it as it is. Call "

@@ -12,6 +12,7 @@
 #include "core/Log.hpp"
 #include "ecluse/Session.hpp"
 #include "topology/Topology.hpp"
+#include "transport/IterationAgreement.hpp"
 #include "transport/Transport.hpp"
 #include "writer/Writer.hpp"
 
@@ -83,6 +84,7 @@ class Runtime {
   std::unique_ptr<Writer> writer_;
   std::unique_ptr<DedicatedCoreServer> server_;
   std::unique_ptr<DedicatedNodeServer> node_server_;
+  std::unique_ptr<IterationAgreement> agreement_;  // time partitioning
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<Client> client_;
   std::unique_ptr<HostEnergy> energy_;

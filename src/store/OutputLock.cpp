@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -178,8 +179,10 @@ std::string regex_escaped(const std::string& text) {
   return out;
 }
 
-// The FileName pattern as a regular expression: {simulation} literal, numbers elsewhere.
-std::regex part_regex(const std::string& pattern, const std::string& simulation) {
+// The FileName pattern as a regular expression: {simulation} literal, numbers elsewhere, then
+// `suffix` (a regular expression).
+std::regex name_regex(const std::string& pattern, const std::string& simulation,
+                      const std::string& suffix) {
   std::string expression;
   for (std::size_t i = 0; i < pattern.size();) {
     const auto close = pattern[i] == '{' ? pattern.find('}', i) : std::string::npos;
@@ -191,7 +194,7 @@ std::regex part_regex(const std::string& pattern, const std::string& simulation)
     expression += key == "simulation" ? regex_escaped(simulation) : "[0-9]+";
     i = close + 1;
   }
-  return std::regex(expression + R"(\.part)");
+  return std::regex(expression + suffix);
 }
 
 std::string listed(const std::vector<std::string>& parts) {
@@ -203,6 +206,36 @@ std::string listed(const std::vector<std::string>& parts) {
     text += " and " + std::to_string(parts.size() - kListedParts) + " more";
   }
   return text;
+}
+
+// Regular files under `directory` (recursively) whose relative paths match `wanted`, sorted.
+std::vector<std::string> files_named(const std::string& directory, const std::regex& wanted) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  std::error_code error;
+  fs::recursive_directory_iterator it(directory, fs::directory_options::skip_permission_denied,
+                                      error);
+  for (; !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+    if (!it->is_regular_file(error)) continue;
+    const std::string relative = fs::relative(it->path(), directory, error).string();
+    if (std::regex_match(relative, wanted)) files.push_back(relative);
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// Not removed (they may be results the user keeps), but named: a run with fewer iterations or
+// processes than the one before it otherwise leaves files that look like its own.
+void warn_earlier_outputs(const std::string& directory, const std::string& simulation,
+                          const std::string& pattern, const std::string& store, Log* log) {
+  const std::vector<std::string> earlier = earlier_outputs(directory, simulation, pattern);
+  if (earlier.empty() || log == nullptr) return;
+  log->warning("store '" + store + "': '" + directory + "' already holds " +
+               std::to_string(earlier.size()) + " file(s) named as this run names its own (" +
+               listed(earlier) +
+               "): from an earlier run, or from the run this one restarts. This run replaces "
+               "those it writes again and leaves the others beside its own; if they are not "
+               "wanted there, remove them first or give this run another FilesPath.");
 }
 
 void remove_leftovers(const std::string& directory, const std::string& simulation,
@@ -232,18 +265,13 @@ std::vector<std::string> missing_directories(const std::string& directory) {
 
 std::vector<std::string> leftover_parts(const std::string& directory, const std::string& simulation,
                                         const std::string& file_pattern) {
-  namespace fs = std::filesystem;
-  const std::regex wanted = part_regex(file_pattern, simulation);
-  std::vector<std::string> parts;
-  std::error_code error;
-  fs::recursive_directory_iterator it(directory, fs::directory_options::skip_permission_denied,
-                                      error);
-  for (; !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
-    if (!it->is_regular_file(error) || it->path().extension() != ".part") continue;
-    const std::string relative = fs::relative(it->path(), directory, error).string();
-    if (std::regex_match(relative, wanted)) parts.push_back(relative);
-  }
-  return parts;
+  return files_named(directory, name_regex(file_pattern, simulation, R"(\.part)"));
+}
+
+std::vector<std::string> earlier_outputs(const std::string& directory,
+                                         const std::string& simulation,
+                                         const std::string& file_pattern) {
+  return files_named(directory, name_regex(file_pattern, simulation, ""));
 }
 
 OutputLock::OutputLock(const std::string& directory, const std::string& simulation,
@@ -273,6 +301,7 @@ OutputLock::OutputLock(const std::string& directory, const std::string& simulati
   }
   try {
     remove_leftovers(directory, simulation, file_pattern, store_name, log);
+    warn_earlier_outputs(directory, simulation, file_pattern, store_name, log);
     if (owner_) heartbeat_ = std::thread([this] { refresh(); });
   } catch (...) {
     release();  // the destructor does not run: a lock left here would refuse the next run

@@ -62,5 +62,10 @@ class OutputLock {
  * FileName pattern of a store, {simulation} given, other placeholders any number). */
 std::vector<std::string> leftover_parts(const std::string& directory, const std::string& simulation,
                                         const std::string& file_pattern);
+/** Files under `directory` named as `file_pattern` names a run's final files (an earlier run's,
+ * at initialize), sorted. The lock's owner warns of them, naming a few. */
+std::vector<std::string> earlier_outputs(const std::string& directory,
+                                         const std::string& simulation,
+                                         const std::string& file_pattern);
 
 }  // namespace ecluse

@@ -52,6 +52,7 @@ void DirectTransport::end_iteration(int iteration) {
     if (s.filled) blocks.push_back(s.block);
     s.filled = false;
   }
+  if (agreement_) agreement_->before_end_iteration(iteration);  // throws: not stored
   writer_.write_iteration(iteration, blocks);
 }
 

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "transport/IterationAgreement.hpp"
 #include "transport/Transport.hpp"
 #include "writer/Writer.hpp"
 
@@ -12,7 +13,9 @@ namespace ecluse {
 
 class DirectTransport : public Transport {
  public:
-  explicit DirectTransport(Writer& writer) : writer_(writer) {}
+  /** `agreement`: the clients agree on the iteration before each store (null: they need not). */
+  DirectTransport(Writer& writer, IterationAgreement* agreement)
+      : writer_(writer), agreement_(agreement) {}
   bool put(const BlockData& block, std::size_t bytes, const StridedSource* strided) override;
   void* alloc(const BlockData& block, std::size_t bytes) override;
   void commit(const Variable& variable, int block) override;
@@ -32,6 +35,7 @@ class DirectTransport : public Transport {
   };
   Slot& slot(const Variable& variable, int block);
   Writer& writer_;
+  IterationAgreement* agreement_;
   std::map<std::pair<const Variable*, int>, Slot> slots_;  // (variable, block id)
 };
 

@@ -161,6 +161,15 @@ bool Writer::stores_on_any_thread() const {
          });
 }
 
+std::string Writer::stores_together() const {
+  for (const BoundStore& s : stores_) {
+    if (s.schedule != nullptr || !s.backend->runs_on_any_thread()) {
+      return "store '" + s.config->name + "'";
+    }
+  }
+  return hooks_.empty() ? "" : "in-situ scripts or plugins";
+}
+
 void Writer::leave_schedules() {
   for (BoundStore& store : stores_) {
     if (store.schedule) store.schedule->leave();

@@ -61,6 +61,9 @@ class Writer {
   /** True when store() makes no MPI call (every store says so, none is scheduled) and there
    * are no hooks: a server may then store on a thread of its own. */
   [[nodiscard]] bool stores_on_any_thread() const;
+  /** What makes the writers store each iteration together (MPI calls in store() or a hook),
+   * for messages: "store 'S'" or "in-situ hooks"; empty when nothing does. */
+  [[nodiscard]] std::string stores_together() const;
   /** The last failure thrown by write_iteration: "iteration I in store 'S': cause". */
   [[nodiscard]] const std::string& last_failure() const { return last_failure_; }
   /** In-situ work run after the stores on every iteration (see IterationHook), in the order

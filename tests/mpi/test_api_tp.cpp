@@ -146,6 +146,64 @@ TEST(ApiTp, FortranLayoutIsStoredInCOrderAtItsPosition) {
   EXPECT_EQ(d.bytes, as_bytes(want));
 }
 
+// end_iteration is collective among the clients when a store writes collectively: a client that
+// ends more iterations than the others gets a message that says so, at its end_iteration, and
+// the others at their finalize, instead of mismatched collectives (MPI_ERR_TRUNCATE, a hang);
+// what was ended together is stored, the rest counted as not stored.
+TEST(ApiTp, ClientsOutOfStepGetAMessageNotAMismatchedCollective) {
+  const int size = world_size();
+  if (size < 2) GTEST_SKIP() << "needs 2 clients";
+  const std::string dir = ecluse::test::fresh_dir("out_of_step");
+  const std::string data = R"(<parameter name="P" type="int" value=")" + std::to_string(size) +
+                           R"("/><layout name="l" type="double" dimensions="4" global="4*P"/>
+      <variable name="v" layout="l"/>)";
+  ASSERT_EQ(ecluse_initialize_string(config(dir, data, "Collective").c_str(), MPI_COMM_WORLD),
+            ECLUSE_OK);
+  const int rank = world_rank();
+  const std::int64_t pos[1] = {rank * 4};
+  expect_ok(ecluse_set_position("v", pos));
+  const int iterations = rank == 0 ? 3 : 2;  // rank 0 ends one more
+  const std::string common =
+      ". Under time partitioning the clients store each iteration together (store 's'), so "
+      "each must call end_iteration as many times as the others before finalize; the "
+      "iterations not ended together are not stored.";
+  for (int it = 0; it < iterations; ++it) {
+    const std::vector<double> v(4, rank * 10.0 + it);
+    expect_ok(ecluse_write("v", v.data()));
+    if (it < 2) {
+      expect_ok(ecluse_end_iteration());
+      continue;
+    }
+    EXPECT_EQ(ecluse_end_iteration(), ECLUSE_IO_ERROR);
+    const std::string ahead = std::string(
+                                  "the clients are out of step: this client ends iteration "
+                                  "2 while another is in finalize after 2 iteration(s)") +
+                              common;
+    EXPECT_EQ(ecluse_error_message(), ahead);
+    // Once out of step, at once and with no collective: the others are in finalize.
+    expect_ok(ecluse_write("v", v.data()));
+    EXPECT_EQ(ecluse_end_iteration(), ECLUSE_IO_ERROR);
+    EXPECT_EQ(ecluse_error_message(), ahead);
+  }
+  EXPECT_EQ(ecluse_finalize(), ECLUSE_IO_ERROR);
+  EXPECT_EQ(std::string(ecluse_error_message()),
+            rank == 0 ? "the clients are out of step: this client ends iteration 2 while another "
+                        "is in finalize after 2 iteration(s)" +
+                            common
+                      : "the clients are out of step: this client is in finalize after 2 "
+                        "iteration(s) while another ends iteration 2" +
+                            common);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank != 0) return;
+  for (int it = 0; it < 2; ++it) {
+    std::vector<double> want;
+    for (int r = 0; r < size; ++r) want.insert(want.end(), 4, r * 10.0 + it);
+    EXPECT_EQ(read_dataset(dir + "/sim_It" + std::to_string(it) + ".h5", "v").bytes,
+              as_bytes(want));
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/sim_It2.h5"));
+}
+
 TEST(ApiTp, LayoutsFollowParametersAndBadValuesAreRefused) {
   const std::string dir = ecluse::test::fresh_dir("param");
   Init init(config(dir, R"(<parameter name="N" type="int" value="2"/>

@@ -140,6 +140,25 @@ def test_report_can_be_redirected_or_disabled(tmp_path):
     assert not (tmp_path / "a" / "heat-report.json").exists()
 
 
+def test_a_report_directory_that_does_not_exist_is_said_at_initialize(tmp_path):
+    missing = tmp_path / "missing"
+    result, _ = run(tmp_path / "a", "tp", extra='<report file="missing/{simulation}.json"/>')
+    lines = result.stderr.splitlines()
+    said = ("the run report cannot be written to missing/heat.json at finalize: its directory "
+            "missing does not exist; create it, or change <report file> (now "
+            "'missing/{simulation}.json'), or set ECLUSE_REPORT to another file (none: no "
+            "report).")
+    warned = [i for i, line in enumerate(lines) if said in line]
+    failed = [i for i, line in enumerate(lines) if "could not be written to missing/heat" in line]
+    # Said once, at initialize, long before finalize finds it true.
+    assert len(warned) == 1 and len(failed) == 1 and warned[0] < failed[0], result.stderr
+    result, _ = run(tmp_path / "b", "dc", env={"ECLUSE_REPORT": str(missing / "r.json")})
+    assert (f"the run report cannot be written to {missing}/r.json at finalize: its directory "
+            f"{missing} does not exist; create it, or set ECLUSE_REPORT to another file.") in (
+                result.stderr), result.stderr
+    assert not missing.exists()
+
+
 def write(path, text):
     """Whole or not at all, as sysfs files are: a reader never sees a half-written value."""
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -462,5 +462,35 @@ TEST(StoreLock, LeftoverPartsFollowTheFileNamePattern) {
             std::vector<std::string>{"It12/heat_Pr3.h5.part"});
 }
 
+// Final files of an earlier run (more iterations or processes than this one, or the run this
+// one restarts) are kept but named by the lock's owner, a few of them, with the fix.
+TEST(StoreLock, EarlierOutputsAreNamedNotRemoved) {
+  if (world_size() > 1) GTEST_SKIP() << "one writer is enough";
+  const std::string dir = fresh_dir("lock_earlier");
+  const std::vector<std::string> earlier{"sim_It0_Pr0.h5", "sim_It10_Pr0.h5", "sim_It11_Pr0.h5",
+                                         "sim_It1_Pr0.h5", "sim_It1_Pr1.h5",  "sim_It2_Pr0.h5",
+                                         "sim_It9_Pr3.h5"};  // sorted as text
+  for (const std::string& name : earlier) write_text(dir + "/" + name, "kept");
+  for (const std::string name : {"other_It0_Pr0.h5", "sim_It0_Pr0.h5.xmf", "sim.h5"}) {
+    write_text(dir + "/" + name, "not this run's kind of name");
+  }
+  EXPECT_EQ(earlier_outputs(dir, "sim", "{simulation}_It{iteration}_Pr{writer}.h5"), earlier);
+  LogConfig log_config;
+  log_config.file = dir + "/log";
+  Log log(log_config, 0);
+  StoreEnv env = world_env();
+  env.log = &log;
+  { auto store = make_store_collectively(hdf5_store(dir, "FilePerCore"), env); }
+  for (const std::string& name : earlier) EXPECT_EQ(read_text(dir + "/" + name), "kept");
+  EXPECT_EQ(read_text(dir + "/log.0.log"),
+            "[ecluse 0] warning: store 'h5': '" + dir +
+                "' already holds 7 file(s) named as this run names its own ('sim_It0_Pr0.h5', "
+                "'sim_It10_Pr0.h5', 'sim_It11_Pr0.h5', 'sim_It1_Pr0.h5', 'sim_It1_Pr1.h5' and 2 "
+                "more): from an earlier run, or from "
+                "the run this one restarts. This run replaces those it writes again and leaves "
+                "the others beside its own; if they are not wanted there, remove them first or "
+                "give this run another FilesPath.\n");
+}
+
 }  // namespace
 }  // namespace ecluse::test
