@@ -213,6 +213,10 @@ void Client::hand_over(const Variable& v, int block, const void* data,
   check_not_written(v, block);
   check_not_allocated(v, block);
   if (!v.enabled || written_once_.count({&v, block})) return mark_handed_over(v, block);
+  if (!wanted(v)) {
+    ++unwanted_writes_;
+    return mark_handed_over(v, block);
+  }
   const BlockData& b = describe(v, block, data);
   if (strided) strided->check_fits(b);
   const std::size_t bytes = bytes_of(b);
@@ -305,8 +309,17 @@ void Client::parameter_set(std::string_view name, const void* buffer, std::size_
   }
 }
 
+bool Client::wanted(const Variable& variable) {
+  const auto index = static_cast<std::size_t>(&variable - config_.variables.data());
+  if (wanted_.size() != config_.variables.size()) wanted_.assign(config_.variables.size(), -1);
+  signed char& known = wanted_[index];
+  if (known < 0) known = block_wanted(config_, variable, iteration_) ? 1 : 0;
+  return known != 0;
+}
+
 void Client::end_iteration() {
   PhaseScope scope(accounting_, Phase::Write);
+  std::fill(wanted_.begin(), wanted_.end(), static_cast<signed char>(-1));
   const int ended = iteration_++;
   const auto constants = std::exchange(written_now_, {});
   refused_writes_ += refused_now_.size();  // not handed over in the iteration they belong to

@@ -44,7 +44,10 @@ class Client {
   [[nodiscard]] int iteration() const { return iteration_; }
   /** A restarted phase: this client goes on at `iteration` when it is further (it has nothing
    * unended then: stop ended it). */
-  void continue_from(int iteration) { iteration_ = std::max(iteration_, iteration); }
+  void continue_from(int iteration) {
+    iteration_ = std::max(iteration_, iteration);
+    wanted_.clear();  // known for another iteration
+  }
   /** This client's id among the clients (the source of its blocks and signals). */
   [[nodiscard]] int source() const { return source_; }
   /** True when a block was handed over since the last end_iteration (a forgotten one). */
@@ -61,6 +64,9 @@ class Client {
    * handed over by a later call of the same iteration: their data is not stored. A second
    * write of a block already handed over is not one (that block is stored). The report counts
    * them. */
+  /** Writes of blocks no store takes at their iteration and nothing else reads (a store's
+   * frequency): accepted, not copied (block_wanted). */
+  [[nodiscard]] std::uint64_t unwanted_writes() const { return unwanted_writes_; }
   [[nodiscard]] std::uint64_t refused_writes() const {
     return refused_writes_ + refused_now_.size();
   }
@@ -78,6 +84,8 @@ class Client {
   void check_not_written(const Variable& variable, int block) const;
   void check_not_allocated(const Variable& variable, int block) const;
   void mark_handed_over(const Variable& variable, int block);
+  /** block_wanted for this iteration, once per variable and iteration. */
+  [[nodiscard]] bool wanted(const Variable& variable);
   void hand_over(const Variable& variable, int block, const void* data,
                  const StridedSource* strided);
   /** Runs `call`; an Error it throws marks the block refused (refused_writes), then passes. */
@@ -101,7 +109,10 @@ class Client {
   // (variable, block) -> the last iteration it was handed over in: an entry is made once, then
   // only updated, so a steady-state write allocates nothing.
   std::map<std::pair<const Variable*, int>, int> handed_over_;
-  std::uint64_t refused_writes_ = 0;                       // of the ended iterations
+  std::uint64_t refused_writes_ = 0;  // of the ended iterations
+  std::uint64_t unwanted_writes_ = 0;
+  // By variable (its index in the configuration): -1 not known yet this iteration, else 0 or 1.
+  std::vector<signed char> wanted_;
   std::set<std::pair<const Variable*, int>> refused_now_;  // of this one, not handed over since
 };
 

@@ -89,4 +89,22 @@ std::string to_string(const SourceLocation& where) {
   return where.file + ":" + std::to_string(where.line) + ":" + std::to_string(where.column);
 }
 
+bool store_takes(const Store& store, const Variable& variable, int iteration) {
+  if (iteration % store.frequency != 0 && variable.time_varying) return false;
+  if (variable.every_store) return true;
+  return std::find(variable.stores.begin(), variable.stores.end(), store.name) !=
+         variable.stores.end();
+}
+
+bool block_wanted(const Config& config, const Variable& variable, int iteration) {
+  if (!variable.time_varying || !variable.scripts.empty()) return true;
+  const auto plugin = [](const Event& e) { return e.kind == EventKind::Iteration; };
+  if (std::any_of(config.events.begin(), config.events.end(), plugin)) return true;
+  const auto indexes = [&](const Variable& v) { return v.select_file == variable.name; };
+  if (std::any_of(config.variables.begin(), config.variables.end(), indexes)) return true;
+  return std::any_of(config.stores.begin(), config.stores.end(), [&](const Store& s) {
+    return s.enabled && store_takes(s, variable, iteration);
+  });
+}
+
 }  // namespace ecluse

@@ -252,4 +252,15 @@ struct Config {
 /** "file:line:col" */
 std::string to_string(const SourceLocation& where);
 
+/** Whether `store` writes the blocks of `variable` at `iteration`: the variable goes to it (its
+ * store=, or every store without one) and the iteration is one of the store's (a multiple of its
+ * frequency; a constant variable's blocks whenever they come). */
+bool store_takes(const Store& store, const Variable& variable, int iteration);
+
+/** Whether a block of `variable` at `iteration` is used at all: an enabled store takes it, or
+ * something else may read it (a script, an iteration plugin, a select-file= index; a constant
+ * variable's blocks always). A client hands over only these: a store's frequency then costs
+ * the iterations it skips no copy. */
+bool block_wanted(const Config& config, const Variable& variable, int iteration);
+
 }  // namespace ecluse

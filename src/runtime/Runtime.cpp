@@ -256,6 +256,10 @@ Statistics Runtime::statistics() const {
   if (dropped_allocations_ > 0) {
     all.push_back({Statistic::ClientDroppedAllocations, static_cast<double>(dropped_allocations_)});
   }
+  if (client_ && client_->unwanted_writes() > 0) {
+    all.push_back(
+        {Statistic::ClientUnwantedWrites, static_cast<double>(client_->unwanted_writes())});
+  }
   if (client_ && client_->refused_writes() > 0) {
     all.push_back({Statistic::ClientRefusedWrites, static_cast<double>(client_->refused_writes())});
   }

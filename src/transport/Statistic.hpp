@@ -40,6 +40,7 @@ enum class Statistic {
   DcQueueWaitSeconds,
   DnBatchedBlocks,
   DnBatches,
+  ClientUnwantedWrites,
 };
 
 /** Counters add up over ranks; peaks, windows and memories are maxima, lowest values minima. */
@@ -51,7 +52,7 @@ struct StatisticInfo {
   Combine combine;
 };
 
-inline constexpr std::array<StatisticInfo, 29> kStatistics = {{
+inline constexpr std::array<StatisticInfo, 30> kStatistics = {{
     {Statistic::DcWindowBytes, "dc.window_bytes", Combine::Max},
     {Statistic::DcBufferWaits, "dc.buffer_waits", Combine::Sum},
     {Statistic::DcBufferWaitSeconds, "dc.buffer_wait_seconds", Combine::Sum},
@@ -81,6 +82,7 @@ inline constexpr std::array<StatisticInfo, 29> kStatistics = {{
     {Statistic::DcQueueWaitSeconds, "dc.queue_wait_seconds", Combine::Sum},
     {Statistic::DnBatchedBlocks, "dn.batched_blocks", Combine::Sum},
     {Statistic::DnBatches, "dn.batches", Combine::Sum},
+    {Statistic::ClientUnwantedWrites, "client.unwanted_writes", Combine::Sum},
 }};
 
 constexpr const StatisticInfo& info_of(Statistic key) {

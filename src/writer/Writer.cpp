@@ -61,10 +61,7 @@ Writer::Writer(const Config& config, const StoreEnv& env, Log& log, Accounting& 
 // A store with frequency f writes the iterations that are multiples of f; a variable that is
 // not time-varying is written once, at whichever iteration it comes, so it is never skipped.
 bool Writer::serves(const BoundStore& store, const Variable& variable, int iteration) {
-  if (iteration % store.config->frequency != 0 && variable.time_varying) return false;
-  if (variable.every_store) return true;
-  return std::find(variable.stores.begin(), variable.stores.end(), store.config->name) !=
-         variable.stores.end();
+  return store_takes(*store.config, variable, iteration);
 }
 
 void Writer::write_iteration(int iteration, const std::vector<BlockData>& blocks) {

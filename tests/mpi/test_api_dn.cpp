@@ -462,6 +462,57 @@ TEST(ApiDn, SmallBlocksInBatchesAndLargeOnesApartArriveInOrder) {
   }
 }
 
+// A store's frequency: the blocks no store takes at their iteration, and nothing else reads, are
+// accepted but not sent (client.unwanted_writes); a constant variable's are sent at their first
+// write whatever the frequency; what is stored is unchanged.
+TEST(ApiDn, BlocksNoStoreTakesAreNotSent) {
+  if (world_size() != 2) GTEST_SKIP() << "runs with 2 ranks";
+  constexpr int kIterations = 6;
+  const std::string every = ecluse::test::fresh_dir("dn-freq-every");
+  const std::string sparse = ecluse::test::fresh_dir("dn-freq-sparse");
+  const std::string xml = R"(<simulation name="fq"><architecture><dedicated nodes="1"/>
+    <buffer size="1MiB"/><virtual-nodes ranks-per-node="1"/></architecture><data>
+    <layout name="l" type="double" dimensions="16"/><variable name="a" layout="l" store="e"/>
+    <variable name="b" layout="l" store="s"/><variable name="c" layout="l" store="s"
+    time-varying="false"/></data><storage><store name="e" type="HDF5"><option key="FilesPath">)" +
+                          every + R"(</option></store><store name="s" type="HDF5" frequency="3">
+    <option key="FilesPath">)" +
+                          sparse + R"(</option></store></storage></simulation>)";
+  const auto values = [](int it, int var) {
+    std::vector<double> v(16);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = it * 100 + var * 10 + double(i);
+    return v;
+  };
+  expect_ok(ecluse_initialize_string(xml.c_str(), MPI_COMM_WORLD));
+  int is_client = 0;
+  expect_ok(ecluse_start(&is_client));
+  double sent = -1;
+  double unwanted = -1;
+  if (is_client) {
+    for (int it = 0; it < kIterations; ++it) {
+      expect_ok(ecluse_write("a", values(it, 0).data()));
+      expect_ok(ecluse_write("b", values(it, 1).data()));
+      expect_ok(ecluse_write("c", values(it, 2).data()));
+      expect_ok(ecluse_end_iteration());
+    }
+    expect_ok(ecluse_stop());
+    sent = statistic("dn.sent_blocks");
+    unwanted = statistic("client.unwanted_writes");
+  }
+  expect_ok(ecluse_finalize());
+  if (!is_client) return;
+  EXPECT_EQ(sent, kIterations + 2 + 1) << "a every iteration, b at 0 and 3, c once";
+  EXPECT_EQ(unwanted, kIterations - 2) << "b at 1, 2, 4, 5";
+  for (int it = 0; it < kIterations; ++it) {
+    const std::string name = "/fq_It" + std::to_string(it) + "_Pr0.h5";
+    EXPECT_EQ(read_dataset(every + name, "a/P0").bytes, as_bytes(values(it, 0)));
+    EXPECT_EQ(fs::exists(sparse + name), it % 3 == 0) << it;
+  }
+  EXPECT_EQ(read_dataset(sparse + "/fq_It0_Pr0.h5", "b/P0").bytes, as_bytes(values(0, 1)));
+  EXPECT_EQ(read_dataset(sparse + "/fq_It3_Pr0.h5", "b/P0").bytes, as_bytes(values(3, 1)));
+  EXPECT_EQ(read_dataset(sparse + "/fq_It0_Pr0.h5", "c/P0").bytes, as_bytes(values(0, 2)));
+}
+
 TEST(ApiDn, OversizedBlockAndUnknownStatistic) {
   if (world_size() != 2) GTEST_SKIP() << "runs with 2 ranks";
   RunSetup s{1, 1};
