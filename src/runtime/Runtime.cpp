@@ -253,14 +253,11 @@ Statistics Runtime::statistics() const {
     all.push_back({Statistic::ScheduleWaitSeconds, waits.seconds});
     all.push_back({Statistic::ScheduleLongestWaitSeconds, waits.longest});
   }
-  if (dropped_allocations_ > 0) {
+  // A client's own counters, 0 included: a program checks a clean run by reading them.
+  if (client_) {
     all.push_back({Statistic::ClientDroppedAllocations, static_cast<double>(dropped_allocations_)});
-  }
-  if (client_ && client_->unwanted_writes() > 0) {
     all.push_back(
         {Statistic::ClientUnwantedWrites, static_cast<double>(client_->unwanted_writes())});
-  }
-  if (client_ && client_->refused_writes() > 0) {
     all.push_back({Statistic::ClientRefusedWrites, static_cast<double>(client_->refused_writes())});
   }
   if (writer_ && writer_->hook_failures() > 0) {  // scripts and plugin actions that failed

@@ -528,7 +528,8 @@ TEST(ApiDn, OversizedBlockAndUnknownStatistic) {
     double v = 0;
     EXPECT_EQ(ecluse_get_statistic("dn.nothing", &v), ECLUSE_ARGUMENT_ERROR);
     EXPECT_STREQ(ecluse_error_message(),
-                 "no statistic named 'dn.nothing' on this rank; known: client.refused_writes, "
+                 "no statistic named 'dn.nothing' on this rank; known: client.dropped_allocations, "
+                 "client.refused_writes, client.unwanted_writes, "
                  "dn.batched_blocks, dn.batches, dn.credit_bytes, dn.credit_wait_seconds, "
                  "dn.credit_waits, dn.lowest_credit_bytes, dn.sent_blocks, dn.sent_bytes, "
                  "dn.skipped_blocks, "

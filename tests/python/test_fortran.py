@@ -143,8 +143,8 @@ def test_a_successful_call_clears_the_message(errors):
     for case in ("initialize", "valid-write", "bind", "commit", "finalize"):
         assert errors[case] == "ECLUSE_OK|", case
     assert errors["unknown-statistic"] == (
-        "ECLUSE_ARGUMENT_ERROR|no statistic named 'dn.credit_waits' on this rank; known: none "
-        "(this rank's role keeps none).")
+        "ECLUSE_ARGUMENT_ERROR|no statistic named 'dn.credit_waits' on this rank; known: "
+        "client.dropped_allocations, client.refused_writes, client.unwanted_writes.")
 
 
 def test_a_failed_client_comm_get_leaves_the_communicator(errors):
