@@ -174,7 +174,11 @@ void Client::check_not_allocated(const Variable& v, int block) const {
 
 void Client::mark_handed_over(const Variable& v, int block) {
   handed_over_[{&v, block}] = iteration_;
-  if (!refused_now_.empty()) refused_now_.erase({&v, block});  // a retry that succeeded
+  forget_refusal(v, block);
+}
+
+void Client::forget_refusal(const Variable& v, int block) {
+  if (!refused_now_.empty()) refused_now_.erase({&v, block});
 }
 
 template <class Call>
@@ -237,7 +241,7 @@ void* Client::alloc(std::string_view name, int block) {
     void* room = transport_.alloc(b, bytes_of(b));
     // Not handed over yet, but no longer refused: an allocation never committed is counted
     // apart (client.dropped_allocations).
-    if (!refused_now_.empty()) refused_now_.erase({&v, block});
+    forget_refusal(v, block);
     return room;
   });
 }

@@ -59,14 +59,14 @@ class Client {
   [[nodiscard]] const std::string& layout_of(std::string_view variable) const;
   /** Number of dimensions of a variable's layout. */
   [[nodiscard]] std::size_t rank_of(std::string_view variable) const;
+  /** Writes of blocks no store takes at their iteration and nothing else reads (a store's
+   * frequency): accepted, not copied (block_wanted). */
+  [[nodiscard]] std::uint64_t unwanted_writes() const { return unwanted_writes_; }
   /** Blocks whose write, alloc or commit returned an error after the variable and block were
    * accepted (no room, a size that does not match, the server gone, ...) and that were not
    * handed over by a later call of the same iteration: their data is not stored. A second
    * write of a block already handed over is not one (that block is stored). The report counts
    * them. */
-  /** Writes of blocks no store takes at their iteration and nothing else reads (a store's
-   * frequency): accepted, not copied (block_wanted). */
-  [[nodiscard]] std::uint64_t unwanted_writes() const { return unwanted_writes_; }
   [[nodiscard]] std::uint64_t refused_writes() const {
     return refused_writes_ + refused_now_.size();
   }
@@ -84,6 +84,8 @@ class Client {
   void check_not_written(const Variable& variable, int block) const;
   void check_not_allocated(const Variable& variable, int block) const;
   void mark_handed_over(const Variable& variable, int block);
+  /** A block refused earlier in this iteration is no longer (a retry went through). */
+  void forget_refusal(const Variable& variable, int block);
   /** block_wanted for this iteration, once per variable and iteration. */
   [[nodiscard]] bool wanted(const Variable& variable);
   void hand_over(const Variable& variable, int block, const void* data,

@@ -24,7 +24,6 @@ MpiTransport::MpiTransport(const Config& config, const Topology& topology, std::
       accounting_(accounting),
       timeout_(peer_timeout()),
       pool_(window),
-      batch_(sizeof(HeaderSlot)),
       window_(window),
       credit_(window),
       lowest_credit_(window),
@@ -190,9 +189,10 @@ BlockMessage MpiTransport::header_of(const BlockData& block, std::size_t bytes) 
   return e;
 }
 
-MpiTransport::InFlight& MpiTransport::next_in_flight(const BlockMessage& header) {
-  if (spare_.empty()) spare_.emplace_back();
-  in_flight_.splice(in_flight_.end(), spare_, spare_.begin());
+MpiTransport::InFlight& MpiTransport::next_in_flight(const BlockMessage& header,
+                                                     std::list<InFlight>& from) {
+  if (from.empty()) from.emplace_back();
+  in_flight_.splice(in_flight_.end(), from, from.begin());
   InFlight& f = in_flight_.back();
   f.header = header;
   const auto now = std::chrono::steady_clock::now();
@@ -216,7 +216,7 @@ void MpiTransport::count_sent(std::uint64_t bytes) {
 // order of the calls (an iteration's blocks before its end).
 void MpiTransport::send(const BlockMessage& header, BufferPool::Buffer buffer) {
   flush_batch();
-  InFlight& f = next_in_flight(header);
+  InFlight& f = next_in_flight(header, spare_);
   f.buffer = std::move(buffer);
   channel_.send_header(f.header, server_, &f.requests[0]);
   if (header.type != MessageType::Write) return;
@@ -228,7 +228,12 @@ void MpiTransport::add_to_batch(const BlockData& block, std::size_t bytes,
                                 const StridedSource* strided) {
   const std::size_t entry = batch_entry_bytes(bytes);
   if (batch_used_ + entry > sizeof(HeaderSlot)) flush_batch();
-  char* at = batch_.data() + batch_used_;
+  if (batch_.empty()) {
+    if (spare_.empty()) spare_.emplace_back();
+    batch_.splice(batch_.end(), spare_, spare_.begin());
+    batch_.front().packed.resize(sizeof(HeaderSlot));  // once per node
+  }
+  char* at = batch_.front().packed.data() + batch_used_;
   copy_source(at + sizeof(BlockMessage), block, strided, bytes, false);  // may throw: not added
   const BlockMessage header = header_of(block, bytes);
   std::memcpy(at, &header, sizeof header);
@@ -243,9 +248,8 @@ void MpiTransport::flush_batch() {
   BlockMessage header = header_of(MessageType::Batch, 0);
   header.block = batch_blocks_;
   header.bytes = batch_used_ - sizeof(BlockMessage);
-  InFlight& f = next_in_flight(header);
-  std::memcpy(batch_.data(), &f.header, sizeof f.header);
-  f.packed.assign(batch_.data(), batch_.data() + batch_used_);
+  InFlight& f = next_in_flight(header, batch_);
+  std::memcpy(f.packed.data(), &f.header, sizeof f.header);
   channel_.send_batch(f.packed.data(), f.header, server_, &f.requests[0]);
   batch_used_ = sizeof(BlockMessage);
   batch_blocks_ = 0;

@@ -54,7 +54,7 @@ class MpiTransport : public Transport {
   struct InFlight {
     BlockMessage header;
     BufferPool::Buffer buffer;
-    // A Batch: its header, then its entries (kept with its capacity: spare nodes reuse it).
+    // A Batch: its header, then its entries (sized once: spare nodes reuse it).
     std::vector<char> packed;
     MPI_Request requests[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     bool committed = false;  // an allocated block: readable until its iteration ends
@@ -70,8 +70,9 @@ class MpiTransport : public Transport {
   bool credit_arrives(std::size_t need);
   void check_server(std::chrono::steady_clock::time_point deadline, const std::string& what);
   void send(const BlockMessage& header, BufferPool::Buffer buffer);
-  /** The next node of in_flight_, its header stamped with the time since the previous send. */
-  InFlight& next_in_flight(const BlockMessage& header);
+  /** The next node of in_flight_, taken from `from`, its header stamped with the time since the
+   * previous send. */
+  InFlight& next_in_flight(const BlockMessage& header, std::list<InFlight>& from);
   void count_sent(std::uint64_t bytes);
   /** A small write: copied into the batch, sent when full or before any other message. */
   void add_to_batch(const BlockData& block, std::size_t bytes, const StridedSource* strided);
@@ -94,8 +95,9 @@ class MpiTransport : public Transport {
   OncePerSecond server_checks_;                        // at end_iteration, a server on this host
   BufferPool pool_;
   std::list<InFlight> in_flight_, spare_;  // spare nodes: no allocation per write
-  // The batch being filled: room for its header (written at flush), then its entries.
-  std::vector<char> batch_;
+  // The batch being filled, in the node that will send it (none yet, or one): its packed has
+  // room for the batch's header (written at flush), then the entries.
+  std::list<InFlight> batch_;
   std::size_t batch_used_ = sizeof(BlockMessage);
   std::int32_t batch_blocks_ = 0;
   std::map<std::pair<const Variable*, int>, Allocated> allocated_;

@@ -58,12 +58,6 @@ Writer::Writer(const Config& config, const StoreEnv& env, Log& log, Accounting& 
   for (BoundStore& store : stores_) store.schedule = make_schedule(*store.config, env);
 }
 
-// A store with frequency f writes the iterations that are multiples of f; a variable that is
-// not time-varying is written once, at whichever iteration it comes, so it is never skipped.
-bool Writer::serves(const BoundStore& store, const Variable& variable, int iteration) {
-  return store_takes(*store.config, variable, iteration);
-}
-
 void Writer::write_iteration(int iteration, const std::vector<BlockData>& blocks) {
   PhaseScope scope(accounting_, Phase::Store);
   StoredIteration stored = store(iteration, blocks);
@@ -85,7 +79,7 @@ Writer::StoredIteration Writer::store(int iteration, const std::vector<BlockData
   for (BoundStore& store : stores_) {
     std::vector<BlockData> mine;
     for (std::size_t i = 0; i < blocks.size(); ++i) {
-      if (!serves(store, *blocks[i].variable, iteration)) continue;
+      if (!store_takes(*store.config, *blocks[i].variable, iteration)) continue;
       mine.push_back(blocks[i]);
       served[i] = true;
     }
@@ -153,9 +147,7 @@ void Writer::record(const StoredIteration& stored, const std::vector<BlockData>&
 }
 
 bool Writer::stores_on_any_thread() const {
-  return hooks_.empty() && std::all_of(stores_.begin(), stores_.end(), [](const BoundStore& s) {
-           return s.schedule == nullptr && s.backend->runs_on_any_thread();
-         });
+  return stores_together().empty();
 }
 
 std::string Writer::stores_together() const {

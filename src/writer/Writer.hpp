@@ -86,8 +86,6 @@ class Writer {
     std::unique_ptr<StoreBackend> backend;
     std::unique_ptr<WriteScheduler> schedule;  // null: writes at once
   };
-  [[nodiscard]] static bool serves(const BoundStore& store, const Variable& variable,
-                                   int iteration);
   [[nodiscard]] double waited_seconds() const;
   void run_hooks(int iteration, const std::vector<BlockData>& blocks);
   std::vector<BoundStore> stores_;
