@@ -29,6 +29,7 @@ struct Options {
   double compute_ms = 20;
   std::vector<int> blocks{100, 500, 2000};
   std::vector<std::uint64_t> block_bytes{512, 4096, 65536};
+  std::string copy = "auto";  // <buffer copy>
 };
 
 struct Case {
@@ -36,7 +37,7 @@ struct Case {
   std::uint64_t bytes;  // per block
 };
 
-std::string config(bool dn, const Case& c, const std::string& dir) {
+std::string config(bool dn, const Case& c, const Options& o) {
   const std::string values = std::to_string(c.bytes / sizeof(double));
   // Room for 3 iterations, with the DC allocator's header per block.
   const std::uint64_t buffer =
@@ -45,11 +46,11 @@ std::string config(bool dn, const Case& c, const std::string& dir) {
          std::to_string(c.blocks) + R"("/>)" +
          (dn ? R"(<dedicated nodes="1"/><virtual-nodes ranks-per-node="1"/>)"
              : R"(<dedicated cores="1"/><virtual-nodes ranks-per-node="2"/>)") +
-         R"(<buffer size=")" + std::to_string(buffer) +
+         R"(<buffer size=")" + std::to_string(buffer) + R"(" copy=")" + o.copy +
          R"("/></architecture><data><layout name="l" type="double" dimensions=")" + values +
          R"("/><variable name="v" layout="l"/></data><storage><store name="s" type="null"/>)"
          R"(</storage><log LogLevel="warning"/><report file=")" +
-         dir + R"(/{simulation}-report.json" summary="false"/></simulation>)";
+         o.dir + R"(/{simulation}-report.json" summary="false"/></simulation>)";
 }
 
 struct Measured {
@@ -61,8 +62,7 @@ struct Measured {
 Measured run_case(bool dn, const Case& c, const Options& o, std::uint64_t work,
                   std::vector<double>& data) {
   Measured m;
-  check(ecluse_initialize_string(config(dn, c, o.dir).c_str(), MPI_COMM_WORLD),
-        "ecluse_initialize");
+  check(ecluse_initialize_string(config(dn, c, o).c_str(), MPI_COMM_WORLD), "ecluse_initialize");
   int is_client = 0;
   check(ecluse_start(&is_client), "ecluse_start");
   if (is_client) {
@@ -132,6 +132,7 @@ std::vector<T> list_of(const Args& args, const std::string& key, std::vector<T> 
 Options parse(const Args& args) {
   Options o;
   o.dir = args.get("dir", o.dir);
+  o.copy = args.get("copy", o.copy);
   o.iterations = static_cast<int>(args.number("iterations", o.iterations));
   o.compute_ms = args.number("compute-ms", o.compute_ms);
   if (args.flag("quick")) {

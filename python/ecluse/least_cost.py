@@ -144,8 +144,9 @@ def _not_stored(path: str) -> list:
     errors = report.iterations.store_errors or 0
     failed = report.iterations.failed_iterations.count or 0
     if errors or failed:
-        said.append(f"{errors:g} store(s) failed in {failed:g} (rank, iteration) pair(s): that "
-                    "data is not on disk (see the run's errors above)")
+        said.append(f"{errors:g} store(s) failed in {failed:g} (rank, iteration) pair(s): what "
+                    "they were to store is not on disk, all of it or a part (see the run's errors "
+                    "above)")
     refused = (report.data.get("statistics") or {}).get("client.refused_writes") or 0
     if refused:
         said.append(f"{refused:g} write(s) refused with an error (client.refused_writes): that "

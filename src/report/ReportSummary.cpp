@@ -177,7 +177,8 @@ std::string loss_lines(const RunTotals& t) {
     s += "  NOT STORED: " + format("%.0f", errors) + " store(s) failed in " +
          std::to_string(failed.count) + " (rank, iteration) pair(s), iterations " +
          std::to_string(failed.first) + " to " + std::to_string(failed.last) +
-         ": their data is not on disk (the errors above say why)\n";
+         ": what they were to store is not on disk, all of it or a part (the errors above say "
+         "which and why)\n";
   }
   double skipped = 0;
   for (const auto& [key, value] : t.statistics) {

@@ -89,7 +89,7 @@ def test_a_disk_that_fills_up_loses_nothing_silently(tmp_path, small_disk, appro
     output = result.stdout + result.stderr
     # The program ended as if nothing happened; the launcher's status shows the loss.
     assert result.returncode == 1, output
-    assert "store(s) failed in" in result.stderr and "that data is not on disk" in result.stderr
+    assert "store(s) failed in" in result.stderr and "is not on disk, all of it or a part" in result.stderr
     # Every client was told, at a later call at the latest, with the cause and the fix.
     told = [json.loads(p.read_text()) for p in sorted(tmp_path.glob("told-*.json"))]
     assert len(told) == ranks, output

@@ -115,7 +115,8 @@ def test_a_run_that_lost_data_ends_non_zero_even_if_its_program_did_not(tmp_path
     result = fake(3, True)
     assert result.returncode == 1
     assert (f"ecluse run: {tmp_path / 'fake-report.json'}: 3 store(s) failed in 3 (rank, "
-            "iteration) pair(s): that data is not on disk (see the run's errors above)"
+            "iteration) pair(s): what they were to store is not on disk, all of it or a part "
+            "(see the run's errors above)"
             in result.stderr), result.stderr
     result = fake(0, False)
     assert result.returncode == 1

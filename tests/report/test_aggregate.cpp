@@ -194,8 +194,9 @@ TEST(Aggregate, SummarySaysFirstWhatWasNotStored) {
   const auto t = ecluse::aggregate(dc_config(), records, 1, 1);
   const std::string s = ecluse::report_summary(t, records, "r.json");
   EXPECT_EQ(s.rfind("ecluse report (r.json):\n  NOT STORED: 2 store(s) failed in 1 (rank, "
-                    "iteration) pair(s), iterations 4 to 4: their data is not on disk (the "
-                    "errors above say why)\n  skipped: 5 block(s) dropped by policy=\"skip\" when "
+                    "iteration) pair(s), iterations 4 to 4: what they were to store is not on "
+                    "disk, all of it or a part (the errors above say which and why)\n  skipped: 5 "
+                    "block(s) dropped by policy=\"skip\" when "
                     "the buffer was full: not stored, as configured (raise <buffer size>, or "
                     "policy=\"block\" to keep them)\n  approach dc",
                     0),
