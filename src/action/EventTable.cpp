@@ -227,7 +227,14 @@ Action EventTable::resolve(const Event& event) {
 void EventTable::fire(std::string_view name, int source, int iteration) {
   const Event& event = declared(name);
   auto it = actions_.find(event.name);
-  if (it == actions_.end()) it = actions_.emplace(event.name, resolve(event)).first;
+  if (it == actions_.end()) {
+    try {
+      it = actions_.emplace(event.name, resolve(event)).first;
+    } catch (const Error&) {
+      ++failures_;
+      throw;
+    }
+  }
   it->second(event.name, source, iteration, "");
 }
 

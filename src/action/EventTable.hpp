@@ -1,6 +1,7 @@
 // Actions of the events declared in <actions>: bound functions or symbols found with dlsym.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -39,8 +40,11 @@ class EventTable {
   EventTable& operator=(const EventTable&) = delete;
 
   void bind(std::string_view event, Action action);
-  /** Runs the action of `event` here (synchronously). */
+  /** Runs the action of `event` here (synchronously). A declared event whose action cannot
+   * run (its function not found) throws and counts in failures(). */
   void fire(std::string_view event, int source, int iteration);
+  /** Signals of declared events whose action could not run (insitu.failures). */
+  [[nodiscard]] std::uint64_t failures() const { return failures_; }
   /** The functions of a kind="iteration" event loaded at initialize. */
   [[nodiscard]] const IterationPlugin& plugin(const Event& event) const;
 
@@ -66,6 +70,7 @@ class EventTable {
   std::map<std::string, IterationPlugin, std::less<>> plugins_;
   std::map<std::string, void*> libraries_;
   std::map<std::string, std::string> allowed_paths_;  // library as written -> file to load
+  std::uint64_t failures_ = 0;
 };
 
 }  // namespace ecluse

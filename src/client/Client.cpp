@@ -165,7 +165,7 @@ void Client::check_not_written(const Variable& v, int block) const {
 // The room of an allocated block is Ecluse's: a write of the same block beside it would hand
 // the block over twice (two datasets of one name in the servers' files).
 void Client::check_not_allocated(const Variable& v, int block) const {
-  if (!transport_.allocated_now(v, block)) return;
+  if (!transport_.allocated_now(v, block) && !scratch_.live({&v, block})) return;
   throw Error(ECLUSE_ARGUMENT_ERROR,
               "write of block " + std::to_string(block) + " of variable '" + v.name +
                   "': the block is allocated (ecluse_alloc) and not committed; fill it and "
@@ -195,17 +195,28 @@ auto Client::refusing(const Variable& v, int block, Call call) -> decltype(call(
   }
 }
 
+// A variable or block the configuration does not declare: the data has no place to go. The
+// program is told; it is counted too, as a write that a program not checking would lose.
+const Variable& Client::accepted(std::string_view name, int block) {
+  try {
+    const Variable& v = variable(name);
+    check_block(v, block);
+    return v;
+  } catch (const Error&) {
+    ++refused_writes_;
+    throw;
+  }
+}
+
 void Client::write(std::string_view name, int block, const void* data) {
   PhaseScope scope(accounting_, Phase::Write);
-  const Variable& v = variable(name);
-  check_block(v, block);
+  const Variable& v = accepted(name, block);
   refusing(v, block, [&] { hand_over(v, block, data, nullptr); });
 }
 
 void Client::write_strided(std::string_view name, int block, const StridedSource& source) {
   PhaseScope scope(accounting_, Phase::Write);
-  const Variable& v = variable(name);
-  check_block(v, block);
+  const Variable& v = accepted(name, block);
   refusing(v, block, [&] { hand_over(v, block, source.data(), &source); });
 }
 
@@ -233,12 +244,13 @@ void Client::hand_over(const Variable& v, int block, const void* data,
 
 void* Client::alloc(std::string_view name, int block) {
   PhaseScope scope(accounting_, Phase::Write);
-  const Variable& v = variable(name);
-  check_block(v, block);
+  const Variable& v = accepted(name, block);
   return refusing(v, block, [&] {
     check_not_written(v, block);
     const BlockData& b = describe(v, block, nullptr);
-    void* room = transport_.alloc(b, bytes_of(b));
+    // A block that will not be handed over takes no room in the buffer (a store's frequency).
+    void* room = handed_over_at_commit(v, block) ? transport_.alloc(b, bytes_of(b))
+                                                 : scratch_.take({&v, block}, bytes_of(b));
     // Not handed over yet, but no longer refused: an allocation never committed is counted
     // apart (client.dropped_allocations).
     forget_refusal(v, block);
@@ -250,6 +262,11 @@ void Client::commit(std::string_view name, int block) {
   PhaseScope scope(accounting_, Phase::Write);
   const Variable& v = variable(name);
   check_block(v, block);
+  if (scratch_.release({&v, block})) {  // its alloc knew it would not be handed over
+    if (v.enabled && !written_once_.count({&v, block})) ++unwanted_writes_;
+    mark_handed_over(v, block);
+    return;
+  }
   // A commit after a commit finds nothing allocated (the transport says so): alloc refuses a
   // second block of the iteration.
   if (!v.enabled || written_once_.count({&v, block})) {
@@ -280,6 +297,7 @@ void Client::clear(std::string_view name, int block) {
   // Damaris programs clear after commit (the client drops its reference): a block handed over
   // in this iteration is Ecluse's, and time partitioning would otherwise drop it.
   if (handed_over_now(v, block)) return;
+  if (scratch_.release({&v, block})) return;
   transport_.clear(v, block);
 }
 
@@ -319,6 +337,10 @@ bool Client::wanted(const Variable& variable) {
   signed char& known = wanted_[index];
   if (known < 0) known = block_wanted(config_, variable, iteration_) ? 1 : 0;
   return known != 0;
+}
+
+bool Client::handed_over_at_commit(const Variable& v, int block) {
+  return v.enabled && !written_once_.count({&v, block}) && wanted(v);
 }
 
 void Client::end_iteration() {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "accounting/Accounting.hpp"
+#include "client/ScratchBlocks.hpp"
 #include "config/Config.hpp"
 #include "config/Parameters.hpp"
 #include "transport/Transport.hpp"
@@ -29,7 +30,8 @@ class Client {
   /** write of an array whose elements are not contiguous: `source` holds the block's elements
    * (their count must be the layout's) in C order; they are packed by the transport's copy. */
   void write_strided(std::string_view variable, int block, const StridedSource& source);
-  /** Zero copy: room for the block in the transport's buffer, to fill then commit. */
+  /** Zero copy: room for the block in the transport's buffer, to fill then commit; the
+   * client's own memory when the block would not be handed over at its commit (handed_over_at). */
   void* alloc(std::string_view variable, int block);
   void commit(std::string_view variable, int block);
   void clear(std::string_view variable, int block);
@@ -41,6 +43,9 @@ class Client {
    * ECLUSE_INVALID_DIMENSIONS explains which layout it would break. */
   void parameter_set(std::string_view name, const void* buffer, std::size_t size);
   void end_iteration();
+  /** Ends the rooms alloc gave from the client's own memory and that were not committed or
+   * cleared (at the end of their iteration, as Transport::discard); returns how many. */
+  std::size_t discard_allocations() { return scratch_.discard(); }
   [[nodiscard]] int iteration() const { return iteration_; }
   /** A restarted phase: this client goes on at `iteration` when it is further (it has nothing
    * unended then: stop ended it). */
@@ -62,11 +67,11 @@ class Client {
   /** Writes of blocks no store takes at their iteration and nothing else reads (a store's
    * frequency): accepted, not copied (block_wanted). */
   [[nodiscard]] std::uint64_t unwanted_writes() const { return unwanted_writes_; }
-  /** Blocks whose write, alloc or commit returned an error after the variable and block were
-   * accepted (no room, a size that does not match, the server gone, ...) and that were not
-   * handed over by a later call of the same iteration: their data is not stored. A second
-   * write of a block already handed over is not one (that block is stored). The report counts
-   * them. */
+  /** Blocks whose write, alloc or commit returned an error (no room, a size that does not
+   * match, the server gone, ...) and that were not handed over by a later call of the same
+   * iteration, and writes and allocs of a variable or block the configuration does not declare:
+   * their data is not stored. A second write of a block already handed over is not one (that
+   * block is stored). The report counts them. */
   [[nodiscard]] std::uint64_t refused_writes() const {
     return refused_writes_ + refused_now_.size();
   }
@@ -74,6 +79,8 @@ class Client {
  private:
   [[nodiscard]] const Variable& variable(std::string_view name) const;
   void check_block(const Variable& variable, int block) const;
+  /** variable() and check_block() for a write or alloc: a refusal counts in refused_writes. */
+  const Variable& accepted(std::string_view name, int block);
   const LayoutShape& shape(const Variable& variable) const;
   [[nodiscard]] std::vector<std::int64_t> position(const Variable& variable, int block) const;
   void refresh_shapes();
@@ -88,6 +95,9 @@ class Client {
   void forget_refusal(const Variable& variable, int block);
   /** block_wanted for this iteration, once per variable and iteration. */
   [[nodiscard]] bool wanted(const Variable& variable);
+  /** True when a block of `variable` handed over now would reach the transport: the variable
+   * is enabled, not a constant already written, and wanted at this iteration. */
+  [[nodiscard]] bool handed_over_at_commit(const Variable& variable, int block);
   void hand_over(const Variable& variable, int block, const void* data,
                  const StridedSource* strided);
   /** Runs `call`; an Error it throws marks the block refused (refused_writes), then passes. */
@@ -116,6 +126,7 @@ class Client {
   // By variable (its index in the configuration): -1 not known yet this iteration, else 0 or 1.
   std::vector<signed char> wanted_;
   std::set<std::pair<const Variable*, int>> refused_now_;  // of this one, not handed over since
+  ScratchBlocks scratch_;  // alloc's room for the blocks that will not be handed over
 };
 
 }  // namespace ecluse

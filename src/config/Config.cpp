@@ -96,12 +96,16 @@ bool store_takes(const Store& store, const Variable& variable, int iteration) {
          variable.stores.end();
 }
 
-bool block_wanted(const Config& config, const Variable& variable, int iteration) {
-  if (!variable.time_varying || !variable.scripts.empty()) return true;
+bool read_beside_stores(const Config& config, const Variable& variable) {
+  if (!variable.scripts.empty()) return true;
   const auto plugin = [](const Event& e) { return e.kind == EventKind::Iteration; };
   if (std::any_of(config.events.begin(), config.events.end(), plugin)) return true;
   const auto indexes = [&](const Variable& v) { return v.select_file == variable.name; };
-  if (std::any_of(config.variables.begin(), config.variables.end(), indexes)) return true;
+  return std::any_of(config.variables.begin(), config.variables.end(), indexes);
+}
+
+bool block_wanted(const Config& config, const Variable& variable, int iteration) {
+  if (!variable.time_varying || read_beside_stores(config, variable)) return true;
   return std::any_of(config.stores.begin(), config.stores.end(), [&](const Store& s) {
     return s.enabled && store_takes(s, variable, iteration);
   });

@@ -257,6 +257,10 @@ std::string to_string(const SourceLocation& where);
  * frequency; a constant variable's blocks whenever they come). */
 bool store_takes(const Store& store, const Variable& variable, int iteration);
 
+/** Whether something other than a store may read `variable`'s blocks: a script, an iteration
+ * plugin (every block), a select-file= index. */
+bool read_beside_stores(const Config& config, const Variable& variable);
+
 /** Whether a block of `variable` at `iteration` is used at all: an enabled store takes it, or
  * something else may read it (a script, an iteration plugin, a select-file= index; a constant
  * variable's blocks always). A client hands over only these: a store's frequency then costs

@@ -162,9 +162,9 @@ std::string insitu_line(const RunTotals& t) {
   const double failures = statistic(t, Statistic::InsituFailures);
   if (failures <= 0) return "";
   return "  in situ: " + format("%.0f", failures) +
-         " run(s) of in-situ work (<pyscript>, plugin actions) failed: the data was stored, "
-         "their results are missing for those iterations (the log and stderr say which, with "
-         "the error)\n";
+         " run(s) of in-situ work (<pyscript>, plugin actions, signal actions) failed: the data "
+         "was stored, their results are missing for those iterations (the log and stderr say "
+         "which, with the error)\n";
 }
 
 // Data that did not reach the disk, said where a user reads first: failed stores, and blocks a
@@ -186,7 +186,8 @@ std::string loss_lines(const RunTotals& t) {
   }
   if (const double refused = statistic(t, Statistic::ClientRefusedWrites); refused > 0) {
     s += "  NOT HANDED OVER: " + format("%.0f", refused) +
-         " write(s) refused with an error (a block too large for the room a client has, its "
+         " write(s) refused with an error (a variable or block the configuration does not "
+         "declare, a block too large for the room a client has, its "
          "server gone, ...): their data is not stored (the errors above say why)\n";
   }
   if (skipped > 0) {

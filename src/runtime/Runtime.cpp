@@ -260,9 +260,10 @@ Statistics Runtime::statistics() const {
         {Statistic::ClientUnwantedWrites, static_cast<double>(client_->unwanted_writes())});
     all.push_back({Statistic::ClientRefusedWrites, static_cast<double>(client_->refused_writes())});
   }
-  if (writer_ && writer_->hook_failures() > 0) {  // scripts and plugin actions that failed
-    all.push_back({Statistic::InsituFailures, static_cast<double>(writer_->hook_failures())});
-  }
+  // Scripts and plugin actions that failed, signals whose action could not run.
+  const std::uint64_t insitu =
+      (writer_ ? writer_->hook_failures() : 0) + (events_ ? events_->failures() : 0);
+  if (insitu > 0) all.push_back({Statistic::InsituFailures, static_cast<double>(insitu)});
   return all;
 }
 
@@ -314,7 +315,8 @@ void Runtime::finalize(bool report) {
     unended = e;
   }
   if (transport_) {
-    const std::size_t dropped = transport_->discard();
+    const std::size_t dropped =
+        transport_->discard() + (client_ ? client_->discard_allocations() : 0);
     if (dropped > 0) {
       log_->warning(std::to_string(dropped) +
                     " block(s) allocated and never committed were not stored; commit or clear "
@@ -346,7 +348,7 @@ void Runtime::finalize(bool report) {
 
 void Runtime::end_iteration() {
   Client& c = client();  // refused on a server and after stop, as a write is
-  if (const std::size_t dropped = transport_->discard(); dropped > 0) {
+  if (const std::size_t dropped = transport_->discard() + c.discard_allocations(); dropped > 0) {
     dropped_allocations_ += dropped;
     if (dropped_allocations_ == dropped) {
       log_->warning(std::to_string(dropped) + " block(s) allocated in iteration " +

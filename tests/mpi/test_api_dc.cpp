@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -316,6 +317,90 @@ TEST(ApiDc, TheSameBlockTwiceInOneIterationIsRefused) {
     const std::string file = dir + "/dc_It" + std::to_string(it) + "_Pr0.h5";
     EXPECT_EQ(read_dataset(file, "field/P0").bytes, as_bytes(field_interior(it, 0, 0)));
   }
+}
+
+double statistic(const char* name) {
+  double value = -1;
+  expect_ok(ecluse_get_statistic(name, &value));
+  return value;
+}
+
+// ecluse_alloc of a block no store takes at its iteration (a store's frequency), of a disabled
+// variable, of a constant already written: the client's own memory, not the node's buffer; such
+// a commit sends nothing; the rules of an allocated block hold for it all the same.
+TEST(ApiDc, AllocOfABlockNoStoreTakesUsesNoBufferRoom) {
+  if (world_size() != 2) GTEST_SKIP() << "runs with 2 ranks";
+  constexpr int kIterations = 6;
+  constexpr std::size_t kValues = 2048;  // 16 KiB: the buffer holds a few blocks only
+  const std::string every = ecluse::test::fresh_dir("dc-alloc-every");
+  const std::string sparse = ecluse::test::fresh_dir("dc-alloc-sparse");
+  const std::string xml = R"(<simulation name="fq"><architecture><dedicated cores="1"/>
+    <buffer size="80KiB"/><virtual-nodes ranks-per-node="2"/></architecture><data>
+    <layout name="l" type="double" dimensions="2048"/><variable name="a" layout="l" store="e"/>
+    <variable name="b" layout="l" store="s"/><variable name="c" layout="l" store="s"
+    time-varying="false"/><variable name="off" layout="l" enabled="false"/></data><storage>
+    <store name="e" type="HDF5"><option key="FilesPath">)" +
+                          every + R"(</option></store><store name="s" type="HDF5" frequency="3">
+    <option key="FilesPath">)" +
+                          sparse + R"(</option></store></storage></simulation>)";
+  const auto fill = [](void* room, int it, int var) {
+    auto* v = static_cast<double*>(room);
+    for (std::size_t i = 0; i < kValues; ++i) v[i] = it * 1e4 + var * 1e3 + double(i);
+  };
+  const auto values = [&](int it, int var) {
+    std::vector<double> v(kValues);
+    fill(v.data(), it, var);
+    return v;
+  };
+  expect_ok(ecluse_initialize_string(xml.c_str(), MPI_COMM_WORLD));
+  int is_client = 0;
+  expect_ok(ecluse_start(&is_client));
+  double sent = -1, unwanted = -1, dropped = -1;
+  if (is_client) {
+    for (int it = 0; it < kIterations; ++it) {
+      void* room = nullptr;
+      for (const char* name : {"a", "b", "c", "off"}) {
+        expect_ok(ecluse_alloc(name, &room));
+        ASSERT_NE(room, nullptr);
+        EXPECT_EQ(reinterpret_cast<std::uintptr_t>(room) % 64, 0u) << name;
+        fill(room, it, name[0] - 'a');
+        if (name[0] == 'b' && it == 1) {  // an allocated block is the same whoever holds it
+          EXPECT_EQ(ecluse_write("b", values(it, 1).data()), ECLUSE_ARGUMENT_ERROR);
+          EXPECT_STREQ(ecluse_error_message(),
+                       "write of block 0 of variable 'b': the block is allocated "
+                       "(ecluse_alloc) and not committed; fill it and commit it, or clear it "
+                       "before writing the block.");
+        }
+        if (name[0] == 'b' && it == 2) {
+          expect_ok(ecluse_clear("b"));
+          EXPECT_EQ(ecluse_commit("b"), ECLUSE_BLOCK_NOT_FOUND);
+          expect_ok(ecluse_alloc("b", &room));
+          fill(room, it, 1);
+        }
+        if (name[0] == 'b' && it == 4) continue;  // never committed: dropped at the end
+        expect_ok(ecluse_commit(name));
+      }
+      expect_ok(ecluse_end_iteration());
+    }
+    expect_ok(ecluse_stop());
+    sent = statistic("dc.sent_blocks");
+    unwanted = statistic("client.unwanted_writes");
+    dropped = statistic("client.dropped_allocations");
+  }
+  expect_ok(ecluse_finalize());
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (!is_client) return;
+  EXPECT_EQ(sent, kIterations + 2 + 1) << "a every iteration, b at 0 and 3, c once";
+  EXPECT_EQ(unwanted, 3) << "b at 1, 2 and 5 (at 4 it was dropped)";
+  EXPECT_EQ(dropped, 1) << "b at 4";
+  for (int it = 0; it < kIterations; ++it) {
+    const std::string name = "/fq_It" + std::to_string(it) + "_Pr0.h5";
+    EXPECT_EQ(read_dataset(every + name, "a/P0").bytes, as_bytes(values(it, 0)));
+    EXPECT_EQ(fs::exists(sparse + name), it % 3 == 0) << it;
+  }
+  EXPECT_EQ(read_dataset(sparse + "/fq_It0_Pr0.h5", "b/P0").bytes, as_bytes(values(0, 1)));
+  EXPECT_EQ(read_dataset(sparse + "/fq_It3_Pr0.h5", "b/P0").bytes, as_bytes(values(3, 1)));
+  EXPECT_EQ(read_dataset(sparse + "/fq_It0_Pr0.h5", "c/P0").bytes, as_bytes(values(0, 2)));
 }
 
 // The server's "disk" is full from iteration 2 on (its blocks grow past RLIMIT_FSIZE): the

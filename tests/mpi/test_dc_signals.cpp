@@ -100,6 +100,33 @@ TEST(DnSignals, EachScopeReachesTheRightServer) {
   expect_ok(ecluse_finalize());
 }
 
+// A signal whose function the server cannot find fails at every signal: each is said in the
+// log and counted as in-situ work that failed (insitu.failures: the summary's "in situ:" line,
+// ecluse run's exit status), the data still stored.
+TEST(DnSignals, AnActionThatCannotBeFoundCountsAsAFailedRun) {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const std::string xml = R"(<simulation name="sig"><architecture><dedicated nodes="1"/>
+    <virtual-nodes ranks-per-node="1"/></architecture><actions>
+    <event name="typo" action="on_cor" scope="core"/></actions></simulation>)";
+  expect_ok(ecluse_initialize_string(xml.c_str(), MPI_COMM_WORLD));
+  int is_client = 0;
+  expect_ok(ecluse_start(&is_client));
+  double failures = -1;
+  if (is_client) {
+    for (int it = 0; it < 2; ++it) {
+      expect_ok(ecluse_signal("typo"));  // sent: the server runs it
+      expect_ok(ecluse_end_iteration());
+    }
+    expect_ok(ecluse_stop());
+    EXPECT_EQ(ecluse_get_statistic("insitu.failures", &failures), ECLUSE_ARGUMENT_ERROR);
+  } else {
+    expect_ok(ecluse_get_statistic("insitu.failures", &failures));
+    EXPECT_EQ(failures, 2.0 * (size - 1)) << "two signals of each client";
+  }
+  expect_ok(ecluse_finalize());
+}
+
 TEST(DcSignals, EachScopeReachesTheRightServers) {
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);

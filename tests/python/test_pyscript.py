@@ -181,9 +181,9 @@ def test_failing_script_prints_its_traceback_and_the_files_are_complete(tmp_path
     # Counted in the report and said in the summary: one failure per writer (iteration 1).
     report = json.loads((tmp_path / "heat-report.json").read_text())
     assert report["statistics"]["insitu.failures"] == writers
-    assert (f"  in situ: {writers} run(s) of in-situ work (<pyscript>, plugin actions) failed: "
-            "the data was stored, their results are missing for those iterations (the log and "
-            "stderr say which, with the error)\n") in result.stdout
+    assert (f"  in situ: {writers} run(s) of in-situ work (<pyscript>, plugin actions, signal "
+            "actions) failed: the data was stored, their results are missing for those "
+            "iterations (the log and stderr say which, with the error)\n") in result.stdout
 
 
 def logged_ranks(stderr, text):

@@ -301,9 +301,9 @@ TEST(Aggregate, SummarySaysHowManyRunsOfInSituWorkFailed) {
   const auto t = ecluse::aggregate(dc_config(), records, 1, 1);
   EXPECT_EQ(t.statistics.at(ecluse::Statistic::InsituFailures), 3);
   EXPECT_NE(ecluse::report_summary(t, records, "r.json")
-                .find("\n  in situ: 3 run(s) of in-situ work (<pyscript>, plugin actions) failed: "
-                      "the data was stored, their results are missing for those iterations (the "
-                      "log and stderr say which, with the error)\n"),
+                .find("\n  in situ: 3 run(s) of in-situ work (<pyscript>, plugin actions, signal "
+                      "actions) failed: the data was stored, their results are missing for those "
+                      "iterations (the log and stderr say which, with the error)\n"),
             std::string::npos);
 }
 
@@ -317,9 +317,10 @@ TEST(Aggregate, SummarySaysHowManyWritesWereRefused) {
   const auto t = ecluse::aggregate(dc_config(), records, 1, 1);
   EXPECT_EQ(t.statistics.at(ecluse::Statistic::ClientRefusedWrites), 5);
   EXPECT_NE(ecluse::report_summary(t, records, "r.json")
-                .find("\n  NOT HANDED OVER: 5 write(s) refused with an error (a block too large "
-                      "for the room a client has, its server gone, ...): their data is not "
-                      "stored (the errors above say why)\n"),
+                .find("\n  NOT HANDED OVER: 5 write(s) refused with an error (a variable or "
+                      "block the configuration does not declare, a block too large for the room "
+                      "a client has, its server gone, ...): their data is not stored (the errors "
+                      "above say why)\n"),
             std::string::npos);
 }
 
