@@ -224,6 +224,20 @@ Action EventTable::resolve(const Event& event) {
       function_of<ecluse_signal_t>(event, handle, event.action, ECLUSE_BIND_ERROR));
 }
 
+std::vector<std::string> EventTable::unresolved_signals(ActionPlaces places) {
+  std::vector<std::string> problems;
+  for (const Event& event : config_.events) {
+    if (event.kind != EventKind::Signal || actions_.count(event.name)) continue;
+    if (!(event.execution == EventExecution::Local ? places.local : places.remote)) continue;
+    try {
+      actions_.emplace(event.name, resolve(event));
+    } catch (const Error& e) {
+      problems.emplace_back(e.what());
+    }
+  }
+  return problems;
+}
+
 void EventTable::fire(std::string_view name, int source, int iteration) {
   const Event& event = declared(name);
   auto it = actions_.find(event.name);

@@ -43,6 +43,10 @@ class EventTable {
   /** Runs the action of `event` here (synchronously). A declared event whose action cannot
    * run (its function not found) throws and counts in failures(). */
   void fire(std::string_view event, int source, int iteration);
+  /** The signal events run at `places` whose function cannot be found now (a function of the
+   * program not exported, a typo, nothing bound): one message each, as fire would throw. The
+   * others are resolved and kept. A server asks at start, once the program bound what it binds. */
+  [[nodiscard]] std::vector<std::string> unresolved_signals(ActionPlaces places);
   /** Signals of declared events whose action could not run (insitu.failures). */
   [[nodiscard]] std::uint64_t failures() const { return failures_; }
   /** The functions of a kind="iteration" event loaded at initialize. */

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/RunFailure.hpp"
 #include "ecluse/Error.hpp"
 
 namespace ecluse {
@@ -186,18 +187,29 @@ auto Client::refusing(const Variable& v, int block, Call call) -> decltype(call(
   try {
     return call();
   } catch (const Error& e) {
-    // A second write of a block handed over, a commit of nothing: the block's data is stored or
-    // there was none.
-    if (e.status() != ECLUSE_ALREADY_WRITTEN && e.status() != ECLUSE_BLOCK_NOT_FOUND) {
+    // A second write of a block handed over (whatever its error: a NULL pointer too), a commit
+    // of nothing: the block's data is stored or there was none.
+    if (e.status() != ECLUSE_ALREADY_WRITTEN && e.status() != ECLUSE_BLOCK_NOT_FOUND &&
+        !handed_over_now(v, block)) {
       refused_now_.insert({&v, block});
     }
     throw;
   }
 }
 
+// A server gone (or a client a server needed): nothing handed over from now on can be stored,
+// and each call says so, as the first one did, rather than return OK for data that goes nowhere.
+void Client::check_peers() const {
+  if (!lost_a_peer()) return;
+  throw Error(ECLUSE_CHANNEL_ERROR, "an earlier call found that " + lost_peer_cause() +
+                                        " Nothing handed over since is stored: stop and "
+                                        "finalize (the run report says what was lost).");
+}
+
 // A variable or block the configuration does not declare: the data has no place to go. The
 // program is told; it is counted too, as a write that a program not checking would lose.
 const Variable& Client::accepted(std::string_view name, int block) {
+  check_peers();
   try {
     const Variable& v = variable(name);
     check_block(v, block);
@@ -260,6 +272,7 @@ void* Client::alloc(std::string_view name, int block) {
 
 void Client::commit(std::string_view name, int block) {
   PhaseScope scope(accounting_, Phase::Write);
+  check_peers();
   const Variable& v = variable(name);
   check_block(v, block);
   if (scratch_.release({&v, block})) {  // its alloc knew it would not be handed over
@@ -345,6 +358,7 @@ bool Client::handed_over_at_commit(const Variable& v, int block) {
 
 void Client::end_iteration() {
   PhaseScope scope(accounting_, Phase::Write);
+  check_peers();
   std::fill(wanted_.begin(), wanted_.end(), static_cast<signed char>(-1));
   const int ended = iteration_++;
   const auto constants = std::exchange(written_now_, {});

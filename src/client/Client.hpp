@@ -79,6 +79,8 @@ class Client {
  private:
   [[nodiscard]] const Variable& variable(std::string_view name) const;
   void check_block(const Variable& variable, int block) const;
+  /** Throws ECLUSE_CHANNEL_ERROR, with the first cause, once this process lost a peer. */
+  void check_peers() const;
   /** variable() and check_block() for a write or alloc: a refusal counts in refused_writes. */
   const Variable& accepted(std::string_view name, int block);
   const LayoutShape& shape(const Variable& variable) const;

@@ -279,53 +279,46 @@ void check_mesh(Mesh& mesh, const Config& config, Diagnostics& d) {
   }
 }
 
+// The enabled variables that `left_out` picks, warned once as `kind` at the first of them:
+// "N variable(s) " + `what` + the first five names ("a, b, c, d, e and 3 more") + `fix`.
+template <class Pick>
+void warn_variables(const Config& config, Diagnostics& d, const std::string& kind, Pick left_out,
+                    const std::string& what, const std::string& fix) {
+  std::vector<std::string> names;
+  const Variable* first = nullptr;
+  for (const Variable& v : config.variables) {
+    if (!v.enabled || !left_out(v)) continue;
+    if (first == nullptr) first = &v;
+    names.push_back(v.name);
+  }
+  if (first == nullptr) return;
+  const std::size_t shown = std::min<std::size_t>(names.size(), 5);
+  std::string listed = join(std::vector<std::string>(names.begin(), names.begin() + shown));
+  if (shown < names.size()) listed += " and " + std::to_string(names.size() - shown) + " more";
+  d.warning(first->where, kind,
+            std::to_string(names.size()) + " variable(s) " + what + listed + fix);
+}
+
 // Damaris's meaning: a variable without store= is written by no store. Said once, since a
 // user who moves from Ecluse's files (every store) would otherwise lose data silently; not of
 // store="#", which asks for no store (OPM writes it on every variable when its output is off).
-// "a, b, c, d, e and 3 more": the first five names.
-std::string first_names(const std::vector<std::string>& names) {
-  const std::size_t shown = std::min<std::size_t>(names.size(), 5);
-  std::string text = join(std::vector<std::string>(names.begin(), names.begin() + shown));
-  if (shown < names.size()) text += " and " + std::to_string(names.size() - shown) + " more";
-  return text;
-}
-
 void check_unstored(const Config& config, Diagnostics& d) {
   if (config.dialect != Dialect::Damaris || config.stores.empty()) return;
-  std::vector<std::string> unstored;
-  const Variable* first = nullptr;
-  for (const Variable& v : config.variables) {
-    if (!v.enabled || v.every_store || v.store_given) continue;
-    if (first == nullptr) first = &v;
-    unstored.push_back(v.name);
-  }
-  if (first == nullptr) return;
-  d.warning(first->where, "unstored",
-            std::to_string(unstored.size()) +
-                " variable(s) have no store= and, as in Damaris, "
-                "are written by no store: " +
-                first_names(unstored) + ". Add store=\"" + config.stores.front().name +
-                "\" to those to keep.");
+  warn_variables(
+      config, d, "unstored", [](const Variable& v) { return !v.every_store && !v.store_given; },
+      "have no store= and, as in Damaris, are written by no store: ",
+      ". Add store=\"" + config.stores.front().name + "\" to those to keep.");
 }
 
 // A file without <storage> (a Damaris file made for <paraview> or <visit>, not run here): what
 // is written of a variable nothing else reads goes nowhere. Said once, at the first of them.
 void check_unread(const Config& config, Diagnostics& d) {
   if (!config.stores.empty()) return;
-  std::vector<std::string> unread;
-  const Variable* first = nullptr;
-  for (const Variable& v : config.variables) {
-    if (!v.enabled || read_beside_stores(config, v)) continue;
-    if (first == nullptr) first = &v;
-    unread.push_back(v.name);
-  }
-  if (first == nullptr) return;
-  d.warning(first->where, "unread",
-            std::to_string(unread.size()) +
-                " variable(s) are read by nothing: the file has no <storage>, and no script= "
-                "or iteration plugin reads them, so what is written of them is not kept: " +
-                first_names(unread) +
-                ". Add a <storage> with a <store> (e.g. type=\"HDF5\") to keep them.");
+  warn_variables(
+      config, d, "unread", [&](const Variable& v) { return !read_beside_stores(config, v); },
+      "are read by nothing: the file has no <storage>, and no script= or iteration plugin reads "
+      "them, so what is written of them is not kept: ",
+      ". Add a <storage> with a <store> (e.g. type=\"HDF5\") to keep them.");
 }
 
 bool check_layout_parameters(const Layout& layout, const Config& config,

@@ -25,6 +25,16 @@ struct Handler {
 
 std::atomic<bool> g_lost_peer{false};
 
+struct LostPeer {
+  std::mutex mutex;
+  std::string cause;  // of the first
+};
+
+LostPeer& lost_peer() {
+  static LostPeer* p = new LostPeer();  // never destroyed, as the handler
+  return *p;
+}
+
 Handler& handler() {
   static Handler* h = new Handler();  // never destroyed: a failure may come during exit
   return *h;
@@ -49,6 +59,10 @@ void report_failure(const RunFailure& failure) noexcept {
 }
 
 void fail_on_lost_peer(const RunFailure& failure) {
+  {
+    const std::lock_guard<std::mutex> lock(lost_peer().mutex);
+    if (lost_peer().cause.empty()) lost_peer().cause = failure.cause;
+  }
   g_lost_peer.store(true);
   report_failure(failure);
   throw Error(ECLUSE_CHANNEL_ERROR, failure.cause);
@@ -56,6 +70,11 @@ void fail_on_lost_peer(const RunFailure& failure) {
 
 bool lost_a_peer() noexcept {
   return g_lost_peer.load();
+}
+
+std::string lost_peer_cause() {
+  const std::lock_guard<std::mutex> lock(lost_peer().mutex);
+  return lost_peer().cause;
 }
 
 namespace {

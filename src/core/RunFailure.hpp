@@ -35,6 +35,9 @@ void report_failure(const RunFailure& failure) noexcept;
 /** Whether fail_on_lost_peer was called in this process. */
 bool lost_a_peer() noexcept;
 
+/** The cause given to the first fail_on_lost_peer of this process; empty before. */
+std::string lost_peer_cause();
+
 /** MPI_Finalize with a dead peer may never return (Open MPI 4.1 under --enable-recovery waits in
  * its final fence for ever): in a process that lost a peer, bounds it. Registers once per
  * process, from the thread that initialized MPI (at initialize), a delete callback on an

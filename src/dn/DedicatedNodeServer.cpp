@@ -336,12 +336,16 @@ void DedicatedNodeServer::check_clients(std::chrono::milliseconds period) {
     if (p.stopped || !p.process.same_host_as(self_)) continue;
     const auto pid = p.process.pid;
     if (process_gone(pid)) {
-      const std::string cause = "client process " + std::to_string(pid) + " (world rank " +
-                                std::to_string(p.rank) +
-                                ") died without calling stop; the dedicated node server stops" +
-                                collector_->pending_description() + ".";
-      const auto [first, last] = collector_->pending_range();
-      fail_on_lost_peer({cause, "simulation", p.rank, pid, first, last});
+      // Its sends that had not reached this server died with it, though its calls had
+      // returned OK: from the first iteration not stored on, nothing of it is known whole.
+      const int first = collector_->first_unstored();
+      const std::string cause =
+          "client process " + std::to_string(pid) + " (world rank " + std::to_string(p.rank) +
+          ") died without calling stop; the dedicated node server stops" +
+          collector_->pending_description() + "; iteration " + std::to_string(first) +
+          " and every later one that this client handed over are not stored (its calls had "
+          "returned OK: what had not reached this server died with it).";
+      fail_on_lost_peer({cause, "simulation", p.rank, pid, first, -1, true});
     }
   }
 }

@@ -220,11 +220,27 @@ bool Runtime::start() {
     const WaitScope scope("in start for the clients of a restarted phase");
     barrier(comm_);
   }
+  if (!served_) warn_unresolved_signals();
   served_ = true;
   if (node_server_) node_server_->run();
   if (server_) server_->run();
   accounting_->switch_to(Phase::Setup);
   return false;
+}
+
+// A server runs the remote signals: those whose function it cannot find would fail at every
+// signal. Said once, by the first server, when it starts serving (the program bound its
+// functions before start).
+void Runtime::warn_unresolved_signals() {
+  const std::vector<std::string> problems = events_->unresolved_signals(ActionPlaces{true, false});
+  int rank = 0;
+  MPI_Comm_rank(topology_->servers(), &rank);
+  if (rank != 0) return;
+  for (const std::string& problem : problems) {
+    log_->warning(problem +
+                  " Nothing was bound by start: each of its signals will fail on the servers "
+                  "(the log says so, and the report counts them in insitu.failures).");
+  }
 }
 
 // Collective, as Damaris's start: without it a client's next messages could reach a server still
@@ -398,11 +414,14 @@ std::string Runtime::store_failure_of_run() const {
     counts.push_back(static_cast<std::uint32_t>(std::stoul(entry.substr(0, cut))));
     texts.push_back(entry.substr(cut + 1));
   }
-  if (transport_->store_failures_raised() > 0) {
-    return transport_->unraised_store_failures(counts, texts);
-  }
+  // This client's own server first: its message is about this client's data.
+  std::string own = transport_->unraised_store_failures(counts, texts);
+  if (!own.empty() || transport_->store_failures_raised() > 0) return own;
   for (const std::string& failure : texts) {
-    if (!failure.empty()) return failure;
+    if (failure.empty()) continue;
+    return "another Ecluse server failed to store data of its clients (this client's own "
+           "server stored all of this client's): " +
+           failure;
   }
   return {};
 }

@@ -67,6 +67,7 @@ class Runtime {
   [[nodiscard]] std::string store_failure_of_run() const;
   void end_unended_iteration();
   void restart_client();
+  void warn_unresolved_signals();
 
   std::unique_ptr<Accounting> accounting_;  // first: the run's time starts at initialize
   MPI_Comm comm_;

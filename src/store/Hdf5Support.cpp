@@ -385,7 +385,28 @@ std::string output_file_path(const Hdf5Options& options, const std::string& simu
   name = replace_all(name, "{iteration}", std::to_string(iteration));
   name = replace_all(name, "{writer}", std::to_string(writer));
   name = replace_all(name, "{node}", std::to_string(node));
-  return options.directory + "/" + name;
+  const std::string path = options.directory + "/" + name;
+  if (name.find('/') != std::string::npos) check_inside(options, path);
+  return path;
+}
+
+// FileName has no '..' (refused at initialize), but one of its directories may be a symbolic link
+// that leads out of FilesPath (and of ECLUSE_OUTPUT_ROOT): judged by where the file's directory
+// resolves to, before anything is made there.
+void check_inside(const Hdf5Options& options, const std::string& path) {
+  std::error_code error;
+  const auto base = std::filesystem::weakly_canonical(options.directory, error).string();
+  const auto parent =
+      std::filesystem::weakly_canonical(std::filesystem::path(path).parent_path(), error).string();
+  if (error || parent == base || parent.rfind(base + (base.ends_with('/') ? "" : "/"), 0) == 0) {
+    return;
+  }
+  throw Error(ECLUSE_IO_ERROR,
+              "store '" + options.store_name + "' would write '" + path +
+                  "' outside its FilesPath '" + options.directory +
+                  "': its directory resolves to '" + parent +
+                  "' (a symbolic link on the way leads out). Fix: remove the link, or write a "
+                  "FileName without it");
 }
 
 void ensure_output_directory(const std::string& directory, const std::string& store_name,

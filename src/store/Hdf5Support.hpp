@@ -106,7 +106,11 @@ std::string block_dataset_path(const std::string& variable, int source, int bloc
 void write_block_dataset(hid_t file, const BlockData& block, int domains, const std::string& path,
                          const CompressionSettings& compression = {});
 
-/** Full path of the file of one iteration: directory / expanded pattern. */
+/** Throws ECLUSE_IO_ERROR when `path`'s directory, symbolic links resolved, is not FilesPath or
+ * under it. */
+void check_inside(const Hdf5Options& options, const std::string& path);
+/** Full path of the file of one iteration: directory / expanded pattern (check_inside when the
+ * pattern has directories). */
 std::string output_file_path(const Hdf5Options& options, const std::string& simulation,
                              int iteration, int writer, int node);
 /** Creates the directory and its parents; throws ECLUSE_IO_ERROR with a fix if impossible.

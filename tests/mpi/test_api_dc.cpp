@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -456,6 +457,51 @@ TEST(ApiDc, AStoreFailureOnTheServerReachesTheClientAndTheReport) {
   EXPECT_FALSE(fs::exists(dir + "/dc_It2_Pr0.h5"));
   const std::string json = ecluse::test::read_text(report);
   EXPECT_NE(json.find("\"store_errors\": 1"), std::string::npos) << json;
+}
+
+// Two nodes; only node 1's dedicated core cannot write (its "disk" is full from iteration 2).
+// Node 1's client learns it (at a later end_iteration or at finalize) with its own server's
+// message; node 0's client, whose data was all stored, learns it at finalize, named as another
+// server's failure.
+TEST(ApiDc, AnotherNodesStoreFailureIsNamedAsAnothers) {
+  if (world_size() != 4) GTEST_SKIP() << "runs with 4 ranks";
+  RunSetup s{2, 1};
+  s.domains = 1;
+  const std::string dir = ecluse::test::fresh_dir("dc-full-other");
+  expect_ok(ecluse_initialize_string(config(dir, s).c_str(), MPI_COMM_WORLD));
+  std::vector<int> statuses;
+  std::string message;
+  auto keep = [&](int status) {
+    statuses.push_back(status);
+    if (status != ECLUSE_OK && message.empty()) message = ecluse_error_message();
+  };
+  int is_client = 0;
+  {
+    std::optional<ecluse::test::FileSizeLimit> disk;
+    if (world_rank() >= 2) disk.emplace(256 * 1024);  // node 1: world ranks 2 and 3
+    expect_ok(ecluse_start(&is_client));
+    if (is_client) {
+      for (int it = 0; it < 4; ++it) {
+        ecluse::test::write_too_big_at_iteration_2(it);
+        keep(ecluse_end_iteration());
+      }
+      keep(ecluse_stop());
+    }
+    keep(ecluse_finalize());
+  }
+  if (!is_client) return;
+  EXPECT_EQ(std::count(statuses.begin(), statuses.end(), ECLUSE_IO_ERROR), 1);
+  const std::string own = "the dedicated core could not store iteration 2 in store 's'";
+  if (world_rank() >= 2) {
+    EXPECT_EQ(message.substr(0, own.size()), own) << message;  // at an end_iteration or finalize
+  } else {
+    const std::string other =
+        "another Ecluse server failed to store data of its clients (this client's own server "
+        "stored all of this client's): " +
+        own;
+    EXPECT_EQ(message.substr(0, other.size()), other) << message;
+    EXPECT_EQ(statuses.back(), ECLUSE_IO_ERROR) << "told at finalize";
+  }
 }
 
 }  // namespace

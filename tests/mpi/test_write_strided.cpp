@@ -272,6 +272,8 @@ TEST(WriteStrided, RefusalsNameTheProblemAndWriteNothing) {
   expect_ok(ecluse_write_strided("interior", a.data(), 2, four_by_six, strides));
   EXPECT_EQ(ecluse_write_strided("interior", a.data(), 2, four_by_six, strides),
             ECLUSE_ALREADY_WRITTEN);
+  // Any error of a write of a block already handed over leaves it stored: not counted.
+  EXPECT_EQ(ecluse_write("interior", nullptr), ECLUSE_ARGUMENT_ERROR);
   expect_ok(ecluse_end_iteration());
   // The refusals of 'interior' were followed by a write of the block in the same iteration: no
   // block of it lost. The write of the undeclared 'missing' had no place to go: counted.

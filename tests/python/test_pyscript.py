@@ -237,7 +237,7 @@ def test_dask_sum_over_two_servers_equals_the_numpy_sum(tmp_path, approach, sche
     result = run(tmp_path, approach, scripts, {"sum.py": DASK_SUM}, timeout=180)
     assert result.returncode == 0, result.stderr
     sums = records(tmp_path, "dask.jsonl")
-    assert [s["iteration"] for s in sums] == list(range(ITERATIONS))
+    assert [s["iteration"] for s in sums] == list(range(ITERATIONS)), result.stderr[-6000:]
     for s in sums:
         assert s["dask"] == s["numpy"] == expected_sum(s["iteration"])
         assert s["shape"] == [NX, NY] and s["workers"] == 2

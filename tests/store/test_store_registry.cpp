@@ -194,6 +194,34 @@ TEST(StoreRegistry, OutputRootConfinesFilesPath) {
   unsetenv("ECLUSE_OUTPUT_ROOT");
 }
 
+// A directory of FileName that is a symbolic link leading out of FilesPath: the iteration is not
+// written there, it fails (ECLUSE_IO_ERROR, a store failure the report counts); a link that
+// stays inside is followed.
+TEST(StoreRegistry, ALinkInFileNameDoesNotLeadOutOfFilesPath) {
+  const std::string dir = fresh_dir("file_name_link");
+  std::filesystem::create_directories(dir + "/out/inner");
+  std::filesystem::create_directories(dir + "/escape");
+  std::filesystem::create_directory_symlink(dir + "/escape", dir + "/out/link");
+  std::filesystem::create_directory_symlink(dir + "/out/inner", dir + "/out/inside");
+  Store store{
+      "out", "HDF5", {{"FilesPath", dir + "/out"}, {"FileName", "link/{iteration}.h5"}}, {}};
+  auto escaping = make_store(store, world_env());
+  Variable v = variable("x");
+  std::vector<std::int32_t> data = {1, 2, 3};
+  const auto refused = error_of([&] { escaping->write_iteration(4, {block_of(v, data, {{3}})}); });
+  EXPECT_EQ(refused.status(), ECLUSE_IO_ERROR);
+  EXPECT_EQ(std::string(refused.what()),
+            "store 'out' would write '" + dir + "/out/link/4.h5' outside its FilesPath '" + dir +
+                "/out': its directory resolves to '" + dir +
+                "/escape' (a symbolic link on the way leads out). Fix: remove the link, or "
+                "write a FileName without it");
+  EXPECT_TRUE(std::filesystem::is_empty(dir + "/escape"));
+  store.options = {{"FilesPath", dir + "/out"}, {"FileName", "inside/{iteration}.h5"}};
+  auto inside = make_store(store, world_env());
+  inside->write_iteration(4, {block_of(v, data, {{3}})});
+  EXPECT_EQ(read_dataset(dir + "/out/inner/4.h5", "x/P0").bytes, as_bytes(data));
+}
+
 TEST(StoreRegistry, PermissionsOfThePublishedFiles) {
   const std::string dir = fresh_dir("permissions");
   Store store{"out", "HDF5", {{"FilesPath", dir}, {"Permissions", "0999"}}, {}};

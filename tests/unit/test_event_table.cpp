@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "action/EventTable.hpp"
 #include "ecluse/Error.hpp"
@@ -81,6 +83,36 @@ TEST_F(EventTableLibraries, ALibraryIsLoadedOnlyWhereItsActionRuns) {
   Config config = config_loading("libecluse-no-such-plugin.so");
   EXPECT_NE(refusal(config), "");                                  // local: the clients load it
   EXPECT_NO_THROW(EventTable(config, ActionPlaces{true, false}));  // a server does not
+}
+
+// A server asks at start which of its signals' functions it cannot find (a program's function
+// with a typo, not exported, nothing bound): each is named, the others are resolved; the
+// client's (execution="local") are not its concern.
+TEST(EventTableSignals, UnresolvedSignalsAreNamedWhereTheyRun) {
+  unsetenv("ECLUSE_ACTION_LIBRARIES");
+  Config config;
+  config.events.push_back({"typo",
+                           "ecluse_no_such_action",
+                           "",
+                           EventExecution::Remote,
+                           EventScope::Core,
+                           {"s.xml", 4, 5}});
+  config.events.push_back(
+      {"libc", "strlen", "", EventExecution::Remote, EventScope::Bcast, {"s.xml", 5, 5}});
+  config.events.push_back({"here",
+                           "ecluse_no_such_local",
+                           "",
+                           EventExecution::Local,
+                           EventScope::Core,
+                           {"s.xml", 6, 5}});
+  EventTable table(config, ActionPlaces{true, false});
+  const std::vector<std::string> expected{
+      "event 'typo': function 'ecluse_no_such_action' not found in the program; export it "
+      "(extern \"C\", linked with -rdynamic) or bind one with ecluse_bind."};
+  EXPECT_EQ(table.unresolved_signals(ActionPlaces{true, false}), expected);
+  table.bind("typo", [](const std::string&, int, int, const std::string&) {});
+  EXPECT_TRUE(table.unresolved_signals(ActionPlaces{true, false}).empty());
+  EXPECT_EQ(table.unresolved_signals(ActionPlaces{false, true}).size(), 1u);  // 'here'
 }
 
 }  // namespace
