@@ -342,6 +342,7 @@ void Client::parameter_set(std::string_view name, const void* buffer, std::size_
     throw Error(e.status(), "parameter '" + std::string(name) +
                                 "' was not changed: the new value would break " + e.what());
   }
+  transport_.iteration_blocks_changed(block_bytes_per_iteration(config_, parameters_));
 }
 
 bool Client::wanted(const Variable& variable) {

@@ -119,10 +119,14 @@ void ShmTransport::check_capacity(const Variable& variable, std::size_t bytes) c
                    source_ == 0, buffer_.clients());
 }
 
+void ShmTransport::iteration_blocks_changed(const std::vector<std::size_t>& blocks) {
+  iteration_need_ = 0;
+  for (const std::size_t bytes : blocks) iteration_need_ += shm::block_footprint(bytes);
+}
+
 void ShmTransport::check_iteration_capacity(const std::vector<std::size_t>& blocks) {
-  std::size_t need = 0;
-  for (const std::size_t bytes : blocks) need += shm::block_footprint(bytes);
-  iteration_need_ = need;
+  iteration_blocks_changed(blocks);
+  const std::size_t need = iteration_need_;
   if (source_ != 0) return;  // said once, by the first client (ecluse-check: every node size)
   warn_iteration_too_big(log_, blocks.size(), need, buffer_.share(client_),
                          "buffer (data and bookkeeping)", config_.architecture, buffer_.clients());

@@ -30,6 +30,7 @@ class ShmTransport : public Transport {
   [[nodiscard]] bool allocated_now(const Variable& variable, int block) const override;
   void check_capacity(const Variable& variable, std::size_t bytes) const override;
   void check_iteration_capacity(const std::vector<std::size_t>& blocks) override;
+  void iteration_blocks_changed(const std::vector<std::size_t>& blocks) override;
   void raise_store_failures() override;
   [[nodiscard]] std::uint32_t store_failures_raised() const override { return failures_seen_; }
   [[nodiscard]] std::string unraised_store_failures(

@@ -137,10 +137,14 @@ void MpiTransport::check_capacity(const Variable& variable, std::size_t bytes) c
                    source_ == 0);
 }
 
+void MpiTransport::iteration_blocks_changed(const std::vector<std::size_t>& blocks) {
+  iteration_need_ = 0;
+  for (const std::size_t bytes : blocks) iteration_need_ += bytes;
+}
+
 void MpiTransport::check_iteration_capacity(const std::vector<std::size_t>& blocks) {
-  std::size_t need = 0;
-  for (const std::size_t bytes : blocks) need += bytes;
-  iteration_need_ = need;
+  iteration_blocks_changed(blocks);
+  const std::size_t need = iteration_need_;
   if (source_ != 0) return;  // said once, by the first client (ecluse-check: every node size)
   warn_iteration_too_big(log_, blocks.size(), need, window_, "the dedicated node's receive memory",
                          config_.architecture);

@@ -33,6 +33,7 @@ class MpiTransport : public Transport {
   [[nodiscard]] bool allocated_now(const Variable& variable, int block) const override;
   void check_capacity(const Variable& variable, std::size_t bytes) const override;
   void check_iteration_capacity(const std::vector<std::size_t>& blocks) override;
+  void iteration_blocks_changed(const std::vector<std::size_t>& blocks) override;
   void end_iteration(int iteration) override;
   bool signal(const std::string& event, int iteration) override;
   void stop() override;

@@ -52,9 +52,12 @@ bool write_file_whole(const std::string& path, const std::string& text) {
     const std::string self = "/proc/self/fd/" + std::to_string(fd);
     ok = ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, part.c_str(), AT_SYMLINK_FOLLOW) == 0;
   }
-  ok = ::close(fd) == 0 && ok;
+  int error = ok ? 0 : errno;
+  if (::close(fd) != 0 && ok) error = errno, ok = false;
   if (ok && std::rename(part.c_str(), path.c_str()) == 0) return true;
+  if (ok) error = errno;
   std::remove(part.c_str());
+  errno = error;  // why, for the caller's message
   return false;
 }
 

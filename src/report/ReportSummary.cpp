@@ -1,8 +1,10 @@
 // The report's few lines on rank 0's stdout, and publishing the report: file, then summary.
 #include <sys/file.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 
@@ -252,8 +254,9 @@ void publish_report(const Config& config, const std::vector<RankRecord>& records
   if (!path.empty()) {
     written = write_file_whole(path, build_report(config, totals, records).dump() + "\n");
     if (!written) {
-      log.warning("the run report could not be written to " + path +
-                  "; check the directory, or set ECLUSE_REPORT to another file.");
+      log.warning("the run report could not be written to " + path + ": " + std::strerror(errno) +
+                  "; check the directory and its free space, or set ECLUSE_REPORT to another "
+                  "file.");
     }
   }
   if (written && !note_report_for_launcher(path)) {

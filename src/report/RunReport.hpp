@@ -95,7 +95,7 @@ void retire_previous_report(const Config& config, Log& log);
 /** Writes `text` to `path` whole or not at all: into an unnamed temporary file of the same
  * directory, named "<path>.<pid>.part" once complete, then renamed over `path`. False (and no
  * file left) on failure. */
-bool write_file_whole(const std::string& path, const std::string& text);
+bool write_file_whole(const std::string& path, const std::string& text);  // false: errno says why
 /** The trace files: ECLUSE_TRACE, else <report trace>, with {simulation}, as an absolute path
  * holding {rank} (appended as ".{rank}" when absent); "" for no trace (the default). */
 std::string trace_pattern(const Config& config);

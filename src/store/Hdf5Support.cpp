@@ -489,8 +489,11 @@ void publish_part(const std::string& final_path, const Hdf5Options& options) {
                   "cannot set the permissions of '" + part + "': " + std::strerror(errno));
     }
     if (std::rename(part.c_str(), final_path.c_str()) != 0) {
-      throw Error(ECLUSE_IO_ERROR,
-                  "cannot rename '" + part + "' to '" + final_path + "': " + std::strerror(errno));
+      throw Error(ECLUSE_IO_ERROR, "cannot rename '" + part + "' to '" + final_path +
+                                       "': " + std::strerror(errno) +
+                                       ". Fix: let nothing else (another run, a directory) take "
+                                       "that name, and keep FilesPath in place and writable "
+                                       "while the run writes there");
     }
   } catch (...) {
     discard_part(final_path);

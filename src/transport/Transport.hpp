@@ -34,6 +34,9 @@ class Transport {
   /** Warns (once, at initialize) when an iteration that writes every block of `blocks` (their
    * bytes) needs more than this client may hold: its later writes would be refused. */
   virtual void check_iteration_capacity(const std::vector<std::size_t>& /*blocks*/) {}
+  /** The blocks of a whole iteration of this client changed size (a parameter_set): what the
+   * message of a block refused for room asks to raise the buffer to. */
+  virtual void iteration_blocks_changed(const std::vector<std::size_t>& /*blocks*/) {}
   /** Throws ECLUSE_IO_ERROR when this client's server failed to store an iteration since the
    * last call. */
   virtual void raise_store_failures() {}

@@ -153,17 +153,17 @@ void throw_too_big(const BlockData& block, std::size_t need, std::size_t share, 
                    int dc_clients) {
   const std::string what =
       "block " + std::to_string(block.block) + " of variable '" + block.variable->name + "'";
-  // Raised to this iteration's need so far only, the next write of the iteration would fail
-  // again: the whole iteration's, when larger.
-  const std::size_t target = held == 0 ? need : std::max(need, whole);
-  const std::string rest = target > need
-                               ? " (the whole iteration of this client needs " +
-                                     std::to_string(target) + " bytes with the sizes at initialize)"
-                               : "";
+  // Raised to this block's or this iteration's need so far only, the next write of the
+  // iteration would fail again: the whole iteration's, when larger.
+  const std::size_t target = std::max(need, whole);
+  const std::string rest = target > need ? " (the whole iteration of this client needs " +
+                                               std::to_string(target) +
+                                               " bytes with the parameters' values now)"
+                                         : "";
   throw Error(ECLUSE_ALLOCATION_ERROR,
               held == 0 ? what + " needs " + std::to_string(need) + " bytes of " + memory +
                               " but a client may hold at most " + std::to_string(share) +
-                              " bytes; " + raise_buffer(a, need, share, dc_clients) + "."
+                              " bytes; " + raise_buffer(a, target, share, dc_clients) + rest + "."
                         : "iteration " + std::to_string(block.iteration) + " needs " +
                               std::to_string(need) + " bytes of " + memory + " with " + what +
                               " but a client may hold at most " + std::to_string(share) +

@@ -85,7 +85,7 @@ std::size_t streaming_copy_from(const Config& config);
 
 /** A client would hold `need` bytes (`held` of them already, for this iteration) where it may
  * hold `share`; `memory` names the setting to raise. `whole`: what a whole iteration of this
- * client takes with the sizes at initialize (0: unknown), so that the size to raise to is
+ * client takes with the parameters' current values (0: unknown), so that the size to raise to is
  * enough for the rest of the iteration too. */
 [[noreturn]] void throw_too_big(const BlockData& block, std::size_t need, std::size_t share,
                                 std::size_t held, std::size_t whole, const std::string& memory,

@@ -224,7 +224,8 @@ TEST(ApiDc, ClearedAndOversizedBlocks) {
     EXPECT_EQ(*message,
               "block 0 of variable 'field' needs 384 bytes of buffer (data and bookkeeping) but "
               "a client may hold at most 192 bytes; raise <buffer size> (now 200 bytes, at "
-              "<string>:4:5) to at least 448 bytes.");
+              "<string>:4:5) to at least 640 bytes (the whole iteration of this client needs "
+              "576 bytes with the parameters' values now).");
   }
   expect_ok(ecluse_finalize());
 }

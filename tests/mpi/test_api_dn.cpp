@@ -524,7 +524,8 @@ TEST(ApiDn, OversizedBlockAndUnknownStatistic) {
     EXPECT_EQ(*message,
               "block 0 of variable 'field' needs 320 bytes of the dedicated node's receive "
               "memory but a client may hold at most 200 bytes; raise <buffer size> (now 200 "
-              "bytes, at <string>:4:5) to at least 320 bytes.");
+              "bytes, at <string>:4:5) to at least 392 bytes (the whole iteration of this client "
+              "needs 392 bytes with the parameters' values now).");
     double v = 0;
     EXPECT_EQ(ecluse_get_statistic("dn.nothing", &v), ECLUSE_ARGUMENT_ERROR);
     EXPECT_STREQ(ecluse_error_message(),

@@ -233,9 +233,11 @@ TEST(StoreThread, CompletionFailureIsCountedForItsIteration) {
   c.collect_until(2);
   c.get().flush_unended();
   EXPECT_EQ(c.get().failures(), 1u);
-  EXPECT_EQ(c.get().first_failure(), "iteration 0 in store 'h': cannot rename '" + dir +
-                                         "/st_It0_Pr0.h5.part' to '" + dir +
-                                         "/st_It0_Pr0.h5': Is a directory");
+  EXPECT_EQ(
+      c.get().first_failure(),
+      "iteration 0 in store 'h': cannot rename '" + dir + "/st_It0_Pr0.h5.part' to '" + dir +
+          "/st_It0_Pr0.h5': Is a directory. Fix: let nothing else (another run, a directory) take "
+          "that name, and keep FilesPath in place and writable while the run writes there");
   EXPECT_TRUE(test::dataset_exists(dir + "/st_It1_Pr0.h5", "v/P0"));
   EXPECT_FALSE(std::filesystem::exists(dir + "/st_It0_Pr0.h5.part"));
 }
