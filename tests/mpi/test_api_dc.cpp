@@ -405,6 +405,35 @@ TEST(ApiDc, AllocOfABlockNoStoreTakesUsesNoBufferRoom) {
   EXPECT_EQ(read_dataset(sparse + "/fq_It0_Pr0.h5", "c/P0").bytes, as_bytes(values(0, 2)));
 }
 
+struct DiskRun {
+  std::vector<int> statuses;  // of end_iteration, stop and finalize, in order
+  std::string message;        // of the first that failed
+  int is_client = 0;
+};
+
+/** A run of 4 iterations whose blocks grow past RLIMIT_FSIZE at iteration 2 (`limited`: on this
+ * rank; a dedicated core then cannot store them). */
+DiskRun run_filling_the_disk(const std::string& xml, bool limited) {
+  DiskRun run;
+  expect_ok(ecluse_initialize_string(xml.c_str(), MPI_COMM_WORLD));
+  auto keep = [&](int status) {
+    run.statuses.push_back(status);
+    if (status != ECLUSE_OK && run.message.empty()) run.message = ecluse_error_message();
+  };
+  std::optional<ecluse::test::FileSizeLimit> disk;
+  if (limited) disk.emplace(256 * 1024);
+  expect_ok(ecluse_start(&run.is_client));
+  if (run.is_client) {
+    for (int it = 0; it < 4; ++it) {
+      ecluse::test::write_too_big_at_iteration_2(it);
+      keep(ecluse_end_iteration());
+    }
+    keep(ecluse_stop());
+  }
+  keep(ecluse_finalize());
+  return run;
+}
+
 // The server's "disk" is full from iteration 2 on (its blocks grow past RLIMIT_FSIZE): the
 // client learns it at an end_iteration or at finalize, the server at finalize, the report counts
 // it, and the files of iterations 0 and 1 are intact.
@@ -415,26 +444,7 @@ TEST(ApiDc, AStoreFailureOnTheServerReachesTheClientAndTheReport) {
   const std::string dir = ecluse::test::fresh_dir("dc-full");
   const std::string report = dir + "/report.json";
   setenv("ECLUSE_REPORT", report.c_str(), 1);
-  expect_ok(ecluse_initialize_string(config(dir, s).c_str(), MPI_COMM_WORLD));
-  std::vector<int> statuses;
-  std::string message;
-  auto keep = [&](int status) {
-    statuses.push_back(status);
-    if (status != ECLUSE_OK && message.empty()) message = ecluse_error_message();
-  };
-  {
-    const ecluse::test::FileSizeLimit disk(256 * 1024);
-    int is_client = 0;
-    expect_ok(ecluse_start(&is_client));
-    if (is_client) {
-      for (int it = 0; it < 4; ++it) {
-        ecluse::test::write_too_big_at_iteration_2(it);
-        keep(ecluse_end_iteration());
-      }
-      keep(ecluse_stop());
-    }
-    keep(ecluse_finalize());
-  }
+  const auto [statuses, message, is_client] = run_filling_the_disk(config(dir, s), true);
   unsetenv("ECLUSE_REPORT");
   EXPECT_EQ(std::count(statuses.begin(), statuses.end(), ECLUSE_IO_ERROR), 1);
   EXPECT_EQ(std::count(statuses.begin(), statuses.end(), ECLUSE_OK),
@@ -469,27 +479,9 @@ TEST(ApiDc, AnotherNodesStoreFailureIsNamedAsAnothers) {
   RunSetup s{2, 1};
   s.domains = 1;
   const std::string dir = ecluse::test::fresh_dir("dc-full-other");
-  expect_ok(ecluse_initialize_string(config(dir, s).c_str(), MPI_COMM_WORLD));
-  std::vector<int> statuses;
-  std::string message;
-  auto keep = [&](int status) {
-    statuses.push_back(status);
-    if (status != ECLUSE_OK && message.empty()) message = ecluse_error_message();
-  };
-  int is_client = 0;
-  {
-    std::optional<ecluse::test::FileSizeLimit> disk;
-    if (world_rank() >= 2) disk.emplace(256 * 1024);  // node 1: world ranks 2 and 3
-    expect_ok(ecluse_start(&is_client));
-    if (is_client) {
-      for (int it = 0; it < 4; ++it) {
-        ecluse::test::write_too_big_at_iteration_2(it);
-        keep(ecluse_end_iteration());
-      }
-      keep(ecluse_stop());
-    }
-    keep(ecluse_finalize());
-  }
+  // Node 1: world ranks 2 and 3.
+  const auto [statuses, message, is_client] =
+      run_filling_the_disk(config(dir, s), world_rank() >= 2);
   if (!is_client) return;
   EXPECT_EQ(std::count(statuses.begin(), statuses.end(), ECLUSE_IO_ERROR), 1);
   const std::string own = "the dedicated core could not store iteration 2 in store 's'";
