@@ -132,8 +132,8 @@ def _run_command(command: Sequence[str], env: dict) -> int:
 
 
 def _not_stored(path: str) -> list:
-    """What a report says was not stored: failed stores, writes refused with an error, an
-    incomplete run."""
+    """What a report says was not stored or not done: failed stores, writes refused with an
+    error, in-situ work that failed, an incomplete run."""
     try:
         report = load_report(path)
     except (OSError, ValueError) as e:  # moved away since, say: the command's code decides
@@ -147,10 +147,16 @@ def _not_stored(path: str) -> list:
         said.append(f"{errors:g} store(s) failed in {failed:g} (rank, iteration) pair(s): what "
                     "they were to store is not on disk, all of it or a part (see the run's errors "
                     "above)")
-    refused = (report.data.get("statistics") or {}).get("client.refused_writes") or 0
+    statistics = report.data.get("statistics") or {}
+    refused = statistics.get("client.refused_writes") or 0
     if refused:
         said.append(f"{refused:g} write(s) refused with an error (client.refused_writes): that "
                     "data was not handed over (see the run's errors above)")
+    insitu = statistics.get("insitu.failures") or 0
+    if insitu:
+        said.append(f"{insitu:g} run(s) of in-situ work failed (insitu.failures: <pyscript>s, "
+                    "plugin and signal actions): their results are missing (see the run's "
+                    "errors above)")
     if report.data.get("complete") is False:
         said.append("the run did not complete (a partial report): what its last iterations "
                     "held may not be stored")

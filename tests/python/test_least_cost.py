@@ -97,7 +97,7 @@ FAKE_RUN = """
 import json, os, sys
 doc = {"schema": "ecluse-report/2", "complete": COMPLETE,
        "iterations": {"store_errors": ERRORS, "failed_iterations": {"count": ERRORS}},
-       "statistics": {"client.refused_writes": REFUSED}}
+       "statistics": {"client.refused_writes": REFUSED, "insitu.failures": INSITU}}
 with open("fake-report.json", "w") as f:
     json.dump(doc, f)
 with open(os.environ["ECLUSE_RUN_REPORTS"], "a") as f:
@@ -108,10 +108,10 @@ with open(os.environ["ECLUSE_RUN_REPORTS"], "a") as f:
 def test_a_run_that_lost_data_ends_non_zero_even_if_its_program_did_not(tmp_path):
     """A Damaris program that never checks return codes ends 0 after its stores failed: the
     launcher's exit status shows the loss the report counts (no silent loss)."""
-    def fake(errors, complete, refused=0):
+    def fake(errors, complete, refused=0, insitu=0):
         script = FAKE_RUN.replace("ERRORS", str(errors)).replace("COMPLETE", str(complete))
-        return ecluse_run(tmp_path, [sys.executable, "-c", script.replace("REFUSED",
-                                                                          str(refused))])
+        script = script.replace("REFUSED", str(refused)).replace("INSITU", str(insitu))
+        return ecluse_run(tmp_path, [sys.executable, "-c", script])
     result = fake(3, True)
     assert result.returncode == 1
     assert (f"ecluse run: {tmp_path / 'fake-report.json'}: 3 store(s) failed in 3 (rank, "
@@ -128,6 +128,13 @@ def test_a_run_that_lost_data_ends_non_zero_even_if_its_program_did_not(tmp_path
     assert (f"ecluse run: {tmp_path / 'fake-report.json'}: 4 write(s) refused with an error "
             "(client.refused_writes): that data was not handed over (see the run's errors "
             "above)" in result.stderr), result.stderr
+    # In-situ work that failed (a script that raised, a signal action not found): the data is
+    # stored, the results the run was to make are not.
+    result = fake(0, True, insitu=2)
+    assert result.returncode == 1
+    assert (f"ecluse run: {tmp_path / 'fake-report.json'}: 2 run(s) of in-situ work failed "
+            "(insitu.failures: <pyscript>s, plugin and signal actions): their results are "
+            "missing (see the run's errors above)" in result.stderr), result.stderr
     result = fake(0, True)
     assert result.returncode == 0 and "ecluse run:" not in result.stderr
 
