@@ -379,6 +379,16 @@ void write_block_dataset(hid_t file, const BlockData& block, int domains, const 
   hdf5_check(dataset.close(), "close dataset '" + name + "' (writing its last data)", path);
 }
 
+std::string resolved_path(const std::string& path) {
+  std::error_code error;
+  const std::string resolved = std::filesystem::weakly_canonical(path, error).string();
+  return error ? path : resolved;
+}
+
+bool is_under(const std::string& path, const std::string& directory) {
+  return path == directory || path.rfind(directory + (directory.ends_with('/') ? "" : "/"), 0) == 0;
+}
+
 std::string output_file_path(const Hdf5Options& options, const std::string& simulation,
                              int iteration, int writer, int node) {
   std::string name = replace_all(options.file_name, "{simulation}", simulation);
@@ -394,13 +404,8 @@ std::string output_file_path(const Hdf5Options& options, const std::string& simu
 // that leads out of FilesPath (and of ECLUSE_OUTPUT_ROOT): judged by where the file's directory
 // resolves to, before anything is made there.
 void check_inside(const Hdf5Options& options, const std::string& path) {
-  std::error_code error;
-  const auto base = std::filesystem::weakly_canonical(options.directory, error).string();
-  const auto parent =
-      std::filesystem::weakly_canonical(std::filesystem::path(path).parent_path(), error).string();
-  if (error || parent == base || parent.rfind(base + (base.ends_with('/') ? "" : "/"), 0) == 0) {
-    return;
-  }
+  const std::string parent = resolved_path(std::filesystem::path(path).parent_path().string());
+  if (is_under(parent, resolved_path(options.directory))) return;
   throw Error(ECLUSE_IO_ERROR,
               "store '" + options.store_name + "' would write '" + path +
                   "' outside its FilesPath '" + options.directory +

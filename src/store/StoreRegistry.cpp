@@ -12,6 +12,7 @@
 #include "store/Hdf5CollectiveStore.hpp"
 #include "store/Hdf5FilePerNodeStore.hpp"
 #include "store/Hdf5FilePerProcessStore.hpp"
+#include "store/Hdf5Support.hpp"
 #include "store/NullStore.hpp"
 #include "store/OutputLock.hpp"
 #include "store/XdmfStore.hpp"
@@ -72,10 +73,8 @@ void check_confined(const Store& store, const std::string& pattern) {
 void check_output_root(const Store& store, const std::string& directory) {
   const char* root = std::getenv("ECLUSE_OUTPUT_ROOT");
   if (root == nullptr || *root == '\0') return;
-  std::error_code error;
-  const std::string r = std::filesystem::weakly_canonical(root, error).string();
-  const std::string d = std::filesystem::weakly_canonical(directory, error).string();
-  if (d == r || d.rfind(r + (r.ends_with('/') ? "" : "/"), 0) == 0) return;
+  const std::string d = resolved_path(directory);
+  if (is_under(d, resolved_path(root))) return;
   config_error(store, "FilesPath '" + directory + "' is outside ECLUSE_OUTPUT_ROOT='" + root +
                           "' (resolved '" + d + "'); choose a directory under it");
 }
