@@ -50,7 +50,10 @@ shm::Handle ShmTransport::acquire(const BlockData& block, std::size_t bytes, boo
   handed_.note(block.iteration);
   const std::size_t need = shm::block_footprint(bytes);
   const std::size_t share = buffer_.share(client_);
-  if (held_ + need > share && !(may_skip && skipping())) too_big(block, held_ + need, share);
+  // Policy skip drops a block for want of room now, never one larger than all the room there is.
+  if (held_ + need > share && !(may_skip && skipping() && need <= share)) {
+    too_big(block, held_ + need, share);
+  }
   shm::BufferAllocator& a = buffer_.allocator();
   std::atomic<std::uint64_t>& held = buffer_.held(client_);
   std::chrono::steady_clock::time_point since;  // set at the first wait: no clock read before

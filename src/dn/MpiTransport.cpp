@@ -127,7 +127,8 @@ bool MpiTransport::skipping() const {
 }
 
 void MpiTransport::check_fits(const BlockData& block, std::size_t need, bool may_skip) const {
-  if (held_ + need <= window_ || (may_skip && skipping())) return;
+  // Policy skip drops a block for want of credit now, never one larger than the whole window.
+  if (held_ + need <= window_ || (may_skip && skipping() && need <= window_)) return;
   throw_too_big(block, held_ + need, window_, held_, iteration_need_,
                 "the dedicated node's receive memory", config_.architecture);
 }

@@ -230,6 +230,29 @@ TEST(ApiDc, ClearedAndOversizedBlocks) {
   expect_ok(ecluse_finalize());
 }
 
+// Policy skip drops a block for want of room now; one larger than a client's whole share is
+// the configuration's error, refused as under policy block, never skipped with an OK.
+TEST(ApiDc, OversizedBlockIsRefusedUnderPolicySkipToo) {
+  if (world_size() != 2) GTEST_SKIP() << "runs with 2 ranks";
+  RunSetup s{2, 1};
+  s.buffer = "200";
+  s.domains = 1;
+  s.policy = "skip";
+  const std::string dir = ecluse::test::fresh_dir("oversized-skip");
+  const auto message = ecluse::test::write_a_block_grown_too_big(config(dir, s));
+  if (message) {
+    EXPECT_EQ(*message,
+              "block 0 of variable 'field' needs 384 bytes of buffer (data and bookkeeping) but "
+              "a client may hold at most 192 bytes; raise <buffer size> (now 200 bytes, at "
+              "<string>:4:5) to at least 640 bytes (the whole iteration of this client needs "
+              "576 bytes with the parameters' values now).");
+    double skipped = -1;
+    expect_ok(ecluse_get_statistic("dc.skipped_blocks", &skipped));
+    EXPECT_EQ(skipped, 0.0);
+  }
+  expect_ok(ecluse_finalize());
+}
+
 // Client 0 stops after 2 iterations, client 1 after 4; both start again (Damaris's restart):
 // they go on together at iteration 4, not client 0 at 2 (iterations its server already stored,
 // which client 1 would never end again).

@@ -540,6 +540,26 @@ TEST(ApiDn, OversizedBlockAndUnknownStatistic) {
   expect_ok(ecluse_finalize());
 }
 
+// As under DC: policy skip never drops with an OK a block larger than the whole window.
+TEST(ApiDn, OversizedBlockIsRefusedUnderPolicySkipToo) {
+  if (world_size() != 2) GTEST_SKIP() << "runs with 2 ranks";
+  RunSetup s{1, 1};
+  s.buffer = "200";
+  s.domains = 1;
+  s.policy = "skip";
+  const std::string dir = ecluse::test::fresh_dir("dn-oversized-skip");
+  const auto message = ecluse::test::write_a_block_grown_too_big(config(dir, s));
+  if (message) {
+    EXPECT_EQ(*message,
+              "block 0 of variable 'field' needs 320 bytes of the dedicated node's receive "
+              "memory but a client may hold at most 200 bytes; raise <buffer size> (now 200 "
+              "bytes, at <string>:4:5) to at least 392 bytes (the whole iteration of this client "
+              "needs 392 bytes with the parameters' values now).");
+    EXPECT_EQ(statistic("dn.skipped_blocks"), 0.0);
+  }
+  expect_ok(ecluse_finalize());
+}
+
 TEST(ApiDn, TooFewNodesIsAnErrorOnEveryRank) {
   if (world_size() != 3) GTEST_SKIP() << "runs with 3 ranks";
   const std::string dir = ecluse::test::fresh_dir("dn-too-few");
