@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -153,9 +154,34 @@ void quiet_hdf5_errors() {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
 }
 
+std::string file_system_fix(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  const std::string directory = parent.empty() ? "." : parent.string();
+  struct stat info {};
+  if (::stat(directory.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+    return "Fix: its directory '" + directory +
+           "' is gone (removed or unmounted while the run wrote): make it again for the next "
+           "iterations, or change the store's FilesPath";
+  }
+  if (::access(directory.c_str(), W_OK | X_OK) != 0) {
+    return "Fix: this process may not write in '" + directory +
+           "': change its permissions, or the store's FilesPath";
+  }
+  struct statvfs file_system {};
+  if (::statvfs(directory.c_str(), &file_system) == 0 && file_system.f_bavail == 0) {
+    return "Fix: the file system of '" + directory +
+           "' is full: free space on it, or change the store's FilesPath";
+  }
+  return "Fix: check that '" + directory +
+         "' is on a mounted, writable file system with free space (df, dmesg)";
+}
+
 void throw_hdf5_error(const std::string& action, const std::string& path) {
-  throw Error(ECLUSE_IO_ERROR,
-              "HDF5 could not " + action + " in '" + path + "': " + innermost_hdf5_error());
+  const bool on_the_file = action.ends_with("the file");
+  std::string message = "HDF5 could not " + action + " in '" + path +
+                        "': " + innermost_hdf5_error();  // before anything else calls HDF5
+  if (on_the_file) message += ". " + file_system_fix(path);
+  throw Error(ECLUSE_IO_ERROR, message);
 }
 
 std::int64_t hdf5_check(std::int64_t status, const std::string& action, const std::string& path) {
@@ -279,8 +305,9 @@ Hdf5Handle create_serial_part(const std::string& final_path) {
   const int fd = ::open(part.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
   if (fd < 0 && errno == EEXIST) check_part_absent(final_path);
   if (fd < 0) {
-    throw Error(ECLUSE_IO_ERROR, "cannot create '" + part + "': " + std::strerror(errno) +
-                                     ". Fix: check that directory is writable and has room");
+    const int error = errno;
+    throw Error(ECLUSE_IO_ERROR, "cannot create '" + part + "': " + std::strerror(error) + ". " +
+                                     file_system_fix(part));
   }
   ::close(fd);
   const hid_t file = H5Fcreate(part.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());

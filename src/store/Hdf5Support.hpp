@@ -47,7 +47,11 @@ class Hdf5Handle {
 
 /** Stops HDF5 from printing its error stack: errors become ecluse::Error messages instead. */
 void quiet_hdf5_errors();
-/** Throws ECLUSE_IO_ERROR "HDF5 could not <action> in '<path>': <innermost HDF5 error>". */
+/** The fix for a file at `path` that could not be created, flushed or closed, from the state of
+ * its directory now: gone, not writable, on a full file system, or else what to check. */
+std::string file_system_fix(const std::string& path);
+/** Throws ECLUSE_IO_ERROR "HDF5 could not <action> in '<path>': <innermost HDF5 error>", and,
+ * for an action on "the file", file_system_fix(path). */
 [[noreturn]] void throw_hdf5_error(const std::string& action, const std::string& path);
 /** Returns status when it is not negative, else throws like throw_hdf5_error. */
 std::int64_t hdf5_check(std::int64_t status, const std::string& action, const std::string& path);

@@ -16,6 +16,7 @@
 #include "StoreTestHelpers.hpp"
 #include "core/Collective.hpp"
 #include "core/Process.hpp"
+#include "store/Hdf5Support.hpp"
 #include "store/OutputLock.hpp"
 
 namespace ecluse::test {
@@ -165,6 +166,29 @@ TEST(StoreFailures, FullDiskCollectiveFailsOnEveryRank) {
 
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
+}
+
+// A file HDF5 could not create, flush or close: the fix follows the state of its directory.
+TEST(StoreFailures, FileSystemFixFollowsTheDirectorysState) {
+  const std::string dir = fresh_dir("fix") + "/r" + std::to_string(world_rank());
+  std::filesystem::create_directories(dir);
+  EXPECT_EQ(file_system_fix(dir + "/sim_It3.h5"),
+            "Fix: check that '" + dir +
+                "' is on a mounted, writable file system with free space (df, dmesg)");
+  std::filesystem::remove(dir);
+  EXPECT_EQ(file_system_fix(dir + "/sim_It3.h5"),
+            "Fix: its directory '" + dir +
+                "' is gone (removed or unmounted while the run wrote): make it again for the "
+                "next iterations, or change the store's FilesPath");
+  quiet_hdf5_errors();
+  Error e = error_of([&] { hdf5_check(-1, "create the file", dir + "/sim_It3.h5"); });
+  EXPECT_EQ(std::string(e.what()), "HDF5 could not create the file in '" + dir +
+                                       "/sim_It3.h5': no detail on the HDF5 error stack. " +
+                                       file_system_fix(dir + "/sim_It3.h5"));
+  e = error_of([&] { hdf5_check(-1, "create dataset 'x/P0'", dir + "/sim_It3.h5"); });
+  EXPECT_EQ(std::string(e.what()), "HDF5 could not create dataset 'x/P0' in '" + dir +
+                                       "/sim_It3.h5': no detail on the HDF5 error stack")
+      << "no file-system fix for an action that is not on the file";
 }
 
 TEST(StoreLock, SecondLiveRunIntoTheSameDirectoryIsRefused) {
