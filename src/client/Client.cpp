@@ -187,10 +187,13 @@ auto Client::refusing(const Variable& v, int block, Call call) -> decltype(call(
   try {
     return call();
   } catch (const Error& e) {
-    // A second write of a block handed over (whatever its error: a NULL pointer too), a commit
-    // of nothing: the block's data is stored or there was none.
-    if (e.status() != ECLUSE_ALREADY_WRITTEN && e.status() != ECLUSE_BLOCK_NOT_FOUND &&
-        !handed_over_now(v, block)) {
+    // A second write of a block in one iteration: its data goes nowhere (the first is stored),
+    // and a client that skipped an end_iteration writes every later iteration under the
+    // number before, so it counts. Another error of a block handed over (a NULL pointer), a
+    // commit of nothing: the block's data is stored or there was none.
+    if (e.status() == ECLUSE_ALREADY_WRITTEN) {
+      ++refused_writes_;
+    } else if (e.status() != ECLUSE_BLOCK_NOT_FOUND && !handed_over_now(v, block)) {
       refused_now_.insert({&v, block});
     }
     throw;

@@ -189,8 +189,9 @@ std::string loss_lines(const RunTotals& t) {
   if (const double refused = statistic(t, Statistic::ClientRefusedWrites); refused > 0) {
     s += "  NOT HANDED OVER: " + format("%.0f", refused) +
          " write(s) refused with an error (a variable or block the configuration does not "
-         "declare, a block too large for the room a client has, its "
-         "server gone, ...): their data is not stored (the errors above say why)\n";
+         "declare, a block too large for the room a client has, a second write of a block in "
+         "one iteration, its server gone, ...): their data is not stored (the errors above "
+         "say why)\n";
   }
   if (skipped > 0) {
     s += "  skipped: " + format("%.0f", skipped) +

@@ -1481,7 +1481,8 @@ def test_writes_refused_with_an_error_are_counted_and_fail_ecluse_run(tmp_path, 
     assert report["statistics"]["client.refused_writes"] == r["refused"], report["statistics"]
     assert (f"  NOT HANDED OVER: {r['refused']} write(s) refused with an error (a variable or "
             "block the configuration does not declare, a block too large for the room a client "
-            "has, its server gone, ...): their data is not stored (the errors above say why)"
+            "has, a second write of a block in one iteration, its server gone, ...): their data "
+            "is not stored (the errors above say why)"
             ) in result.stdout, result.stdout
     assert result.returncode == 1, result.stdout + result.stderr
     assert (f"bind-report.json: {r['refused']} write(s) refused with an error "

@@ -319,8 +319,8 @@ TEST(Aggregate, SummarySaysHowManyWritesWereRefused) {
   EXPECT_NE(ecluse::report_summary(t, records, "r.json")
                 .find("\n  NOT HANDED OVER: 5 write(s) refused with an error (a variable or "
                       "block the configuration does not declare, a block too large for the room "
-                      "a client has, its server gone, ...): their data is not stored (the errors "
-                      "above say why)\n"),
+                      "a client has, a second write of a block in one iteration, its server "
+                      "gone, ...): their data is not stored (the errors above say why)\n"),
             std::string::npos);
 }
 
