@@ -11,7 +11,7 @@ module damaris
   ! NO_SERVER convention), the *_iteration variants, signal (a missing function is logged, as
   ! Damaris does), set_position (C order, as Damaris takes it) and the parameters (any integer
   ! size) go through damaris_*.
-  use ecluse_c_api, only: c_client_comm_get, c_finalize, c_write_block, c_write_section, &
+  use ecluse_c_api, only: c_client_comm_get, c_finalize, c_write_contiguous, c_write_section, &
                           c_alloc_block, c_commit_block, c_clear_block, c_bind, &
                           c_end_iteration, c_get_iteration
   use ecluse_messages, only: c_text, f_text
@@ -211,7 +211,7 @@ contains
     type(*), dimension(..), intent(in), target :: data
     integer, intent(out) :: ierr
     if (is_contiguous(data)) then
-      ierr = said(c_write_block(c_text(varname), int(block, c_int32_t), c_loc(data)))
+      ierr = said(c_write_contiguous(c_text(varname), int(block, c_int32_t), data))
     else
       ierr = said(c_write_section(c_text(varname), int(block, c_int32_t), data))
     end if

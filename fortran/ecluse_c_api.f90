@@ -6,7 +6,8 @@ module ecluse_c_api
   implicit none
   private
   public :: c_initialize, c_initialize_string, c_start, c_client_comm_get
-  public :: c_write_block, c_write_section, c_alloc_block, c_commit_block, c_clear_block
+  public :: c_write_block, c_write_section, c_write_contiguous, c_alloc_block, c_commit_block
+  public :: c_clear_block
   public :: c_parameter_get, c_parameter_set, c_set_block_position, c_variable_shape
   public :: c_signal, c_bind, c_end_iteration, c_get_iteration, c_stop, c_finalize
   public :: c_get_statistic, c_error_message, c_set_error, c_status_name, c_strlen
@@ -56,6 +57,16 @@ module ecluse_c_api
       integer(c_int32_t), value :: block
       type(*), dimension(..), intent(in) :: data
     end function c_write_section
+
+    !> ecluse_write_block of a contiguous array passed by its descriptor, refused when it holds
+    !> fewer bytes than the variable's block (the Damaris module, which checks nothing else).
+    integer(c_int) function c_write_contiguous(variable, block, data) &
+        bind(C, name="ecluse_fortran_write_contiguous")
+      import :: c_char, c_int, c_int32_t
+      character(kind=c_char), dimension(*), intent(in) :: variable
+      integer(c_int32_t), value :: block
+      type(*), dimension(..), intent(in) :: data
+    end function c_write_contiguous
 
     integer(c_int) function c_alloc_block(variable, block, data) &
         bind(C, name="ecluse_alloc_block")

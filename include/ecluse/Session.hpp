@@ -42,6 +42,9 @@ class Session {
   /** Counters of this rank's transport or server, e.g. "dn.credit_waits" (empty in TP). */
   [[nodiscard]] std::map<std::string, double> statistics() const;
   void write(std::string_view variable, const void* data, int block = 0);
+  /** write of data that holds `bytes` bytes: ECLUSE_ARGUMENT_ERROR when the block is larger
+   * (it would be read past the data's end); a larger buffer gives its first bytes. */
+  void write_sized(std::string_view variable, const void* data, std::uint64_t bytes, int block = 0);
   /** write of an array whose elements are not contiguous: element (i_0, ..., i_{r-1}) of an
    * array of `extents` (C order) is at data + sum_d i_d * byte_strides[d]; its elements, taken in
    * C order, are the block's (their count must be the layout's). Copied once, as by write. */

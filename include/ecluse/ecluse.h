@@ -105,6 +105,10 @@ int ecluse_write(const char* variable, const void* data);
 /** ecluse_write for one block (domain) of a variable: 0 <= block < its domains; same errors
  * and ECLUSE_INVALID_BLOCK for a block out of range. */
 int ecluse_write_block(const char* variable, int32_t block, const void* data);
+/** ecluse_write_block of data known to hold `bytes` bytes: same errors and
+ * ECLUSE_ARGUMENT_ERROR, naming both sizes, when the block (ghosts included) is larger, which
+ * ecluse_write_block would read past the data's end; larger data gives its first bytes. */
+int ecluse_write_block_sized(const char* variable, int32_t block, const void* data, uint64_t bytes);
 /** ecluse_write of an array whose elements are not contiguous in memory: the interior of an
  * array with ghost cells, a strided slice, an array in the other language's order. Element
  * (i_0, ..., i_{rank-1}) of an array of `extents` (C order: the last index varies fastest) is at

@@ -106,6 +106,11 @@ void Session::write(std::string_view variable, const void* data, int block) {
   runtime().client().write(variable, block, data);
 }
 
+void Session::write_sized(std::string_view variable, const void* data, std::uint64_t bytes,
+                          int block) {
+  runtime().client().write(variable, block, data, bytes);
+}
+
 void Session::write_strided(std::string_view variable, const void* data,
                             std::span<const std::int64_t> extents,
                             std::span<const std::int64_t> byte_strides, int block) {

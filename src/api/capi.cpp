@@ -266,6 +266,14 @@ int ecluse_write_block(const char* variable, int32_t block, const void* data) {
   });
 }
 
+int ecluse_write_block_sized(const char* variable, int32_t block, const void* data,
+                             uint64_t bytes) {
+  return guard([&] {
+    require(variable, "the variable name");
+    current().write_sized(variable, data, bytes, block);
+  });
+}
+
 int ecluse_write_strided(const char* variable, const void* data, int32_t rank,
                          const int64_t* extents, const int64_t* byte_strides) {
   return ecluse_write_block_strided(variable, 0, data, rank, extents, byte_strides);

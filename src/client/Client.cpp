@@ -223,10 +223,10 @@ const Variable& Client::accepted(std::string_view name, int block) {
   }
 }
 
-void Client::write(std::string_view name, int block, const void* data) {
+void Client::write(std::string_view name, int block, const void* data, std::uint64_t held) {
   PhaseScope scope(accounting_, Phase::Write);
   const Variable& v = accepted(name, block);
-  refusing(v, block, [&] { hand_over(v, block, data, nullptr); });
+  refusing(v, block, [&] { hand_over(v, block, data, nullptr, held); });
 }
 
 void Client::write_strided(std::string_view name, int block, const StridedSource& source) {
@@ -235,13 +235,31 @@ void Client::write_strided(std::string_view name, int block, const StridedSource
   refusing(v, block, [&] { hand_over(v, block, source.data(), &source); });
 }
 
-void Client::hand_over(const Variable& v, int block, const void* data,
-                       const StridedSource* strided) {
+// Data of a known size (ecluse_write_block_sized, module damaris's arrays): a block larger than
+// it would be read past its end, another array's values in the files or a crash.
+void Client::check_holds(const Variable& v, int block, std::uint64_t held) {
+  if (held == kUnknownSize) return;
+  const BlockData& b = describe(v, block, nullptr);
+  const std::size_t bytes = bytes_of(b);
+  if (held >= bytes) return;
+  const std::string which = block == 0 ? "" : "block " + std::to_string(block) + " of ";
+  throw Error(ECLUSE_ARGUMENT_ERROR,
+              "write of " + which + "variable '" + v.name + "': the data passed holds " +
+                  std::to_string(held) + " bytes but the block needs " + std::to_string(bytes) +
+                  " bytes (" + std::to_string(bytes / data_type_size(b.type)) + " element(s) of " +
+                  std::string(data_type_name(b.type)) +
+                  ", ghosts included): the write would read past the data's end. Pass data of "
+                  "the block's size and type, or fix the layout's dimensions or type.");
+}
+
+void Client::hand_over(const Variable& v, int block, const void* data, const StridedSource* strided,
+                       std::uint64_t held) {
   if (!data && !(strided && strided->elements() == 0)) {  // an empty array reads nothing
     throw Error(ECLUSE_ARGUMENT_ERROR, "write of variable '" + v.name + "': data is NULL.");
   }
   check_not_written(v, block);
   check_not_allocated(v, block);
+  check_holds(v, block, held);
   if (!v.enabled || written_once_.count({&v, block})) return mark_handed_over(v, block);
   if (!wanted(v)) {
     ++unwanted_writes_;

@@ -23,10 +23,14 @@ std::vector<std::size_t> block_bytes_per_iteration(const Config& config,
 
 class Client {
  public:
+  static constexpr std::uint64_t kUnknownSize = ~std::uint64_t{0};
+
   Client(const Config& config, Parameters& parameters, Transport& transport, int source,
          Accounting& accounting);
 
-  void write(std::string_view variable, int block, const void* data);
+  /** `held`, when known: the bytes `data` holds; fewer than the block's is refused. */
+  void write(std::string_view variable, int block, const void* data,
+             std::uint64_t held = kUnknownSize);
   /** write of an array whose elements are not contiguous: `source` holds the block's elements
    * (their count must be the layout's) in C order; they are packed by the transport's copy. */
   void write_strided(std::string_view variable, int block, const StridedSource& source);
@@ -101,7 +105,9 @@ class Client {
    * is enabled, not a constant already written, and wanted at this iteration. */
   [[nodiscard]] bool handed_over_at_commit(const Variable& variable, int block);
   void hand_over(const Variable& variable, int block, const void* data,
-                 const StridedSource* strided);
+                 const StridedSource* strided, std::uint64_t held = kUnknownSize);
+  /** Throws ECLUSE_ARGUMENT_ERROR when data of `held` bytes is smaller than the block. */
+  void check_holds(const Variable& variable, int block, std::uint64_t held);
   /** Runs `call`; an Error it throws marks the block refused (refused_writes), then passes. */
   template <class Call>
   auto refusing(const Variable& variable, int block, Call call) -> decltype(call());

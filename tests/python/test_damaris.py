@@ -286,6 +286,53 @@ def test_fortran_layout_takes_positions_in_c_order_as_damaris_does(tmp_path, mod
     np.testing.assert_array_equal(stored, expected)
 
 
+ARRAY_SIZES_XML = """<?xml version="1.0"?>
+<simulation name="sizes" language="fortran" xmlns="http://damaris.gforge.inria.fr/damaris/model">
+  <architecture>
+    <domains count="1"/>
+    {dedicated}
+    <buffer name="buffer" size="16777216"/>
+  </architecture>
+  <data>
+    <layout name="l" type="double" dimensions="5,4,3,2" language="fortran"/>
+    <variable name="small" layout="l" store="h5"/>
+    <variable name="single" layout="l" store="h5"/>
+    <variable name="large" layout="l" store="h5"/>
+    <variable name="first" layout="l" store="h5"/>
+    <variable name="whole" layout="l" store="h5"/>
+  </data>
+  <storage>
+    <store name="h5" type="HDF5">
+      <option key="FileMode">FilePerCore</option>
+      <option key="FilesPath">out/</option>
+    </store>
+  </storage>
+</simulation>
+"""
+
+
+@pytest.mark.parametrize("mode", ["sync", "DC"])
+def test_fortran_arrays_smaller_than_their_layout_are_refused(tmp_path, mode):
+    # Damaris would read the layout's 960 bytes from a 480-byte array: another array's values
+    # in the files, or a crash. A larger array and the first element go through as in Damaris.
+    result, ranks = run_fortran_program("damaris_array_sizes", tmp_path, "sizes.xml",
+                                        ARRAY_SIZES_XML, mode)
+    assert result.stdout.count("array_sizes: ok") == ranks
+    assert "NOT HANDED OVER: 4 write(s) refused with an error" in result.stdout, result.stdout
+    for what in ("small", "single"):  # 60 real(8), 120 real(4)
+        assert (f"write of variable '{what}': the data passed holds 480 bytes but the block "
+                "needs 960 bytes (120 element(s) of double, ghosts included): the write would "
+                "read past the data's end. Pass data of the block's size and type, or fix the "
+                "layout's dimensions or type.") in result.stderr, result.stderr
+    u = np.arange(1, 121, dtype=np.float64).reshape(2, 3, 4, 5)
+    big = np.arange(1001, 1145, dtype=np.float64).reshape(2, 3, 4, 6)
+    with h5py.File(tmp_path / "out" / "sizes_It0_Pr0.h5", "r") as f:
+        assert sorted(f) == ["first", "large", "whole"]
+        np.testing.assert_array_equal(f["whole/P0"][()], u)
+        np.testing.assert_array_equal(f["first/P0"][()], u)
+        np.testing.assert_array_equal(f["large/P0"][()], big.reshape(-1)[:120].reshape(2, 3, 4, 5))
+
+
 UNSTRUCTURED_XML = ROOT / "tests" / "damaris" / "unstructured.xml"
 
 
