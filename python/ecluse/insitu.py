@@ -9,6 +9,10 @@ import numpy as np
 
 from . import _insitu_runtime as _runtime
 
+# How long dask_array's root waits for the scheduler to note that it holds the blocks (at least
+# timeout=): a round trip to the scheduler, seconds on a loaded node.
+_HOLD_SECONDS = 60.0
+
 _NO_DASK = ("no Dask in this run (DD['dask_env']['dask_scheduler_file'] is ''): give "
             "scheduler-file= on <pyscript> and start that scheduler before the simulation (when "
             "it was given, initialize said on stderr why the run goes without Dask)")
@@ -126,11 +130,39 @@ def _delayed(future):
     return dask.delayed(lambda x: x)(future)
 
 
+def _held(client, futures):
+    """None once the scheduler knows that `client` holds `futures`, else the error to raise.
+    The futures got from another server's dataset are held by that dataset alone until the
+    scheduler reads this client's claim, which goes on the client's batched stream, later than
+    get_dataset's answer: were that server to unpublish its dataset and drop its own futures
+    first (it does once the root answers), the scheduler would forget its blocks and computing
+    the array would fail with "lost dependencies". The scheduler tells a client that a key is in
+    memory only once it noted the client's claim: the futures are done then."""
+    if not futures:
+        return None
+    from distributed import wait
+    seconds = max(float(_runtime.state().dask.get("timeout") or 0), _HOLD_SECONDS)
+    try:
+        wait(futures, timeout=seconds)
+    except Exception as error:  # noqa: BLE001  (TimeoutError; the client closed)
+        return RuntimeError(f"dask_array: the Dask scheduler did not confirm within {seconds:g} "
+                            f"s that the first server holds the {len(futures)} block(s) of the "
+                            f"array ({type(error).__name__}: {error})")
+    lost = [f for f in futures if f.status != "finished"]
+    if lost:
+        return RuntimeError(f"dask_array: {len(lost)} block(s) of the array are not on the "
+                            f"workers any more (the first, {lost[0].key!r}, is "
+                            f"{lost[0].status}): a worker was lost")
+    return None
+
+
 def dask_array(DD, varname, client=None, comm=None, root=0):
     """A dask.array of `varname` over every server's blocks (ghosts removed), placed by their
     offsets, on rank `root` of the servers' communicator (None elsewhere). Collective over the
     servers: every server must call it for the same iteration. Each server's blocks are copied
-    to its own Dask worker; the array holds them until it is dropped."""
+    to its own Dask worker; the array holds them until it is dropped. Raised on every server:
+    ValueError when the blocks do not tile a box, RuntimeError when the scheduler does not
+    confirm that the root holds them (_held)."""
     import dask.array as da
     client = client or dask_client(DD)
     comm = comm or server_comm()
@@ -145,12 +177,14 @@ def dask_array(DD, varname, client=None, comm=None, root=0):
             futures = client.get_dataset(f"ecluse-{magic_number(DD)}-{varname}-{iteration(DD)}-"
                                          f"{rank}")
             pieces += [d + (f,) for d, f in zip(described, futures)]
+        problem = _held(client, [p[3] for p in pieces])
         try:
-            result = da.block(_grid(pieces)) if pieces else None
+            result = da.block(_grid(pieces)) if pieces and problem is None else None
         except ValueError as error:  # blocks that do not tile a box: said on every server
-            problem = str(error)
+            problem = error
+    # Past this, every server lets go of its blocks: only the root's futures hold them.
     problem = comm.bcast(problem, root=root)
     client.unpublish_dataset(name)
     if problem is not None:
-        raise ValueError(problem)
+        raise problem
     return result

@@ -236,6 +236,8 @@ def test_dask_sum_over_two_servers_equals_the_numpy_sum(tmp_path, approach, sche
                'keep-workers="no" timeout="60"/>')
     result = run(tmp_path, approach, scripts, {"sum.py": DASK_SUM}, timeout=180)
     assert result.returncode == 0, result.stderr
+    # a run of the script that failed says why on stderr (the C example still exits 0)
+    assert "failed at iteration" not in result.stderr, result.stderr[-6000:]
     sums = records(tmp_path, "dask.jsonl")
     assert [s["iteration"] for s in sums] == list(range(ITERATIONS)), result.stderr[-6000:]
     for s in sums:
