@@ -449,6 +449,11 @@ def iteration(index, iteration_number, blocks):
     data = _iteration_data(iteration_number, blocks, s, arrays, script.variables, script.once)
     result = _run(script, iteration_number, data, s)
     del data
+    if result is not None:
+        # A failure's frames (DD among their locals) may sit in a reference cycle with its
+        # exception (distributed's FutureCancelledError does): freed now, they are not taken
+        # for a view the script kept.
+        gc.collect()
     sys.stdout.flush()
     _check_released(script, iteration_number, arrays, _world_rank(s))
     for block in blocks:

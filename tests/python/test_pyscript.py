@@ -677,3 +677,26 @@ def test_dask_block_layout_is_the_text_damaris_prints():
     assert return_dask_block_layout(grid, "c") == (
         "data = [[c.datasets['S0_I0_m']['P0_B0'],c.datasets['S0_I0_m']['P1_B0']]\n"
         ",[c.datasets['S0_I0_m']['P2_B0'],c.datasets['S0_I0_m']['P3_B0']]]")
+
+
+# The error and the script's frame refer to each other (as distributed's _gather leaves a
+# FutureCancelledError): the frame, DD and its views outlived the call until the garbage
+# collector ran, and a failure was followed by "kept a NumPy view", blaming the script.
+FAILING_IN_A_CYCLE = '''
+def main(DD):
+    t = DD["iteration_data"]["temperature"]["numpy_data"]
+    try:
+        raise ValueError("failed")
+    except ValueError as error:
+        kept = error
+        raise
+'''
+
+
+def test_a_failure_is_not_said_to_keep_a_view(tmp_path):
+    result = run(tmp_path, "tp", '<pyscript name="cycle" file="cycle.py"/>',
+                 {"cycle.py": FAILING_IN_A_CYCLE}, script_attr='script="cycle"')
+    assert result.returncode == 0, result.stderr
+    assert len(logged_ranks(result.stderr, "error: pyscript 'cycle' failed at iteration 0: "
+                                           "ValueError: failed")) == 2, result.stderr
+    assert "kept a NumPy view" not in result.stderr, result.stderr
