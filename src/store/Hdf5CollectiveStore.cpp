@@ -11,9 +11,11 @@
 #include <string_view>
 #include <utility>
 
+#include "config/ApiNames.hpp"
 #include "core/Collective.hpp"
 #include "core/Watchdog.hpp"
 #include "ecluse/Error.hpp"
+#include "store/CollectiveMessages.hpp"
 #include "store/Compression.hpp"
 #include "store/Packer.hpp"
 
@@ -27,9 +29,11 @@ struct CollectiveVariable {
   std::vector<std::uint64_t> declared;  // declared global extent, empty when computed
   std::vector<std::uint64_t> reach;     // max of position + interior over the blocks seen
   std::int64_t blocks = 0;              // most blocks any one writer holds
+  std::int64_t source = 0, block = 0;   // the first block's, which decided the dataset
   std::int64_t total = 0;               // blocks over all writers
   std::int64_t unpositioned = 0;        // blocks whose client never called set_position
   std::uint64_t covered = 0;            // sum of the blocks' interior cells (saturating)
+  std::uint64_t unwritten = 0;          // cells no block writes (count_unwritten; not sent)
   std::vector<std::uint64_t> chunk;     // the first block's interior: the compressed chunk
   // Blocks without a position, every one the whole array (Damaris programs often have every
   // client write its copy of a coordinate array): if all hold the same bytes (digests, agreed
@@ -66,6 +70,10 @@ struct DatasetEncoding {
 
 namespace {
 
+// A dataset some of whose cells no block wrote (read back as 0) carries their count in every
+// file (the warning is said once per variable): docs/hdf5-store.md.
+constexpr const char* kUnwrittenCells = "ecluse_unwritten_cells";
+
 /** What every writer writes at one iteration, and the variables refused (each with its first
  * error), the same on every writer. */
 struct CollectivePlan {
@@ -91,6 +99,8 @@ std::string pack(const WriterSummary& summary) {
     out.put(v.declared);
     out.put(v.reach);
     out.put(v.blocks);
+    out.put(v.source);
+    out.put(v.block);
     out.put(v.total);
     out.put(v.unpositioned);
     out.put(static_cast<std::int64_t>(v.covered));
@@ -115,6 +125,8 @@ WriterSummary unpack(std::string_view bytes) {
     v.declared = in.extent();
     v.reach = in.extent();
     v.blocks = in.integer();
+    v.source = in.integer();
+    v.block = in.integer();
     v.total = in.integer();
     v.unpositioned = in.integer();
     v.covered = static_cast<std::uint64_t>(in.integer());
@@ -129,12 +141,8 @@ WriterSummary unpack(std::string_view bytes) {
   return summary;
 }
 
-std::string variable_error_prefix(const std::string& store, const std::string& variable) {
-  return "store '" + store + "': variable '" + variable + "'";
-}
-
 void check_inside(const BlockData& block, const std::vector<std::int64_t>& position,
-                  const std::string& store) {
+                  const CollectiveContext& c) {
   const auto interior = block.interior();
   bool inside = block.global.size() == interior.size();
   for (std::size_t d = 0; inside && d < interior.size(); ++d) {
@@ -142,24 +150,15 @@ void check_inside(const BlockData& block, const std::vector<std::int64_t>& posit
              static_cast<std::uint64_t>(position[d]) + interior[d] <= block.global[d];
   }
   if (inside) return;
-  throw Error(ECLUSE_DATASPACE_ERROR,
-              "store '" + store + "': block " + std::to_string(block.block) + " of variable '" +
-                  block.variable->name + "' from source " + std::to_string(block.source) +
-                  " at position " + format_extent(position) + " with interior extent " +
-                  format_extent(interior) + " lies outside the global extent " +
-                  format_extent(block.global) +
-                  " (in C order, as the file holds them: a language=\"fortran\" layout's "
-                  "dimensions and positions reversed). Fix: check the positions given to "
-                  "ecluse_set_position and the layout's "
-                  "global dimensions");
+  throw Error(ECLUSE_DATASPACE_ERROR, outside_extent_message(block, position, c));
 }
 
 void check_position(const BlockData& block, const std::vector<std::int64_t>& position,
-                    const std::string& store) {
-  if (!block.global.empty()) return check_inside(block, position, store);
+                    const CollectiveContext& c) {
+  if (!block.global.empty()) return check_inside(block, position, c);
   if (std::all_of(position.begin(), position.end(), [](std::int64_t p) { return p >= 0; })) return;
   throw Error(ECLUSE_DATASPACE_ERROR,
-              "store '" + store + "': block " + std::to_string(block.block) + " of variable '" +
+              "store '" + c.store + "': block " + std::to_string(block.block) + " of variable '" +
                   block.variable->name + "' from source " + std::to_string(block.source) +
                   " has a negative position " + format_extent(position));
 }
@@ -186,12 +185,18 @@ void start_variable(CollectiveVariable& v, const BlockData& block) {
   v.declared = block.global;
   v.reach.assign(block.dims.size(), 0);
   v.chunk = block.interior();
+  v.source = block.source;
+  v.block = block.block;
+}
+
+BlockOrigin origin_of(const CollectiveVariable& v) {
+  return {v.source, v.block, v.declared, v.reach.size()};
 }
 
 // Blocks of one variable must agree on what the dataset is; the first block decides.
 void check_same_dataset(const CollectiveVariable& a, const CollectiveVariable& b,
-                        const std::string& store) {
-  const std::string prefix = variable_error_prefix(store, a.name);
+                        const CollectiveContext& c) {
+  const std::string prefix = variable_error_prefix(c.store, a.name);
   if (a.type != b.type) {
     throw Error(ECLUSE_DATASPACE_ERROR, prefix + " has blocks of different types (" +
                                             std::string(data_type_name(a.data_type())) + " and " +
@@ -199,8 +204,7 @@ void check_same_dataset(const CollectiveVariable& a, const CollectiveVariable& b
   }
   if (a.reach.size() != b.reach.size() || a.declared != b.declared) {
     throw Error(ECLUSE_DATASPACE_ERROR,
-                prefix + " has blocks of different dimensions or global extents (" +
-                    format_extent(a.extent()) + " and " + format_extent(b.extent()) + ")");
+                different_datasets_message(a.name, origin_of(a), origin_of(b), c));
   }
 }
 
@@ -271,12 +275,12 @@ const Hdf5CollectiveStore::Selection* selection_of(
 }
 
 void add_block(CollectiveVariable& v, const BlockData& block,
-               const Hdf5CollectiveStore::Selection* selection, const std::string& store) {
-  check_block(block, store);
+               const Hdf5CollectiveStore::Selection* selection, const CollectiveContext& c) {
+  check_block(block, c.store);
   CollectiveVariable mine;
   start_variable(mine, block);
   if (v.blocks == 0) v = mine;
-  check_same_dataset(v, mine, store);
+  check_same_dataset(v, mine, c);
   const auto interior = block.interior();
   if (selection != nullptr) {  // placed element by element: reaches past its largest index
     v.index = block.variable->select_file;
@@ -286,7 +290,7 @@ void add_block(CollectiveVariable& v, const BlockData& block,
     }
   } else {
     const std::vector<std::int64_t> position = block_position(block);
-    check_position(block, position, store);
+    check_position(block, position, c);
     for (std::size_t d = 0; d < interior.size(); ++d) {
       v.reach[d] = std::max(v.reach[d], static_cast<std::uint64_t>(position[d]) + interior[d]);
     }
@@ -305,7 +309,7 @@ void add_block(CollectiveVariable& v, const BlockData& block,
 // A block refused here refuses its variable only: the others are still written.
 WriterSummary summarize(const std::vector<BlockData>& blocks,
                         const Hdf5CollectiveStore::Selections& selections,
-                        const std::string& store) {
+                        const CollectiveContext& c) {
   WriterSummary summary;
   std::map<std::string, CollectiveVariable> variables;
   for (const BlockData& block : blocks) {
@@ -313,7 +317,7 @@ WriterSummary summarize(const std::vector<BlockData>& blocks,
     CollectiveVariable& v = variables[name];
     if (v.status != ECLUSE_OK) continue;
     try {
-      add_block(v, block, selection_of(block, selections, store), store);
+      add_block(v, block, selection_of(block, selections, c.store), c);
     } catch (const Error& e) {
       v.name = name;
       v.status = e.status();
@@ -327,29 +331,30 @@ WriterSummary summarize(const std::vector<BlockData>& blocks,
 // Blocks without a position all land at the origin: with more than one block they overwrite
 // each other, which is refused rather than stored as silently wrong output, unless every one
 // is the whole array with the same bytes (replicas: written once, see merge).
-void check_positions(const CollectiveVariable& v, const std::string& store) {
+void check_positions(const CollectiveVariable& v, const CollectiveContext& c) {
   if (v.total <= 1 || v.unpositioned == 0) return;
   throw Error(ECLUSE_DATASPACE_ERROR,
-              variable_error_prefix(store, v.name) + ": " + std::to_string(v.unpositioned) +
+              variable_error_prefix(c.store, v.name) + ": " + std::to_string(v.unpositioned) +
                   " of its " + std::to_string(v.total) +
                   " blocks have no position and would overwrite each other at the origin. Fix: "
-                  "call ecluse_set_position (or ecluse_set_block_position) for every block "
-                  "before writing it");
+                  "call " +
+                  c.call("set_position") + " (or " + c.call("set_block_position") +
+                  ") for every block before writing it");
 }
 
-void check_overlap(const CollectiveVariable& v, const std::string& store) {
+void check_overlap(const CollectiveVariable& v, const CollectiveContext& c) {
   const std::uint64_t cells = saturating_cells(v.extent());
   if (v.covered <= cells) return;
   throw Error(ECLUSE_DATASPACE_ERROR,
-              variable_error_prefix(store, v.name) + ": its " + std::to_string(v.total) +
+              variable_error_prefix(c.store, v.name) + ": its " + std::to_string(v.total) +
                   " blocks hold " + std::to_string(v.covered) +
                   " interior cells for a dataset of " + std::to_string(cells) + " " +
                   format_extent(v.extent()) +
-                  ", so some overlap. Fix: check the positions given to ecluse_set_position");
+                  ", so some overlap. Fix: check the positions given to " + c.call("set_position"));
 }
 
 void merge_variable(std::map<std::string, CollectiveVariable>& plan, const CollectiveVariable& v,
-                    std::int64_t writer, const std::string& store) {
+                    std::int64_t writer, const CollectiveContext& c) {
   auto [it, inserted] = plan.emplace(v.name, v);
   CollectiveVariable& known = it->second;
   if (inserted) {
@@ -362,7 +367,7 @@ void merge_variable(std::map<std::string, CollectiveVariable>& plan, const Colle
     known.error = v.error;
     return;
   }
-  check_same_dataset(known, v, store);
+  check_same_dataset(known, v, c);
   if (v.unpositioned > 0 && known.unpositioned == 0) known.replica_writer = writer;
   for (std::size_t d = 0; d < v.reach.size(); ++d) {
     known.reach[d] = std::max(known.reach[d], v.reach[d]);
@@ -404,7 +409,7 @@ bool as_pieces(CollectiveVariable& v, const Leniency& lenient) {
  * (warned). Overlapping blocks are refused, unless `lenient.overlaps` (a Damaris file, whose
  * programs often write shared boundary cells from both sides, as Damaris writes them): then
  * every block is written, independently (warned, see warn_uncovered). */
-void settle(CollectiveVariable& v, const Leniency& lenient, const std::string& store) {
+void settle(CollectiveVariable& v, const Leniency& lenient, const CollectiveContext& c) {
   if (v.status != ECLUSE_OK) throw Error(static_cast<ecluse_status>(v.status), v.error);
   if (whole_copies(v)) {
     v.blocks = 1;
@@ -413,12 +418,12 @@ void settle(CollectiveVariable& v, const Leniency& lenient, const std::string& s
   }
   v.replica_writer = -1;
   if (as_pieces(v, lenient)) return;
-  check_positions(v, store);
+  check_positions(v, c);
   if (lenient.overlaps && v.covered > saturating_cells(v.extent())) {
     v.overlapping = true;
     return;
   }
-  check_overlap(v, store);
+  check_overlap(v, c);
 }
 
 // A variable written as one dataset ("fluid") takes the name a group needs for the variables
@@ -451,7 +456,7 @@ void refuse_nested_in_datasets(CollectivePlan& plan, std::map<std::string, Error
 // Runs on every writer with the same input, so every writer plans the same datasets and refuses
 // the same variables (with the same first error, in `refused`).
 CollectivePlan merge(const std::vector<std::string>& packed, const Leniency& lenient,
-                     const std::string& store) {
+                     const CollectiveContext& c) {
   std::map<std::string, CollectiveVariable> merged;
   std::map<std::string, Error> refused;
   for (std::size_t writer = 0; writer < packed.size(); ++writer) {
@@ -459,7 +464,7 @@ CollectivePlan merge(const std::vector<std::string>& packed, const Leniency& len
     for (const CollectiveVariable& v : s.variables) {
       if (refused.count(v.name) != 0) continue;
       try {
-        merge_variable(merged, v, static_cast<std::int64_t>(writer), store);
+        merge_variable(merged, v, static_cast<std::int64_t>(writer), c);
       } catch (const Error& e) {
         refused.emplace(v.name, e);
       }
@@ -469,13 +474,13 @@ CollectivePlan merge(const std::vector<std::string>& packed, const Leniency& len
   for (auto& [name, v] : merged) {
     if (refused.count(name) != 0) continue;
     try {
-      settle(v, lenient, store);
+      settle(v, lenient, c);
       plan.variables.push_back(std::move(v));
     } catch (const Error& e) {
       refused.emplace(name, e);
     }
   }
-  refuse_nested_in_datasets(plan, refused, store);
+  refuse_nested_in_datasets(plan, refused, c.store);
   for (auto& [name, error] : refused) plan.refused.push_back({name, std::move(error)});
   return plan;
 }
@@ -501,7 +506,7 @@ std::string copy_digests(const std::vector<CollectiveVariable>& plan,
  * digest; the others are refused as blocks that would overwrite each other. A second exchange,
  * only in an iteration that has such variables; the same outcome on every writer. */
 void agree_on_copies(CollectivePlan& plan, const std::vector<BlockData>& blocks, MPI_Comm comm,
-                     const Leniency& lenient, const std::string& store) {
+                     const Leniency& lenient, const CollectiveContext& c) {
   const bool any = std::any_of(plan.variables.begin(), plan.variables.end(),
                                [](const CollectiveVariable& v) { return v.replica_writer >= 0; });
   if (!any) return;
@@ -523,7 +528,7 @@ void agree_on_copies(CollectivePlan& plan, const std::vector<BlockData>& blocks,
       continue;
     }
     try {
-      check_positions(v, store);
+      check_positions(v, c);
     } catch (const Error& e) {
       plan.refused.push_back({v.name, e});
     }
@@ -757,6 +762,10 @@ Hdf5CollectiveStore::Hdf5CollectiveStore(Hdf5Options options, StoreEnv env)
   check_compression_built(options_.compression, options_.store_name);
 }
 
+Dialect Hdf5CollectiveStore::dialect() const {
+  return env_.config == nullptr ? Dialect::Ecluse : env_.config->dialect;
+}
+
 bool Hdf5CollectiveStore::is_root() const {
   int rank = 0;
   MPI_Comm_rank(env_.comm, &rank);
@@ -766,7 +775,8 @@ bool Hdf5CollectiveStore::is_root() const {
 void Hdf5CollectiveStore::write_iteration(int iteration, const std::vector<BlockData>& blocks) {
   quiet_hdf5_errors();
   split_.clear();
-  WriterSummary mine = summarize(blocks, selections_, options_.store_name);
+  const CollectiveContext context{options_.store_name, env_.config, iteration};
+  WriterSummary mine = summarize(blocks, selections_, context);
   for (CollectiveVariable& v : mine.variables) {
     const auto checked = index_checked_.find(v.name);
     v.fresh = v.serial > (checked == index_checked_.end() ? 0 : checked->second);
@@ -774,10 +784,10 @@ void Hdf5CollectiveStore::write_iteration(int iteration, const std::vector<Block
   const auto packed = gather_strings(env_.comm, pack(mine));
   // Overlapping blocks of a Damaris file are written independently (MPI-IO's collective
   // buffering does not take overlapping requests); compressed datasets need collective writes.
-  const bool damaris = env_.config != nullptr && env_.config->dialect == Dialect::Damaris;
+  const bool damaris = dialect() == Dialect::Damaris;
   const Leniency lenient{damaris && options_.compression.method == Hdf5Compression::None, damaris};
-  CollectivePlan agreed = merge(packed, lenient, options_.store_name);
-  agree_on_copies(agreed, blocks, env_.comm, lenient, options_.store_name);
+  CollectivePlan agreed = merge(packed, lenient, context);
+  agree_on_copies(agreed, blocks, env_.comm, lenient, context);
   const std::vector<CollectiveVariable>& plan = agreed.variables;
   if (plan.empty() && !agreed.refused.empty()) throw agreed.refused.front().error;
   if (plan.empty()) return;
@@ -785,6 +795,7 @@ void Hdf5CollectiveStore::write_iteration(int iteration, const std::vector<Block
     if (v.per_block) split_.insert(v.name);
   }
   check_indices(iteration, plan, blocks);
+  count_unwritten(agreed.variables);
   for (const CollectiveVariable& v : mine.variables) {
     const bool planned = std::any_of(plan.begin(), plan.end(),
                                      [&](const CollectiveVariable& p) { return p.name == v.name; });
@@ -889,6 +900,9 @@ void Hdf5CollectiveStore::write_variable(hid_t file, const CollectiveVariable& v
     const BlockingCall call({options_.store_name, path, env_.comm}, "H5Dcreate and attributes");
     dataset = create_dataset(file, variable, encoding, path);
     write_string_attribute(dataset.get(), "units", variable.units, path);
+    if (variable.unwritten > 0) {  // the same on every writer: the attribute is collective
+      write_uint64_attribute(dataset.get(), kUnwrittenCells, variable.unwritten, path);
+    }
     if (options_.compression.method == Hdf5Compression::None) return;
     write_compression_attributes(dataset.get(), encoding.applied, encoding.type, encoding.range,
                                  path);
@@ -1088,6 +1102,7 @@ void Hdf5CollectiveStore::check_indices(int iteration, const std::vector<Collect
     for (const std::uint64_t word : bits) named += static_cast<std::uint64_t>(std::popcount(word));
     const std::uint64_t twice = v.covered > named ? v.covered - named : 0;
     const std::uint64_t none = cells - named;
+    index_unwritten_[v.name] = none;  // every writer: the union is everyone's
     if ((twice == 0 && none == 0) || !is_root() || env_.log == nullptr) continue;
     if (!warned_.insert(v.name + "\n(index)").second) continue;
     env_.log->warning(variable_error_prefix(options_.store_name, v.name) + ": at iteration " +
@@ -1131,10 +1146,10 @@ void Hdf5CollectiveStore::warn_uncovered(int iteration,
                         std::to_string(iteration) + " its " + std::to_string(v.total) +
                         " blocks have no position and hold the same bytes (every client wrote "
                         "the whole array): written once. If they are pieces of a larger array "
-                        "that only happen to be equal, set each one's position "
-                        "(ecluse_set_position): at an iteration where they differ they are "
-                        "refused (one dataset per block in a Damaris file) (said once per "
-                        "variable)");
+                        "that only happen to be equal, set each one's position (" +
+                        api_call(dialect(), "set_position") +
+                        "): at an iteration where they differ they are refused (one dataset "
+                        "per block in a Damaris file) (said once per variable)");
     }
     if (counted_exactly(v)) continue;  // check_indices said it, with exact counts
     if (v.overlapping && warned_.insert(v.name + "\n(overlap)").second) {
@@ -1153,8 +1168,10 @@ void Hdf5CollectiveStore::warn_uncovered(int iteration,
                       std::to_string(iteration) + " its blocks cover " + std::to_string(v.covered) +
                       " of the " + std::to_string(cells) + " cells of " +
                       format_extent(v.extent()) + "; " + std::to_string(cells - v.covered) +
-                      " cells are left unwritten (read back as 0). Fix: make the blocks' "
-                      "positions and sizes tile the global dimensions (said once per variable)");
+                      " cells are left unwritten (read back as 0; the dataset's attribute " +
+                      kUnwrittenCells +
+                      " counts them at every iteration). Fix: make the blocks' positions and "
+                      "sizes tile the global dimensions (said once per variable)");
   }
 }
 
@@ -1167,6 +1184,23 @@ Hdf5Handle Hdf5CollectiveStore::create_file(const std::string& path) const {
   hdf5_check(H5Pset_coll_metadata_write(fapl.get(), 1), "make metadata writes collective", path);
   return hdf5_own(H5Fcreate(part_path(path).c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()),
                   H5Fclose, "create the file", path);
+}
+
+// From the merged summaries (the same on every writer), or for a variable placed by select-file=
+// from the union of its indices, formed by every writer when they last changed (check_indices).
+// Blocks that overlap (a Damaris file) may hide more unwritten cells than the sizes show.
+void Hdf5CollectiveStore::count_unwritten(std::vector<CollectiveVariable>& plan) const {
+  for (CollectiveVariable& v : plan) {
+    v.unwritten = 0;
+    if (v.per_block) continue;
+    if (counted_exactly(v)) {
+      const auto counted = index_unwritten_.find(v.name);
+      if (counted != index_unwritten_.end()) v.unwritten = counted->second;
+      continue;
+    }
+    const std::uint64_t cells = saturating_cells(v.extent());
+    if (v.covered < cells) v.unwritten = cells - v.covered;
+  }
 }
 
 }  // namespace ecluse

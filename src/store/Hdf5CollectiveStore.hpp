@@ -61,9 +61,12 @@ class Hdf5CollectiveStore final : public StoreBackend {
    * agreed on the failure): collective in parallel HDF5, so under the watchdog as well. */
   void close_after_failure(Hdf5Handle& handle, const std::string& path) const noexcept;
   void warn_uncovered(int iteration, const std::vector<CollectiveVariable>& plan);
+  /** Sets each planned variable's count of cells no block writes. */
+  void count_unwritten(std::vector<CollectiveVariable>& plan) const;
   void check_indices(int iteration, const std::vector<CollectiveVariable>& plan,
                      const std::vector<BlockData>& blocks);
   [[nodiscard]] bool is_root() const;
+  [[nodiscard]] Dialect dialect() const;
 
   Hdf5Options options_;
   StoreEnv env_;
@@ -72,6 +75,8 @@ class Hdf5CollectiveStore final : public StoreBackend {
   std::uint64_t index_serial_ = 0;  // indices taken with new values so far
   // Per variable placed by select-file=, the newest index (serial) whose union was checked.
   std::map<std::string, std::uint64_t> index_checked_;
+  // Per variable placed by select-file=, the cells its indices named by none when last checked.
+  std::map<std::string, std::uint64_t> index_unwritten_;
   std::set<std::string> split_;  // the last iteration's variables written one dataset per block
 };
 

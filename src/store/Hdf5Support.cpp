@@ -275,6 +275,12 @@ void write_int_attribute(hid_t object, const std::string& name, std::int64_t val
   write_attribute(object, name, H5T_NATIVE_INT64, space.get(), &value, path);
 }
 
+void write_uint64_attribute(hid_t object, const std::string& name, std::uint64_t value,
+                            const std::string& path) {
+  Hdf5Handle space = hdf5_own(H5Screate(H5S_SCALAR), H5Sclose, "create a dataspace", path);
+  write_attribute(object, name, H5T_NATIVE_UINT64, space.get(), &value, path);
+}
+
 void write_int_array_attribute(hid_t object, const std::string& name,
                                const std::vector<std::int64_t>& values, const std::string& path) {
   Hdf5Handle space = make_dataspace({values.size()}, path);

@@ -86,6 +86,8 @@ std::string format_extent(const std::vector<T>& values) {
 
 void write_int_attribute(hid_t object, const std::string& name, std::int64_t value,
                          const std::string& path);
+void write_uint64_attribute(hid_t object, const std::string& name, std::uint64_t value,
+                            const std::string& path);
 void write_int_array_attribute(hid_t object, const std::string& name,
                                const std::vector<std::int64_t>& values, const std::string& path);
 void write_string_attribute(hid_t object, const std::string& name, const std::string& value,

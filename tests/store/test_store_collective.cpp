@@ -194,12 +194,118 @@ TEST(StoreCollective, BlockOutsideDeclaredExtentFailsOnEveryRank) {
             "store 'h5': block 0 of variable 'field' from source " + std::to_string(last) +
                 " at position (" + std::to_string(3 * last + 1) +
                 ", 0) with interior extent (3, 4) lies outside the global extent (" + n +
-                ", 4) (in C order, as the file holds them: a language=\"fortran\" layout's "
-                "dimensions and positions reversed). Fix: check the positions given to "
-                "ecluse_set_position and the layout's "
+                ", 4). Fix: check the positions given to ecluse_set_position and the layout's "
                 "global dimensions");
   MPI_Barrier(MPI_COMM_WORLD);
   EXPECT_TRUE(no_output(dir));
+}
+
+/** A Damaris file declaring `variable` on layout `layout` (its global= as given). */
+Config damaris_config(const std::string& name, const std::vector<std::string>& global,
+                      bool fortran) {
+  Config config;
+  config.dialect = Dialect::Damaris;
+  Layout layout;
+  layout.name = "grid";
+  layout.fortran = fortran;
+  for (const std::string& g : global) layout.global.push_back(Expression::parse(g));
+  config.layouts.push_back(layout);
+  Variable v = variable(name);
+  v.layout = "grid";
+  config.variables.push_back(v);
+  config.index_names();
+  return config;
+}
+
+TEST(StoreCollective, BlockOutsideAGlobalExtentOfParametersNamesThemInDamarisNames) {
+  // A Fortran layout global="2 * NX, NY" is (NY, 2 * NX) in C order; the last block passes the
+  // end of NY's dimension only, so NY is named with the value its client gave it.
+  const std::string dir = fresh_dir("coll_outside_parameters");
+  const Config config = damaris_config("field", {"2 * NX", "NY"}, true);
+  StoreEnv env = world_env();
+  env.config = &config;
+  auto store = make_store_collectively(hdf5_store(dir, "Collective"), env);
+  const int r = world_rank();
+  const int last = world_size() - 1;
+  const Variable& v = config.variables.front();
+  const std::vector<double> data(12, 1.0);
+  const std::int64_t row = r == last ? 3 * r + 1 : 3 * r;
+  const std::uint64_t ny = 3 * std::uint64_t(world_size());
+  const Shape shape{{3, 4}, {}, {}, {row, 0}, {ny, 4}};
+  Error e = error_of([&] { store->write_iteration(0, {block_of(v, data, shape, r, 0)}); });
+  EXPECT_EQ(e.status(), ECLUSE_DATASPACE_ERROR);
+  EXPECT_EQ(std::string(e.what()),
+            "store 'h5': block 0 of variable 'field' from source " + std::to_string(last) +
+                " at position (" + std::to_string(3 * last + 1) +
+                ", 0) with interior extent (3, 4) lies outside the global extent (" +
+                std::to_string(ny) +
+                ", 4) (in C order, as the file holds them: its language=\"fortran\" layout's "
+                "dimensions and positions reversed). The global extent comes from parameter "
+                "NY = " +
+                std::to_string(ny) +
+                " as that client evaluated it: was it set with damaris_parameter_set on every "
+                "client before the writes? Fix: check the positions given to "
+                "damaris_set_position and the layout's global dimensions");
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_TRUE(no_output(dir));
+}
+
+TEST(StoreCollective, BlocksDisagreeingOnTheGlobalExtentNameBothAndTheLikelyCauses) {
+  // The last writer's second block comes with a global extent one larger (a client out of step,
+  // or NP set differently): refused on every writer, naming both blocks and the iteration.
+  const std::string dir = fresh_dir("coll_global_differs");
+  const Config config = damaris_config("id", {"2 * NP"}, false);
+  StoreEnv env = world_env(2);
+  env.config = &config;
+  auto store = make_store_collectively(hdf5_store(dir, "Collective"), env);
+  const int r = world_rank();
+  const int last = world_size() - 1;
+  const Variable& v = config.variables.front();
+  const std::vector<std::int32_t> data = {r};
+  const std::uint64_t n = 2 * std::uint64_t(world_size());
+  std::vector<BlockData> blocks = {block_of(v, data, {{1}, {}, {}, {2 * r}, {n}}, r, 0)};
+  if (r == last) blocks.push_back(block_of(v, data, {{1}, {}, {}, {2 * r + 1}, {n + 1}}, r, 1));
+  Error e = error_of([&] { store->write_iteration(2, blocks); });
+  EXPECT_EQ(e.status(), ECLUSE_DATASPACE_ERROR);
+  const std::string source = " from source " + std::to_string(last);
+  EXPECT_EQ(std::string(e.what()),
+            "store 'h5': variable 'id' at iteration 2: block 1" + source + " has global extent (" +
+                std::to_string(n + 1) + "), block 0" + source + " has global extent (" +
+                std::to_string(n) +
+                "); the blocks of one iteration must agree on them. Likely causes: a client out "
+                "of step (one that skipped one damaris_end_iteration sends its next iteration's "
+                "blocks as this one's), or a global dimension set differently on different "
+                "clients (its layout's global extent comes from parameter NP). Fix: call "
+                "damaris_end_iteration once per iteration on every client, and give every "
+                "client the same global dimensions (damaris_parameter_set with the same values "
+                "on all of them, before the writes)");
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_TRUE(no_output(dir));
+}
+
+TEST(StoreCollective, WritersDisagreeingOnTheGlobalExtentNameTheirBlocks) {
+  if (world_size() == 1) GTEST_SKIP() << "needs two writers";
+  const std::string dir = fresh_dir("coll_global_writers");
+  auto store = make_store_collectively(hdf5_store(dir, "Collective"), world_env());
+  const int r = world_rank();
+  const int last = world_size() - 1;
+  Variable v = variable("id");
+  const std::vector<std::int32_t> data = {r};
+  const std::uint64_t n = std::uint64_t(world_size()) + (r == last ? 1 : 0);
+  Error e = error_of([&] {
+    store->write_iteration(1, {block_of(v, data, {{1}, {}, {}, {r}, {n}}, r)});
+  });
+  EXPECT_EQ(e.status(), ECLUSE_DATASPACE_ERROR);
+  EXPECT_EQ(std::string(e.what()),
+            "store 'h5': variable 'id' at iteration 1: block 0 from source " +
+                std::to_string(last) + " has global extent (" + std::to_string(world_size() + 1) +
+                "), block 0 from source 0 has global extent (" + std::to_string(world_size()) +
+                "); the blocks of one iteration must agree on them. Likely causes: a client out "
+                "of step (one that skipped one ecluse_end_iteration sends its next iteration's "
+                "blocks as this one's), or a global dimension set differently on different "
+                "clients. Fix: call ecluse_end_iteration once per iteration on every client, "
+                "and give every client the same global dimensions (ecluse_parameter_set with "
+                "the same values on all of them, before the writes)");
 }
 
 TEST(StoreCollective, WritersDisagreeingOnTypeFailTogether) {
@@ -493,24 +599,36 @@ TEST(StoreCollective, OverlappingBlocksOfADamarisFileAreWrittenWithAWarning) {
                 "cells, or positions that tile the dataset (said once per variable)\n");
 }
 
-TEST(StoreCollective, CellsLeftUnwrittenAreWarnedAboutOnce) {
+TEST(StoreCollective, CellsLeftUnwrittenAreWarnedAboutOnceAndCountedInEveryFile) {
   const std::string dir = fresh_dir("coll_uncovered");
   LoggedEnv logged(dir);
   auto store = make_store_collectively(hdf5_store(dir + "/out", "Collective"), logged.env);
   Variable v = variable("field");
+  Variable whole = variable("whole");
   const std::vector<double> data(3, 2.0);
   const std::int64_t r = world_rank();
   // Blocks of 3 cells in a dataset declared 3 * ranks + 1 long: one cell is never written.
   const Shape shape{{3}, {}, {}, {3 * r}, {3 * std::uint64_t(world_size()) + 1}};
-  for (int it = 0; it < 2; ++it) store->write_iteration(it, {block_of(v, data, shape, int(r))});
+  const Shape tiled{{3}, {}, {}, {3 * r}, {3 * std::uint64_t(world_size())}};
+  for (int it = 0; it < 2; ++it) {
+    store->write_iteration(it, {block_of(v, data, shape, int(r)), block_of(whole, data, tiled)});
+  }
   MPI_Barrier(MPI_COMM_WORLD);
   if (r != 0) return;
   const std::string cells = std::to_string(3 * world_size() + 1);
   EXPECT_EQ(read_text(dir + "/log.0.log"),
             "[ecluse 0] warning: store 'h5': variable 'field': at iteration 0 its blocks cover " +
                 std::to_string(3 * world_size()) + " of the " + cells + " cells of (" + cells +
-                "); 1 cells are left unwritten (read back as 0). Fix: make the blocks' "
+                "); 1 cells are left unwritten (read back as 0; the dataset's attribute "
+                "ecluse_unwritten_cells counts them at every iteration). Fix: make the blocks' "
                 "positions and sizes tile the global dimensions (said once per variable)\n");
+  // Said once, marked in every file: a reader tells the partial dataset from a whole one.
+  for (int it = 0; it < 2; ++it) {
+    const std::string file = dir + "/out/sim_It" + std::to_string(it) + ".h5";
+    EXPECT_EQ(read_int_attribute(file, "field", "ecluse_unwritten_cells"),
+              std::vector<std::int64_t>{1});
+    EXPECT_THROW(read_int_attribute(file, "whole", "ecluse_unwritten_cells"), std::runtime_error);
+  }
 }
 
 /** The warning for select-file= indices that are no permutation of the dataset's cells. */
@@ -551,6 +669,12 @@ TEST(StoreCollective, SelectFileIndicesNamingACellTwiceAndOneByNoneAreWarnedAbou
   std::memcpy(back.data(), bytes.data(), bytes.size());
   EXPECT_TRUE(back[0] == 10.0 || back[0] == 11.0) << back[0];
   EXPECT_EQ(back[1], 0.0);
+  // The exact count (cells named by none), also at iteration 1, where the index was not new.
+  for (int it = 0; it < 2; ++it) {
+    EXPECT_EQ(read_int_attribute(dir + "/out/sim_It" + std::to_string(it) + ".h5", "P",
+                                 "ecluse_unwritten_cells"),
+              std::vector<std::int64_t>{1});
+  }
   for (std::uint64_t cell = 2; cell < cells; ++cell) EXPECT_EQ(back[cell], 10.0 + double(cell));
 }
 
