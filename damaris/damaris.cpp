@@ -92,16 +92,31 @@ std::string in_damaris_names(std::string text) {
 // the initialize.
 bool initialize_failed = false;
 
+// "[damaris 3]": the world rank, as Ecluse's own lines carry theirs ("[ecluse 3]"), so that the
+// lines of ranks interleaved on one stderr can be told apart; "[damaris]" before MPI_Init.
+std::string line_tag() {
+  static int rank = -1;
+  if (rank < 0) {
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (initialized && !finalized) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  }
+  return rank < 0 ? "[damaris]" : "[damaris " + std::to_string(rank) + "]";
+}
+
 int said(int status) {
   if (status == ECLUSE_OK || status == ECLUSE_NO_SERVER) return status;
   if (status == ECLUSE_NOT_INITIALIZED && initialize_failed) return status;
   static int count = 0;
   if (count < kSaid) {
-    std::fprintf(stderr, "[damaris] error: %s\n", in_damaris_names(ecluse_error_message()).c_str());
+    std::fprintf(stderr, "%s error: %s\n", line_tag().c_str(),
+                 in_damaris_names(ecluse_error_message()).c_str());
   } else if (count == kSaid) {
     std::fprintf(stderr,
-                 "[damaris] error: further errors of this rank are not printed (the "
-                 "calls still return their codes)\n");
+                 "%s error: further errors of this rank are not printed (the calls still "
+                 "return their codes)\n",
+                 line_tag().c_str());
   }
   ++count;
   return status;

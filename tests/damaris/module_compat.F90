@@ -45,7 +45,7 @@ program module_compat
     cells = [(real(i, 8) * 0.5d0, i = 1, N)]
     call damaris_commit_f('cells', err)
     call expect(err, 0, 'damaris_commit_f')
-    call damaris_write_f('nope', cells, err)  ! said on stderr: [damaris] error: ...
+    call damaris_write_f('nope', cells, err)  ! said on stderr: [damaris <rank>] error: ...
     call expect(err, 16, 'damaris_write_f of an undeclared variable')
     call damaris_end_iteration_f(err)
     call expect(err, 0, 'damaris_end_iteration_f')

@@ -223,12 +223,19 @@ def test_iteration_variants_and_restart_answer_with_their_messages(tmp_path):
         assert lines[case] == ok, case
     # Damaris logs a failed call's cause; programs rarely print it: said on stderr, as each
     # call returned it (NO_SERVER is an answer, not an error).
-    # Its functions are named as the program knows them (damaris_, not ecluse_).
-    said = [line for line in result.stderr.splitlines() if line.startswith("[damaris] error: ")]
-    assert said == ["[damaris] error: "
+    # Its functions are named as the program knows them (damaris_, not ecluse_), each line with
+    # its world rank as Ecluse's own lines ("[ecluse 0]"); the first 10 of a rank, then one
+    # line saying the rest are not printed.
+    said = [line for line in result.stderr.splitlines() if line.startswith("[damaris")]
+    unknown = lines["clear-unknown-again"].split("|", 1)[1]
+    assert lines["clear-unknown-again"].startswith("ECLUSE_UNDEFINED_VARIABLE|")
+    assert said == ["[damaris 0] error: "
                     + lines[case].split("|", 1)[1].replace("ecluse_", "damaris_")
                     for case in ("commit-later", "clear-later", "clear-unknown", "signal-unbound",
-                                 "write-after-commit", "commit-ended", "write-after-stop")]
+                                 "write-after-commit", "commit-ended", "write-after-stop")] + [
+        "[damaris 0] error: " + unknown] * 3 + [
+        "[damaris 0] error: further errors of this rank are not printed (the calls still "
+        "return their codes)"]
     assert "; call damaris_end_iteration between two writes of the same block." in said[4]
 
 
@@ -468,9 +475,15 @@ def test_use_damaris_alone_gives_what_damaris_module_gives(tmp_path, mode):
     result, ranks = run_fortran_program("damaris_module_compat", tmp_path, "compat.xml",
                                         MODULE_XML, mode)
     assert result.stdout.count("module_compat: ok") == ranks
-    said = [line for line in result.stderr.splitlines() if line.startswith("[damaris] error: ")]
-    assert said == ["[damaris] error: variable 'nope' is not declared in compat.xml. Declare it "
-                    "with <variable name=\"nope\" layout=\"...\"/>."] * 2
+    # Each line with the world rank of the client that made the call: one line per client.
+    said = [re.fullmatch(r"\[damaris (\d+)\] error: (.*)", line)
+            for line in result.stderr.splitlines() if line.startswith("[damaris")]
+    assert all(said), result.stderr
+    assert [m.group(2) for m in said] == ["variable 'nope' is not declared in compat.xml. "
+                                          "Declare it with <variable name=\"nope\" "
+                                          "layout=\"...\"/>."] * 2
+    assert len({int(m.group(1)) for m in said}) == 2
+    assert all(int(m.group(1)) < ranks for m in said)
     files = sorted((tmp_path / "out").glob("compat_It0_Pr*.h5"))
     assert len(files) == (2 if mode == "sync" else 1)
     expected = np.arange(1, 7) * 0.5

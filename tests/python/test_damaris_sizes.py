@@ -5,6 +5,7 @@ it a size is refused with its message, the writes after it are stored bit for bi
 declared with layout="double" / layout="int" (Damaris's one-element layouts) are stored."""
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -89,8 +90,13 @@ def test_sizes_set_at_run_time_and_type_layouts_are_stored(tmp_path, mode):
     assert lines["set"] == "ECLUSE_OK|"
     assert result.stdout.splitlines().count("sizes: ok") == CLIENTS
     assert result.stderr.count(WARNING) == 1, result.stderr
-    said = [line for line in result.stderr.splitlines() if line.startswith("[damaris] error: ")]
-    assert said == ["[damaris] error: " + REFUSED.replace("ecluse_", "damaris_")] * CLIENTS
+    # One line per client, each with its world rank ("[damaris 2] error: ...").
+    said = [re.fullmatch(r"\[damaris (\d+)\] error: (.*)", line)
+            for line in result.stderr.splitlines() if line.startswith("[damaris")]
+    assert all(said), result.stderr
+    assert [m.group(2) for m in said] == [REFUSED.replace("ecluse_", "damaris_")] * CLIENTS
+    assert len({int(m.group(1)) for m in said}) == CLIENTS
+    assert all(int(m.group(1)) < MODES[mode][1] for m in said)
     for iteration in range(ITERATIONS):
         datasets, _ = iteration_datasets(tmp_path / "out", "sizes", iteration)
         want = expected(iteration)
