@@ -198,6 +198,12 @@ std::string loss_lines(const RunTotals& t) {
          " block(s) dropped by policy=\"skip\" when the buffer was full: not stored, as "
          "configured (raise <buffer size>, or policy=\"block\" to keep them)\n";
   }
+  if (const double unwanted = statistic(t, Statistic::ClientUnwantedWrites); unwanted > 0) {
+    s += "  not stored, as configured: " + format("%.0f", unwanted) +
+         " write(s) of blocks that no store takes at their iteration (a store's frequency, a "
+         "variable that names no store) and nothing else reads: returned OK, nothing copied "
+         "(client.unwanted_writes)\n";
+  }
   return s;
 }
 

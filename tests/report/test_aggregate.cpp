@@ -324,6 +324,24 @@ TEST(Aggregate, SummarySaysHowManyWritesWereRefused) {
             std::string::npos);
 }
 
+// A store's frequency is no loss, but a ported Damaris file (whose stores Damaris ran at every
+// iteration) should not lose two thirds of its outputs without a word where users read first.
+TEST(Aggregate, SummarySaysHowManyWritesNoStoreTook) {
+  auto records = run();
+  const std::string none =
+      ecluse::report_summary(ecluse::aggregate(dc_config(), records, 1, 1), records, "r.json");
+  EXPECT_EQ(none.find("not stored, as configured"), std::string::npos);
+  records[0].statistics.push_back({ecluse::Statistic::ClientUnwantedWrites, 4});
+  records[1].statistics.push_back({ecluse::Statistic::ClientUnwantedWrites, 4});
+  const auto t = ecluse::aggregate(dc_config(), records, 1, 1);
+  EXPECT_NE(ecluse::report_summary(t, records, "r.json")
+                .find("\n  not stored, as configured: 8 write(s) of blocks that no store takes "
+                      "at their iteration (a store's frequency, a variable that names no store) "
+                      "and nothing else reads: returned OK, nothing copied "
+                      "(client.unwanted_writes)\n"),
+            std::string::npos);
+}
+
 TEST(Aggregate, SummaryEndsWithHowToGetTheLeastCostApproach) {
   EXPECT_EQ(ecluse::least_cost_hint("r.json"),
             "  least cost: run `ecluse advise --from-report r.json` for the model's answer "
