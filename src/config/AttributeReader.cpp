@@ -54,9 +54,10 @@ std::string AttributeReader::text(const pugi::xml_node& node, const char* name,
 
 void AttributeReader::bad_value(const pugi::xml_node& node, const char* name,
                                 const std::string& expected) const {
-  diagnostics_.error(source_.of(node, name), std::string("invalid value '") +
-                                                 node.attribute(name).value() + "' for '" + name +
-                                                 "' on <" + node.name() + ">; " + expected + ".");
+  const std::string value = node.attribute(name).value();
+  diagnostics_.error(source_.of(node, name), "invalid value '" + value + "' for '" + name +
+                                                 "' on <" + node.name() + ">; " + expected + "." +
+                                                 placeholder_hint(value));
 }
 
 std::int64_t AttributeReader::integer(const pugi::xml_node& node, const char* name,

@@ -89,6 +89,10 @@ std::string to_string(const SourceLocation& where) {
   return where.file + ":" + std::to_string(where.line) + ":" + std::to_string(where.column);
 }
 
+std::string place_prefix(const SourceLocation& where) {
+  return where.line > 0 ? to_string(where) + ": " : "";
+}
+
 bool store_takes(const Store& store, const Variable& variable, int iteration) {
   if (iteration % store.frequency != 0 && variable.time_varying) return false;
   if (variable.every_store) return true;

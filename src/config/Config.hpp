@@ -132,6 +132,11 @@ struct CorePlacement {
   int step = 0;          // 0: blocksize
   int blocksize = 0;     // 0: as many as dedicated cores
   bool pattern = false;  // start, step or blocksize given with a non-zero value
+  // A Damaris file's mask (Damaris 1.x ignores it): on a node it does not fit, the dedicated
+  // cores are the last local ranks, as there, with a warning, instead of a refusal.
+  bool mask_may_yield = false;
+  SourceLocation where;            // of <placement>, for messages; line 0 when none
+  SourceLocation dedicated_where;  // of <dedicated>, for messages
   [[nodiscard]] bool given() const { return !mask.empty() || pattern; }
 };
 
@@ -218,6 +223,7 @@ struct Config {
   std::vector<Variable> variables;
   std::vector<Mesh> meshes;
   std::vector<Store> stores;
+  SourceLocation storage_where;  // of <storage>; line 0 when the file has none
   std::vector<Event> events;
   std::vector<PyScript> scripts;  // <scripts><pyscript>
   LogConfig log;
@@ -251,6 +257,8 @@ struct Config {
 
 /** "file:line:col" */
 std::string to_string(const SourceLocation& where);
+/** "file:line:col: ", the start of a message about that place; "" for no place (line 0). */
+std::string place_prefix(const SourceLocation& where);
 
 /** Whether `store` writes the blocks of `variable` at `iteration`: the variable goes to it (its
  * store=, or every store without one) and the iteration is one of the store's (a multiple of its

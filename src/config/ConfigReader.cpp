@@ -99,6 +99,7 @@ class Reader {
     read_buffer(node.child("buffer"));
     a.placement = attrs_.choice(node.child("placement"), "servers", ServerPlacement::Last);
     a.core_placement = read_core_placement(node.child("placement"), a, attrs_);
+    a.core_placement.mask_may_yield = damaris();  // Damaris 1.x ignores the mask
     a.queue_name = attrs_.text(node.child("queue"), "name", a.queue_name);
     a.queue_size = static_cast<int>(
         attrs_.integer(node.child("queue"), "size", 1024, 1, limits::kQueueMessages));
@@ -539,6 +540,7 @@ class Reader {
   }
 
   void read_storage(const pugi::xml_node& node) {
+    if (node) config_.storage_where = source_.of(node);
     for (const auto& child : node.children("store")) read_store(child);
   }
 
@@ -548,12 +550,27 @@ class Reader {
     store.type = attrs_.text(node, "type");
     store.where = source_.of(node);
     store.frequency = static_cast<int>(attrs_.integer(node, "frequency", 1, 1));
+    if (damaris() && store.frequency > 1) warn_store_frequency(node, store);
     store.enabled = attrs_.boolean(node, "enabled", true);
     const StoreKind* kind = find_store_kind(store.type);
     if (!kind) unknown_store_type(node, store.type);
     for (const auto& option : node.children("option")) read_option(option, store, kind);
     if (kind && kind->name == "HDF5") check_schedule(node, store);
     config_.stores.push_back(std::move(store));
+  }
+
+  // Damaris 1.x reads frequency= and stores every iteration: a file ported from it would
+  // otherwise silently keep a fraction of what it kept there.
+  void warn_store_frequency(const pugi::xml_node& node, const Store& store) {
+    const std::string n = std::to_string(store.frequency);
+    diagnostics_.warning(attrs_.where(node, "frequency"), "store-frequency",
+                         "store '" + store.name + "' has frequency=\"" + n +
+                             "\": Ecluse honours it and stores only the iterations that are "
+                             "multiples of " +
+                             n +
+                             ", while Damaris 1.x ignores it and stores every iteration, so "
+                             "writes at other iterations are not stored. Remove frequency to "
+                             "store every iteration.");
   }
 
   // ConcurrentWriters (docs/scheduling.md) and XDMFMode with Compression, each reported at
@@ -630,7 +647,8 @@ class Reader {
           check.closest.empty() ? "expected" : "did you mean '" + check.closest + "'? Expected";
       diagnostics_.error(source_.of(node), "invalid value '" + value + "' for option '" + key +
                                                "' of store type '" + kind.name + "'; " + hint +
-                                               " one of: " + join(check.known) + ".");
+                                               " one of: " + join(check.known) + "." +
+                                               placeholder_hint(value));
     }
   }
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "config/FrequencyPolicy.hpp"
 #include "config/Limits.hpp"
@@ -299,26 +300,69 @@ void warn_variables(const Config& config, Diagnostics& d, const std::string& kin
             std::to_string(names.size()) + " variable(s) " + what + listed + fix);
 }
 
+// Read without a store: by a script (script=), or as another variable's select-file= index
+// (every store is given its blocks).
+bool read_without_store(const Config& config, const Variable& variable) {
+  if (!variable.scripts.empty()) return true;
+  return std::any_of(config.variables.begin(), config.variables.end(),
+                     [&](const Variable& v) { return v.select_file == variable.name; });
+}
+
 // Damaris's meaning: a variable without store= is written by no store. Said once, since a
 // user who moves from Ecluse's files (every store) would otherwise lose data silently; not of
-// store="#", which asks for no store (OPM writes it on every variable when its output is off).
+// store="#", which asks for no store (OPM writes it on every variable when its output is off),
+// nor of a variable a script or an index reads (OPM's mesh variables).
 void check_unstored(const Config& config, Diagnostics& d) {
   if (config.dialect != Dialect::Damaris || config.stores.empty()) return;
   warn_variables(
-      config, d, "unstored", [](const Variable& v) { return !v.every_store && !v.store_given; },
+      config, d, "unstored",
+      [&](const Variable& v) {
+        return !v.every_store && !v.store_given && !read_without_store(config, v);
+      },
       "have no store= and, as in Damaris, are written by no store: ",
       ". Add store=\"" + config.stores.front().name + "\" to those to keep.");
 }
 
-// A file without <storage> (a Damaris file made for <paraview> or <visit>, not run here): what
-// is written of a variable nothing else reads goes nowhere. Said once, at the first of them.
+// Why no store reads the variables: no <storage>, or one without a <store> (Damaris's schema
+// allows an empty one), and what to add.
+std::pair<std::string, std::string> missing_store(const Config& config) {
+  if (config.storage_where.line == 0) {
+    return {"the file has no <storage>", "a <storage> with a <store> (e.g. type=\"HDF5\")"};
+  }
+  return {"its <storage> (line " + std::to_string(config.storage_where.line) + ") has no <store>",
+          "a <store> (e.g. type=\"HDF5\") inside its <storage>"};
+}
+
+// Damaris's server-side actions read the variables' blocks from the servers' memory; Ecluse's
+// signal actions are given none. "" when the file declares no <event>.
+std::string events_text(const Config& config) {
+  std::vector<std::string> names;
+  for (const Event& e : config.events) names.push_back(e.name);
+  if (names.empty()) return "";
+  return "; its <event> action(s) (" + join(names) +
+         ") do not read them either: Ecluse's signal actions receive no variables' blocks "
+         "(Damaris's read them from the servers' memory), so what is written of them is "
+         "dropped: ";
+}
+
+// A file without a store (a Damaris file made for <paraview>, <visit> or its own actions, not
+// run here): what is written of a variable nothing else reads goes nowhere. Said once, at the
+// first of them.
 void check_unread(const Config& config, Diagnostics& d) {
   if (!config.stores.empty()) return;
+  const auto [why, add] = missing_store(config);
+  const std::string events = events_text(config);
+  const std::string what = "are read by nothing: " + why +
+                           ", and no script= or iteration plugin reads them" +
+                           (events.empty() ? ", so what is written of them is not kept: " : events);
+  const std::string fix = events.empty()
+                              ? ". Add " + add + " to keep them."
+                              : ". Port the action(s) to an iteration plugin (kind=\"iteration\", "
+                                "docs/plugins.md), which is given the iteration's blocks, or add " +
+                                    add + " to keep them.";
   warn_variables(
-      config, d, "unread", [&](const Variable& v) { return !read_beside_stores(config, v); },
-      "are read by nothing: the file has no <storage>, and no script= or iteration plugin reads "
-      "them, so what is written of them is not kept: ",
-      ". Add a <storage> with a <store> (e.g. type=\"HDF5\") to keep them.");
+      config, d, "unread", [&](const Variable& v) { return !read_beside_stores(config, v); }, what,
+      fix);
 }
 
 bool check_layout_parameters(const Layout& layout, const Config& config,

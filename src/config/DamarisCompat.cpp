@@ -118,11 +118,14 @@ void warn_visualization(const pugi::xml_node& root, const AttributeReader& attrs
          "store are still written). Remove <visit>, or open the HDF5 files in VisIt afterwards.");
   }
   if (const auto paraview = root.child("paraview")) {
+    const std::size_t scripts = count_filled(paraview, "script");
+    const std::string named = scripts == 0
+                                  ? "it names no script"
+                                  : "its " + std::to_string(scripts) + " script(s) will not run";
     warn(attrs, paraview, "paraview",
-         "<paraview>: Ecluse has no ParaView Catalyst back-end; its " +
-             std::to_string(count_filled(paraview, "script")) +
-             " script(s) will not run (variables that name a store are still written). Remove "
-             "<paraview>, or run the scripts on the HDF5 files afterwards.");
+         "<paraview>: Ecluse has no ParaView Catalyst back-end; " + named +
+             " (variables that name a store are still written). Remove <paraview>" +
+             (scripts == 0 ? "." : ", or run the scripts on the HDF5 files afterwards."));
   }
   if (const auto python = root.child("python")) {
     warn(attrs, python, "python",
@@ -175,7 +178,9 @@ std::vector<std::string> store_list(const std::string& text) {
 CorePlacement read_core_placement(const pugi::xml_node& node, const Architecture& architecture,
                                   const AttributeReader& attrs) {
   CorePlacement p;
+  p.dedicated_where = architecture.dedicated_where;
   if (!node) return p;
+  p.where = attrs.source().of(node);
   p.mask = mask_of(node, architecture, attrs);
   p.start = static_cast<int>(attrs.integer(node, "start", 0, 0));
   p.step = static_cast<int>(attrs.integer(node, "step", 0, 0));

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <tuple>
 
+#include "config/ConfigError.hpp"
 #include "config/Limits.hpp"
 #include "config/Suggest.hpp"
-#include "ecluse/Error.hpp"
 
 namespace ecluse {
 
@@ -32,19 +32,23 @@ void Diagnostics::error(const std::string& what) {
 }
 
 // Checks run section by section; a user reads the file from the top.
-std::string Diagnostics::text() const {
+std::vector<std::string> Diagnostics::lines() const {
   std::vector<Message> sorted = messages_;
   std::stable_sort(sorted.begin(), sorted.end(), [](const Message& a, const Message& b) {
     return std::tie(a.line, a.column) < std::tie(b.line, b.column);
   });
-  std::vector<std::string> lines;
-  for (const Message& message : sorted) lines.push_back(message.text);
+  std::vector<std::string> out;
+  for (const Message& message : sorted) out.push_back(message.text);
   if (unlisted_ > 0) {
-    lines.push_back("... and " + std::to_string(unlisted_) + " more error" +
-                    (unlisted_ == 1 ? "" : "s") + " (only the first " +
-                    std::to_string(limits::kListedErrors) + " are listed; fix these first).");
+    out.push_back("... and " + std::to_string(unlisted_) + " more error" +
+                  (unlisted_ == 1 ? "" : "s") + " (only the first " +
+                  std::to_string(limits::kListedErrors) + " are listed; fix these first).");
   }
-  return join(lines, "\n");
+  return out;
+}
+
+std::string Diagnostics::text() const {
+  return join(lines(), "\n");
 }
 
 bool Diagnostics::repeated_warning(const std::string& kind) {
@@ -85,7 +89,7 @@ std::vector<std::string> Diagnostics::warnings() const {
 }
 
 void Diagnostics::raise_if_any() const {
-  if (!empty()) throw Error(ECLUSE_CONFIG_ERROR, text());
+  if (!empty()) throw ConfigError(lines());
 }
 
 }  // namespace ecluse

@@ -19,9 +19,11 @@ class Diagnostics {
    * of working out a message and its place. */
   [[nodiscard]] bool listing() const;
   void count_unlisted() { ++unlisted_; }
-  /** Every message, one per line, in the order of the file (messages without a place first). */
+  /** Every message, in the order of the file (messages without a place first). */
+  [[nodiscard]] std::vector<std::string> lines() const;
+  /** lines(), one per line. */
   [[nodiscard]] std::string text() const;
-  /** Throws Error(ECLUSE_CONFIG_ERROR) with text(), if there is any message. */
+  /** Throws ConfigError (ECLUSE_CONFIG_ERROR) with lines(), if there is any message. */
   void raise_if_any() const;
   /** Records "file:line:col: what" as a warning (the logger adds "warning:"): the file is accepted
    * but something it says is not done (or not done as written); `what` says what to do. Warnings of

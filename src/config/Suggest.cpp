@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <numeric>
+#include <utility>
 
 namespace ecluse {
 namespace {
@@ -73,6 +74,39 @@ std::string join(const std::vector<std::string>& words, std::string_view separat
     out += word;
   }
   return out;
+}
+
+namespace {
+
+bool identifier(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) {
+    return std::isalnum(c) != 0 || c == '_';
+  });
+}
+
+}  // namespace
+
+// Searched in the whole value too, since placeholders stand inside paths (_PATH_REGEX_/out).
+bool looks_like_placeholder(std::string_view value) {
+  for (const auto& [open, close] : {std::pair<std::string_view, std::string_view>{"@", "@"},
+                                    {"${", "}"},
+                                    {"$(", ")"},
+                                    {"{{", "}}"},
+                                    {"%", "%"}}) {
+    const std::size_t start = value.find(open);
+    if (start == std::string_view::npos) continue;
+    const std::size_t end = value.find(close, start + open.size());
+    if (end != std::string_view::npos && end > start + open.size()) return true;
+  }
+  return value.size() > 2 && value[0] == '_' &&
+         std::isalpha(static_cast<unsigned char>(value[1])) && identifier(value);
+}
+
+std::string placeholder_hint(std::string_view value) {
+  if (!looks_like_placeholder(value)) return "";
+  return " '" + std::string(value) +
+         "' looks like a template placeholder left unfilled: give the file its template "
+         "generates, or put the value in its place.";
 }
 
 }  // namespace ecluse

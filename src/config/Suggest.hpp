@@ -23,6 +23,12 @@ std::vector<std::string> names_of(const std::vector<T>& items) {
   for (const auto& item : items) out.push_back(item.name);
   return out;
 }
+/** Whether `value` looks like a template's placeholder that no one filled in: @NAME@ (CMake),
+ * ${NAME} or $(NAME) (shells, make), {{ name }} (Jinja), %NAME% or _NAME_ (OPM's _DC_REGEX_). */
+bool looks_like_placeholder(std::string_view value);
+/** " 'v' looks like a template placeholder left unfilled: ..." when it does, else "": the end
+ * of a message refusing the value. */
+std::string placeholder_hint(std::string_view value);
 /** "a, b, c" */
 std::string join(const std::vector<std::string>& words, std::string_view separator = ", ");
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -143,7 +144,19 @@ void Runtime::build_time_partitioning() {
   client_ = std::make_unique<Client>(config_, *parameters_, *transport_, source, *accounting_);
 }
 
+// A Damaris file's mask that some node cannot satisfy (the node took Damaris's placement): said
+// once, with the file's warnings, by the first rank of the first such node.
+void Runtime::warn_placement_fallback(MPI_Comm comm) {
+  const std::string& warning = topology_->plan().placement_warning;
+  const int first = allreduce_int(
+      comm, warning.empty() ? std::numeric_limits<int>::max() : topology_->node(), MPI_MIN);
+  if (first == topology_->node() && topology_->local_rank() == 0) {
+    log_->warnings_also_on_stderr({warning});
+  }
+}
+
 void Runtime::build_dedicated_cores(MPI_Comm comm) {
+  warn_placement_fallback(comm);
   run_collectively(comm, [&] {
     const std::size_t messages = queue_messages_per_iteration(config_, topology_->plan());
     const std::size_t capacity = queue_capacity_for(config_.architecture, messages);

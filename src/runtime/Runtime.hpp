@@ -58,6 +58,7 @@ class Runtime {
  private:
   void build_time_partitioning();
   void build_dedicated_cores(MPI_Comm comm);
+  void warn_placement_fallback(MPI_Comm comm);
   void build_dedicated_core_client();
   void build_dedicated_nodes(MPI_Comm comm);
   std::unique_ptr<Writer> make_writer(MPI_Comm writers, bool stores = true, bool hooks = true);

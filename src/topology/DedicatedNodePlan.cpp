@@ -17,11 +17,11 @@ std::vector<std::vector<int>> ranks_by_node(const std::vector<int>& node_of) {
   return ranks;
 }
 
-void check_counts(int nodes, int dedicated) {
+void check_counts(int nodes, int dedicated, const SourceLocation& where) {
   if (dedicated < nodes && nodes - dedicated >= dedicated) return;
   throw Error(ECLUSE_INIT_ERROR,
-              "<dedicated nodes=\"" + std::to_string(dedicated) + "\"/> needs at least " +
-                  std::to_string(2 * dedicated) +
+              place_prefix(where) + "<dedicated nodes=\"" + std::to_string(dedicated) +
+                  "\"/> needs at least " + std::to_string(2 * dedicated) +
                   " nodes (one simulation node per dedicated node) "
                   "but the run has " +
                   std::to_string(nodes) +
@@ -29,11 +29,12 @@ void check_counts(int nodes, int dedicated) {
                   "dedicated nodes.");
 }
 
-void check_servers(int node, std::size_t servers, std::size_t clients) {
+void check_servers(int node, std::size_t servers, std::size_t clients,
+                   const SourceLocation& where) {
   if (clients >= servers) return;
   throw Error(ECLUSE_INIT_ERROR,
-              "dedicated node " + std::to_string(node) + " has " + std::to_string(servers) +
-                  " ranks but serves only " + std::to_string(clients) +
+              place_prefix(where) + "dedicated node " + std::to_string(node) + " has " +
+                  std::to_string(servers) + " ranks but serves only " + std::to_string(clients) +
                   " simulation rank(s); every server rank needs a client: use fewer ranks per "
                   "node or fewer dedicated nodes.");
 }
@@ -53,10 +54,10 @@ void assign(DedicatedNodePlan& plan, const std::vector<int>& servers,
 }  // namespace
 
 DedicatedNodePlan plan_dedicated_nodes(const std::vector<int>& node_of, int dedicated,
-                                       ServerPlacement placement) {
+                                       ServerPlacement placement, const SourceLocation& where) {
   const auto ranks = ranks_by_node(node_of);
   const int nodes = static_cast<int>(ranks.size());
-  check_counts(nodes, dedicated);
+  check_counts(nodes, dedicated, where);
   DedicatedNodePlan plan;
   plan.node_of = node_of;
   plan.dedicated.assign(ranks.size(), false);
@@ -80,7 +81,8 @@ DedicatedNodePlan plan_dedicated_nodes(const std::vector<int>& node_of, int dedi
   }
   for (int d = 0; d < dedicated; ++d) {
     const auto& servers = ranks[static_cast<std::size_t>(first_server + d)];
-    check_servers(first_server + d, servers.size(), clients[static_cast<std::size_t>(d)].size());
+    check_servers(first_server + d, servers.size(), clients[static_cast<std::size_t>(d)].size(),
+                  where);
     assign(plan, servers, clients[static_cast<std::size_t>(d)]);
   }
   return plan;

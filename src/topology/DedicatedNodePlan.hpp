@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "config/Config.hpp"
 #include "config/ConfigEnums.hpp"
 
 namespace ecluse {
@@ -23,9 +24,10 @@ struct DedicatedNodePlan {
  * dedicated nodes are the last (or first) `dedicated` nodes; client nodes are split into
  * contiguous groups whose sizes differ by at most one; a dedicated node's client ranks, in
  * (node, rank) order, are split the same way over its ranks. Throws Error(ECLUSE_INIT_ERROR)
- * when a dedicated node or one of its ranks would have no client. */
+ * when a dedicated node or one of its ranks would have no client, its message starting with
+ * `where` (<dedicated>'s place). */
 DedicatedNodePlan plan_dedicated_nodes(const std::vector<int>& node_of, int dedicated,
-                                       ServerPlacement placement);
+                                       ServerPlacement placement, const SourceLocation& where = {});
 
 /** The receive memory of server rank `server`: its node's `buffer_size` split equally among
  * the node's ranks. */

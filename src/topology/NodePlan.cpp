@@ -8,19 +8,21 @@
 namespace ecluse {
 namespace {
 
-void check_room(int node, int local_size, int k) {
+void check_room(int node, int local_size, int k, const CorePlacement& cores) {
   if (local_size <= k) {
     throw Error(ECLUSE_INIT_ERROR,
-                "node " + std::to_string(node) + " has " + std::to_string(local_size) +
-                    " rank(s) but <dedicated cores=\"" + std::to_string(k) +
-                    "\"/> leaves none for the simulation; run at least " + std::to_string(2 * k) +
+                place_prefix(cores.dedicated_where) + "node " + std::to_string(node) + " has " +
+                    std::to_string(local_size) + " rank(s) but <dedicated cores=\"" +
+                    std::to_string(k) + "\"/> leaves none for the simulation; run at least " +
+                    std::to_string(2 * k) +
                     " ranks per node (every dedicated core needs a client) or lower the number "
                     "of dedicated cores.");
   }
   if (local_size - k < k) {
     throw Error(ECLUSE_INIT_ERROR,
-                "node " + std::to_string(node) + " has " + std::to_string(local_size - k) +
-                    " simulation rank(s) for " + std::to_string(k) +
+                place_prefix(cores.dedicated_where) + "node " + std::to_string(node) + " has " +
+                    std::to_string(local_size - k) + " simulation rank(s) for " +
+                    std::to_string(k) +
                     " dedicated cores; every dedicated core needs at least one client: run at "
                     "least " +
                     std::to_string(2 * k) +
@@ -29,18 +31,49 @@ void check_room(int node, int local_size, int k) {
   }
 }
 
-// The mask is repeated over the node; its first k ones are the dedicated cores.
-std::vector<int> masked_ranks(int node, int local_size, int k, const std::string& mask) {
+/** The fewest ranks per node on which the mask, repeated, marks k ranks and leaves each a
+ * client. The mask has a 1 (the reader refuses one without). */
+int ranks_for_mask(int k, const std::string& mask) {
+  int marked = 0;
+  int n = 0;
+  while (marked < k || n < 2 * k) {
+    if (mask[static_cast<std::size_t>(n) % mask.size()] == '1') ++marked;
+    ++n;
+  }
+  return n;
+}
+
+std::vector<int> last_ranks(int local_size, int k, ServerPlacement placement) {
+  const int first = placement == ServerPlacement::First ? 0 : local_size - k;
+  std::vector<int> ranks;
+  for (int i = 0; i < k; ++i) ranks.push_back(first + i);
+  return ranks;
+}
+
+// The mask is repeated over the node; its first k ones are the dedicated cores. A Damaris
+// file's mask that does not fit gives way to Damaris's placement (`warning` says so).
+std::vector<int> masked_ranks(int node, int local_size, int k, const CorePlacement& cores,
+                              std::string& warning) {
+  const std::string& mask = cores.mask;
   std::vector<int> ranks;
   for (int local = 0; local < local_size && static_cast<int>(ranks.size()) < k; ++local) {
     if (mask[static_cast<std::size_t>(local) % mask.size()] == '1') ranks.push_back(local);
   }
   if (static_cast<int>(ranks.size()) == k) return ranks;
-  throw Error(ECLUSE_INIT_ERROR,
-              "node " + std::to_string(node) + ": <placement mask=\"" + mask + "\"> marks " +
-                  std::to_string(ranks.size()) + " of its " + std::to_string(local_size) +
-                  " ranks as dedicated cores, but <dedicated cores=\"" + std::to_string(k) +
-                  "\"/> needs " + std::to_string(k) + "; put a 1 for each dedicated core.");
+  const std::string what = place_prefix(cores.where) + "node " + std::to_string(node) +
+                           ": <placement mask=\"" + mask + "\"> marks " +
+                           std::to_string(ranks.size()) + " of its " + std::to_string(local_size) +
+                           " ranks as dedicated cores, but <dedicated cores=\"" +
+                           std::to_string(k) + "\"/> needs " + std::to_string(k);
+  if (!cores.mask_may_yield) {
+    throw Error(ECLUSE_INIT_ERROR, what + "; put a 1 for each dedicated core.");
+  }
+  warning = what + ". Damaris 1.x ignores the mask, so its placement is used: the last " +
+            std::to_string(k) + " local ranks (" + std::to_string(local_size - k) + "-" +
+            std::to_string(local_size - 1) + ") are the dedicated cores. Nodes of at least " +
+            std::to_string(ranks_for_mask(k, mask)) +
+            " ranks would satisfy the mask; remove mask= to keep Damaris's placement silently.";
+  return last_ranks(local_size, k, ServerPlacement::Last);
 }
 
 std::string pattern_text(const CorePlacement& p) {
@@ -53,18 +86,20 @@ std::vector<int> pattern_ranks(int node, int local_size, int k, const CorePlacem
   const int blocksize = p.blocksize > 0 ? p.blocksize : k;
   const int step = p.step > 0 ? p.step : blocksize;
   if (step < blocksize && k > blocksize) {
-    throw Error(ECLUSE_INIT_ERROR, pattern_text(p) + " makes blocks of dedicated cores overlap; " +
-                                       "give a step of at least the blocksize.");
+    throw Error(ECLUSE_INIT_ERROR, place_prefix(p.where) + pattern_text(p) +
+                                       " makes blocks of dedicated cores overlap; give a step of "
+                                       "at least the blocksize.");
   }
   std::vector<int> ranks;
   for (int i = 0; i < k; ++i) {
     const long long local = p.start + static_cast<long long>(i / blocksize) * step + i % blocksize;
     if (local >= local_size) {
-      throw Error(ECLUSE_INIT_ERROR,
-                  "node " + std::to_string(node) + " has " + std::to_string(local_size) +
-                      " ranks but " + pattern_text(p) + " puts dedicated core " +
-                      std::to_string(i + 1) + " of " + std::to_string(k) + " at local rank " +
-                      std::to_string(local) + "; run more ranks per node or change the placement.");
+      throw Error(ECLUSE_INIT_ERROR, place_prefix(p.where) + "node " + std::to_string(node) +
+                                         " has " + std::to_string(local_size) + " ranks but " +
+                                         pattern_text(p) + " puts dedicated core " +
+                                         std::to_string(i + 1) + " of " + std::to_string(k) +
+                                         " at local rank " + std::to_string(local) +
+                                         "; run more ranks per node or change the placement.");
     }
     ranks.push_back(static_cast<int>(local));
   }
@@ -73,15 +108,22 @@ std::vector<int> pattern_ranks(int node, int local_size, int k, const CorePlacem
 
 }  // namespace
 
+namespace {
+
+std::vector<int> core_ranks(int node, int local_size, int k, ServerPlacement placement,
+                            const CorePlacement& cores, std::string& warning) {
+  check_room(node, local_size, k, cores);
+  if (!cores.mask.empty()) return masked_ranks(node, local_size, k, cores, warning);
+  if (cores.pattern) return pattern_ranks(node, local_size, k, cores);
+  return last_ranks(local_size, k, placement);
+}
+
+}  // namespace
+
 std::vector<int> dedicated_core_ranks(int node, int local_size, int k, ServerPlacement placement,
                                       const CorePlacement& cores) {
-  check_room(node, local_size, k);
-  if (!cores.mask.empty()) return masked_ranks(node, local_size, k, cores.mask);
-  if (cores.pattern) return pattern_ranks(node, local_size, k, cores);
-  const int first = placement == ServerPlacement::First ? 0 : local_size - k;
-  std::vector<int> ranks;
-  for (int i = 0; i < k; ++i) ranks.push_back(first + i);
-  return ranks;
+  std::string warning;
+  return core_ranks(node, local_size, k, placement, cores, warning);
 }
 
 std::vector<int> NodePlan::clients_of(int index) const {
@@ -120,8 +162,9 @@ NodePlan plan_dedicated_cores(int node, int local_size, int dedicated_cores,
                               ServerPlacement placement, const CorePlacement& cores,
                               const std::vector<ServerRole>& roles) {
   const int k = dedicated_cores;
-  const std::vector<int> servers = dedicated_core_ranks(node, local_size, k, placement, cores);
   NodePlan plan;
+  const std::vector<int> servers =
+      core_ranks(node, local_size, k, placement, cores, plan.placement_warning);
   plan.servers = k;
   plan.clients = local_size - k;
   std::vector<int> storers;

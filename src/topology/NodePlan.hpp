@@ -1,6 +1,7 @@
 // Pure role assignment inside one node: which local ranks are servers, which server serves whom.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "config/Config.hpp"
@@ -19,6 +20,9 @@ struct NodePlan {
   std::vector<ServerRole> server_roles;  // by server index: every Store when symmetric
   std::vector<int> forward_to;  // by server index: the analysis server a storing server hands
                                 // its blocks to once stored, or -1 (it releases them)
+  // A Damaris file's mask this node cannot satisfy: the node took Damaris's placement (the last
+  // local ranks) and this says so ("" otherwise), for initialize and ecluse-check to warn.
+  std::string placement_warning;
   /** The node-local client indices whose blocks reach server `index` (directly, or forwarded
    * by a storing server when `index` is an analysis server). */
   [[nodiscard]] std::vector<int> clients_of(int index) const;
@@ -30,7 +34,8 @@ struct NodePlan {
  * (<dedicated roles>), clients go to the storing servers only, and storing server i forwards
  * to analysis server i mod (number of analysis servers). Throws
  * Error(ECLUSE_INIT_ERROR) when the node has no rank left for the simulation or the placement
- * does not fit the node. */
+ * does not fit the node (but a Damaris file's mask: `placement_warning`); the message starts
+ * with the place of <dedicated> or <placement> that `cores` carries. */
 NodePlan plan_dedicated_cores(int node, int local_size, int dedicated_cores,
                               ServerPlacement placement, const CorePlacement& cores = {},
                               const std::vector<ServerRole>& roles = {});

@@ -81,8 +81,8 @@ void Topology::plan_nodes(MPI_Comm world, const Architecture& architecture) {
   MPI_Iallgather(&node_, 1, MPI_INT, node_of.data(), 1, MPI_INT, world, &request);
   complete(request, world, "MPI_Iallgather");
   run_collectively(world, [&] {
-    node_plan_ =
-        plan_dedicated_nodes(node_of, architecture.dedicated_nodes, architecture.placement);
+    node_plan_ = plan_dedicated_nodes(node_of, architecture.dedicated_nodes, architecture.placement,
+                                      architecture.dedicated_where);
   });
   if (node_plan_.dedicated[static_cast<std::size_t>(node_)]) role_ = Role::DedicatedNode;
   gather_processes(world);

@@ -81,7 +81,8 @@ TEST(ApiDc, ANodeWithoutClientsIsAnErrorOnEveryRank) {
   const int status = ecluse_initialize_string(config(dir, {2, 1}).c_str(), MPI_COMM_WORLD);
   EXPECT_EQ(status, ECLUSE_INIT_ERROR);
   EXPECT_STREQ(ecluse_error_message(),
-               "node 1 has 1 rank(s) but <dedicated cores=\"1\"/> leaves none for the "
+               "<string>:3:5: node 1 has 1 rank(s) but <dedicated cores=\"1\"/> leaves none for "
+               "the "
                "simulation; run at least 2 ranks per node (every dedicated core needs a client) "
                "or lower the number of dedicated cores. Nodes here come from the file's "
                "<virtual-nodes ranks-per-node=\"2\"/>.");

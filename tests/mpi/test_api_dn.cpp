@@ -566,7 +566,8 @@ TEST(ApiDn, TooFewNodesIsAnErrorOnEveryRank) {
   EXPECT_EQ(ecluse_initialize_string(config(dir, {1, 2}).c_str(), MPI_COMM_WORLD),
             ECLUSE_INIT_ERROR);
   EXPECT_STREQ(ecluse_error_message(),
-               "<dedicated nodes=\"2\"/> needs at least 4 nodes (one simulation node per "
+               "<string>:3:5: <dedicated nodes=\"2\"/> needs at least 4 nodes (one simulation "
+               "node per "
                "dedicated node) but the run has 3; start more ranks, set <virtual-nodes "
                "ranks-per-node> lower, or use fewer dedicated nodes. Nodes here come from the "
                "file's <virtual-nodes ranks-per-node=\"1\"/>.");

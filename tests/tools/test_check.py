@@ -160,7 +160,9 @@ def test_a_placement_initialize_would_refuse_is_refused_with_its_message(tmp_pat
     path = write(tmp_path, with_architecture('<dedicated cores="2" nodes="0"/>'))
     result = run("--ranks", 2, path)
     assert result.returncode == 1
-    assert "leaves none for the simulation; run at least" in result.stdout
+    # With the place of <dedicated>, as every other configuration error.
+    assert (f"error: {path}:7:5: node 0 has 2 rank(s) but <dedicated cores=\"2\"/> leaves none "
+            "for the simulation; run at least 4 ranks per node") in result.stdout
     assert "placement on 2 rank(s), 2 per node" in result.stdout
     assert result.stdout.rstrip().endswith("sim.xml: refused, 0 warning(s)")
 
@@ -469,3 +471,89 @@ def test_a_damaris_block_too_large_with_its_parameters_values_is_warned_as_initi
                "initialize); if these are its sizes, raise <buffer size> (now 300 bytes, at "
                f"{path}:4:5) to at least ")
     assert warning in result.stdout, result.stdout
+
+
+PLACEMENT = """<simulation name="s" xmlns="{ns}">
+  <architecture><domains count="1"/>
+    <dedicated cores="4" nodes="0"/>
+    <placement mask="0001"/>
+  </architecture>
+  <data><layout name="l" type="int" dimensions="4"/><variable name="v" layout="l" store="s"/></data>
+  <storage><store name="s" type="null"/></storage>
+</simulation>
+"""
+DAMARIS_NS = "http://damaris.gforge.inria.fr/damaris/model"
+
+
+def test_a_damaris_mask_that_does_not_fit_falls_back_to_damaris_placement(tmp_path):
+    """Damaris's test/placement_loc_4dc_s0_s0_b0_m0001.xml on 8-rank nodes: Damaris 1.x ignores
+    the mask (its dedicated cores are the last local ranks); an Ecluse file is refused."""
+    path = write(tmp_path, PLACEMENT.format(ns=DAMARIS_NS))
+    result = run("--ranks", 8, "--ranks-per-node", 8, path)
+    assert result.returncode == 0, result.stdout
+    assert (f"warning: {path}:4:5: node 0: <placement mask=\"0001\"> marks 2 of its 8 ranks as "
+            "dedicated cores, but <dedicated cores=\"4\"/> needs 4. Damaris 1.x ignores the "
+            "mask, so its placement is used: the last 4 local ranks (4-7) are the dedicated "
+            "cores. Nodes of at least 16 ranks would satisfy the mask; remove mask= to keep "
+            "Damaris's placement silently.\n") in result.stdout
+    assert "1 node(s) of 8 ranks: dedicated cores at local rank(s) 4,5,6,7" in result.stdout
+    fits = run("--ranks", 16, "--ranks-per-node", 16, path)
+    assert "dedicated cores at local rank(s) 3,7,11,15" in fits.stdout
+    assert "Damaris 1.x ignores the mask" not in fits.stdout
+    ecluse = write(tmp_path, PLACEMENT.format(ns="urn:ecluse:config:1"), "e.xml")
+    refused = run("--ranks", 8, "--ranks-per-node", 8, ecluse)
+    assert refused.returncode == 1
+    assert (f"error: {ecluse}:4:5: node 0: <placement mask=\"0001\"> marks 2 of its 8 ranks as "
+            "dedicated cores, but <dedicated cores=\"4\"/> needs 4; put a 1 for each dedicated "
+            "core.\n") in refused.stdout
+
+
+def test_clients_that_damaris_would_refuse_to_divide_are_noted_in_a_damaris_file(tmp_path):
+    """Damaris 1.x aborts when a node's dedicated cores do not divide its clients; Ecluse
+    spreads them. Noted (not warned: --strict passes) for a file kept for both."""
+    text = PLACEMENT.replace('    <placement mask="0001"/>\n', "")
+    path = write(tmp_path, text.format(ns=DAMARIS_NS))
+    result = run("--strict", "--ranks", 10, "--ranks-per-node", 10, path)
+    assert result.returncode == 0, result.stdout
+    note = (f"{path}:3:5: Damaris 1.x would refuse nodes of 10 ranks (\"The number of dedicated "
+            "cores in a node does not divide the number of clients\": 6 clients for <dedicated "
+            "cores=\"4\"/>); Ecluse accepts them and gives each dedicated core 1 or 2 clients. "
+            "To run this file with Damaris too, use a multiple of 4 ranks per node")
+    assert f"    note: {note}\n" in result.stdout
+    status, out = run_json("--ranks", 10, "--ranks-per-node", 10, path)
+    assert out["configuration"]["placement"]["node_sizes"][0]["damaris_note"] == note
+    assert "note:" not in run("--ranks", 8, "--ranks-per-node", 8, path).stdout
+    ecluse = write(tmp_path, text.format(ns="urn:ecluse:config:1"), "e.xml")
+    assert "note:" not in run("--ranks", 10, "--ranks-per-node", 10, ecluse).stdout
+
+
+TEMPLATE = """<simulation name="s" xmlns="http://damaris.gforge.inria.fr/damaris/model">
+  <architecture><domains count="1"/>
+    <dedicated cores="_DC_REGEX_" nodes="_DN_REGEX_"/>
+    <buffer name="b" size="_SHMEM_BUFFER_BYTES_REGEX_"/>
+  </architecture>
+  <data/>
+</simulation>
+"""
+
+
+def test_each_error_is_its_own_line_and_json_entry(tmp_path):
+    """OPM's template before it is filled in: one error line and one JSON entry per error
+    (docs/check.md), each naming the unfilled placeholder."""
+    path = write(tmp_path, TEMPLATE)
+    hint = ("looks like a template placeholder left unfilled: give the file its template "
+            "generates, or put the value in its place.")
+    expected = [
+        f"{path}:3:16: invalid value '_DC_REGEX_' for 'cores' on <dedicated>; expected an "
+        f"integer >= 0. '_DC_REGEX_' {hint}",
+        f"{path}:3:35: invalid value '_DN_REGEX_' for 'nodes' on <dedicated>; expected an "
+        f"integer >= 0. '_DN_REGEX_' {hint}",
+        f"{path}:4:22: invalid value '_SHMEM_BUFFER_BYTES_REGEX_' for 'size' on <buffer>; "
+        "expected a positive size in bytes, optionally followed by a unit (B, K, KB, M, MB, G, "
+        "GB, KiB, MiB, GiB or TiB), e.g. 67108864 or 64MiB. '_SHMEM_BUFFER_BYTES_REGEX_' "
+        f"{hint}"]
+    result = run(path)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [f"error: {e}" for e in expected] + [f"{path}: refused"]
+    status, out = run_json(path)
+    assert status == 1 and out["errors"] == expected

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "TestSupport.hpp"
+#include "config/ConfigError.hpp"
 #include "config/ConfigLoader.hpp"
 #include "config/Parameters.hpp"
 #include "config/StoreKinds.hpp"
@@ -385,9 +386,9 @@ TEST(DamarisModel, WhatDamarisSchemaAllowsIsAccepted) {
           "<paraview update-frequency=\"1\" realtime-timestep=\"0.1\" end-iteration=\"0\">"
           "<script> </script></paraview></simulation>");  // a blank script is none
   EXPECT_EQ(xsi.warnings,
-            Names{"x.xml:1:254: <paraview>: Ecluse has no ParaView Catalyst back-end; its 0 "
-                  "script(s) will not run (variables that name a store are still written). "
-                  "Remove <paraview>, or run the scripts on the HDF5 files afterwards."});
+            Names{"x.xml:1:254: <paraview>: Ecluse has no ParaView Catalyst back-end; it names "
+                  "no script (variables that name a store are still written). Remove "
+                  "<paraview>."});
   // <buffer size="0"> (Nek5000's file: "use MPI"): unused without dedicated resources, the
   // default on dedicated nodes (said), refused for dedicated cores, which need the buffer.
   const auto zero = [](const std::string& dedicated) {
@@ -594,4 +595,123 @@ TEST(DamarisModel, ACharParameterIsOneCharacterAsInDamaris) {
                 .find("parameter 'letter' has value 'a' which is not a valid char; give a whole "
                       "number from -128 to 127."),
             std::string::npos);
+}
+
+namespace {
+
+const char* const kLayoutAndVariable =
+    "<layout name=\"l\" type=\"int\" dimensions=\"2\"/><variable name=\"v\" layout=\"l\"/>";
+
+}  // namespace
+
+TEST(DamarisModel, AnEmptyStorageIsNamedWhenItsVariablesAreReadByNothing) {
+  // Damaris's schema allows <storage></storage> (its test.xml): the file has one, without store.
+  const Config c = ecluse::parse_config(
+      "e.xml", file(kDamarisNs, kLayoutAndVariable, "\n<storage>\n</storage>"));
+  EXPECT_EQ(c.warnings,
+            Names{"e.xml:1:174: 1 variable(s) are read by nothing: its <storage> (line 2) has no "
+                  "<store>, and no script= or iteration plugin reads them, so what is written of "
+                  "them is not kept: v. Add a <store> (e.g. type=\"HDF5\") inside its <storage> "
+                  "to keep them."});
+}
+
+TEST(DamarisModel, SignalActionsAreSaidToReceiveNoBlocks) {
+  // ROSS's RISA: no storage on purpose, a server-side action reads the blocks in Damaris.
+  const std::string actions =
+      "<actions><event name=\"handle_data\" action=\"handle_data\" library=\"librd.so\" "
+      "scope=\"group\"/></actions>";
+  const Config c = ecluse::parse_config("r.xml", file(kDamarisNs, kLayoutAndVariable, actions));
+  EXPECT_EQ(c.warnings,
+            Names{"r.xml:1:174: 1 variable(s) are read by nothing: the file has no <storage>, and "
+                  "no script= or iteration plugin reads them; its <event> action(s) "
+                  "(handle_data) do not read them either: Ecluse's signal actions receive no "
+                  "variables' blocks (Damaris's read them from the servers' memory), so what is "
+                  "written of them is dropped: v. Port the action(s) to an iteration plugin "
+                  "(kind=\"iteration\", docs/plugins.md), which is given the iteration's blocks, "
+                  "or add a <storage> with a <store> (e.g. type=\"HDF5\") to keep them."});
+}
+
+TEST(DamarisModel, VariablesReadByAScriptOrAsAnIndexAreNotListedAsUnstored) {
+  // OPM's mesh variables go to its Python script; GLOBAL_CELL_INDEX places PRESSURE's elements.
+  const std::string data =
+      "<layout name=\"l\" type=\"int\" dimensions=\"2\"/>"
+      "<variable name=\"mesh\" layout=\"l\" script=\"py\"/>"
+      "<variable name=\"index\" layout=\"l\"/>"
+      "<variable name=\"p\" layout=\"l\" select-file=\"index\" store=\"s\"/>";
+  const std::string rest =
+      "<storage><store name=\"s\" type=\"null\"/></storage>"
+      "<scripts><pyscript name=\"py\" file=\"x.py\"/></scripts>";
+  EXPECT_TRUE(ecluse::parse_config("o.xml", file(kDamarisNs, data, rest)).warnings.empty());
+  const Config other = ecluse::parse_config(
+      "o.xml", file(kDamarisNs, data + "<variable name=\"lost\" layout=\"l\"/>", rest));
+  EXPECT_EQ(other.warnings,
+            Names{"o.xml:1:316: 1 variable(s) have no store= and, as in Damaris, are written by "
+                  "no store: lost. Add store=\"s\" to those to keep."});
+}
+
+TEST(DamarisModel, AParaviewWithoutScriptSaysSo) {
+  const Config c =
+      ecluse::parse_config("p.xml", file(kDamarisNs, "", "<paraview><script></script></paraview>"));
+  EXPECT_EQ(c.warnings,
+            Names{"p.xml:1:137: <paraview>: Ecluse has no ParaView Catalyst back-end; it names "
+                  "no script (variables that name a store are still written). Remove "
+                  "<paraview>."});
+}
+
+TEST(DamarisModel, AStoreFrequencyIsWarnedInDamarisFilesOnly) {
+  // Damaris 1.x reads frequency= and stores every iteration; Ecluse stores every n-th.
+  const std::string data =
+      "<layout name=\"l\" type=\"int\" dimensions=\"2\"/>"
+      "<variable name=\"v\" layout=\"l\" store=\"s\"/>";
+  const std::string storage =
+      "<storage><store name=\"s\" type=\"null\" frequency=\"3\"/></storage>";
+  EXPECT_EQ(ecluse::parse_config("f.xml", file(kDamarisNs, data, storage)).warnings,
+            Names{"f.xml:1:259: store 's' has frequency=\"3\": Ecluse honours it and stores only "
+                  "the iterations that are multiples of 3, while Damaris 1.x ignores it and "
+                  "stores every iteration, so writes at other iterations are not stored. Remove "
+                  "frequency to store every iteration."});
+  EXPECT_TRUE(ecluse::parse_config("f.xml", file("", data, storage)).warnings.empty());
+  const std::string every = "<storage><store name=\"s\" type=\"null\" frequency=\"1\"/></storage>";
+  EXPECT_TRUE(ecluse::parse_config("f.xml", file(kDamarisNs, data, every)).warnings.empty());
+}
+
+TEST(DamarisModel, EveryErrorIsItsOwnMessageAndPlaceholdersAreNamed) {
+  // OPM's template, not filled in: four errors, each its own message.
+  const std::string text =
+      "<simulation name=\"s\" xmlns=\"" + std::string(kDamarisNs) +
+      "\"><architecture><domains count=\"1\"/>\n"
+      "<dedicated cores=\"_DC_REGEX_\" nodes=\"@N@\"/>\n"
+      "<buffer name=\"b\" size=\"${SIZE}\"/></architecture><data/>\n"
+      "<storage><store name=\"s\" type=\"HDF5\"><option key=\"FileMode\">_File_Mode</option>"
+      "</store></storage></simulation>";
+  try {
+    (void)ecluse::parse_config("t.xml", text);
+    FAIL() << "accepted";
+  } catch (const ecluse::ConfigError& e) {
+    const std::string hint =
+        " looks like a template placeholder left unfilled: give the file "
+        "its template generates, or put the value in its place.";
+    EXPECT_EQ(e.messages(),
+              (Names{"t.xml:2:12: invalid value '_DC_REGEX_' for 'cores' on <dedicated>; "
+                     "expected an integer >= 0. '_DC_REGEX_'" +
+                         hint,
+                     "t.xml:2:31: invalid value '@N@' for 'nodes' on <dedicated>; expected an "
+                     "integer >= 0. '@N@'" +
+                         hint,
+                     "t.xml:3:18: invalid value '${SIZE}' for 'size' on <buffer>; expected a "
+                     "positive size in bytes, optionally followed by a unit (B, K, KB, M, MB, G, "
+                     "GB, KiB, MiB, GiB or TiB), e.g. 67108864 or 64MiB. '${SIZE}'" +
+                         hint,
+                     "t.xml:4:38: invalid value '_File_Mode' for option 'FileMode' of store type "
+                     "'HDF5'; expected one of: FilePerCore, FilePerProcess, FilePerNode, "
+                     "Collective, CollectiveTest. '_File_Mode'" +
+                         hint}));
+    EXPECT_EQ(std::string(e.what()), ecluse::join(e.messages(), "\n"));  // the C API's message
+    EXPECT_EQ(e.status(), ECLUSE_CONFIG_ERROR);
+  }
+  // A value that is merely wrong gets no such hint.
+  EXPECT_EQ(error_of(file("", "",
+                          "<storage><store name=\"s\" type=\"null\" frequency=\"x\"/>"
+                          "</storage>")),
+            "c.xml:1:121: invalid value 'x' for 'frequency' on <store>; expected an integer >= 1.");
 }

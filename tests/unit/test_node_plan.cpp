@@ -131,6 +131,51 @@ TEST(NodePlan, PlacementThatDoesNotFitIsAClearError) {
             "<dedicated cores=\"3\"/> needs 3; put a 1 for each dedicated core.");
 }
 
+// Placement errors start with the place of <dedicated> (no room) or <placement> (its mask or
+// pattern), as every other configuration error does.
+TEST(NodePlan, PlacementErrorsStartWithTheirPlaceInTheFile) {
+  ecluse::CorePlacement cores;
+  cores.dedicated_where = {"p.xml", 5, 5};
+  cores.where = {"p.xml", 6, 5};
+  const auto message = [&](int local, int k) {
+    try {
+      (void)plan_dedicated_cores(0, local, k, ecluse::ServerPlacement::Last, cores);
+    } catch (const ecluse::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message(2, 2),
+            "p.xml:5:5: node 0 has 2 rank(s) but <dedicated cores=\"2\"/> leaves none for the "
+            "simulation; run at least 4 ranks per node (every dedicated core needs a client) or "
+            "lower the number of dedicated cores.");
+  cores.mask = "0001";
+  EXPECT_EQ(message(8, 4),
+            "p.xml:6:5: node 0: <placement mask=\"0001\"> marks 2 of its 8 ranks as dedicated "
+            "cores, but <dedicated cores=\"4\"/> needs 4; put a 1 for each dedicated core.");
+}
+
+// Damaris 1.x ignores the mask: a Damaris file's mask that a node cannot satisfy gives way to
+// Damaris's placement (the last local ranks), with a warning, where an Ecluse file is refused.
+TEST(NodePlan, ADamarisMaskThatDoesNotFitFallsBackToTheLastRanks) {
+  ecluse::CorePlacement cores;
+  cores.mask = "0001";
+  cores.mask_may_yield = true;
+  cores.where = {"m.xml", 7, 9};
+  const NodePlan plan = plan_dedicated_cores(0, 8, 4, ecluse::ServerPlacement::Last, cores);
+  EXPECT_EQ(servers_of(plan), (std::vector<int>{4, 5, 6, 7}));
+  EXPECT_EQ(plan.placement_warning,
+            "m.xml:7:9: node 0: <placement mask=\"0001\"> marks 2 of its 8 ranks as dedicated "
+            "cores, but <dedicated cores=\"4\"/> needs 4. Damaris 1.x ignores the mask, so its "
+            "placement is used: the last 4 local ranks (4-7) are the dedicated cores. Nodes of "
+            "at least 16 ranks would satisfy the mask; remove mask= to keep Damaris's placement "
+            "silently.");
+  // Where it fits, the mask is honoured, without a word.
+  const NodePlan fits = plan_dedicated_cores(0, 16, 4, ecluse::ServerPlacement::Last, cores);
+  EXPECT_EQ(servers_of(fits), (std::vector<int>{3, 7, 11, 15}));
+  EXPECT_EQ(fits.placement_warning, "");
+}
+
 }  // namespace
 
 // <dedicated roles>: clients go to the storing cores only; each storing core feeds an analysis

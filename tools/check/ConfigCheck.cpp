@@ -15,6 +15,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "config/ConfigError.hpp"
 #include "config/Diagnostics.hpp"
 #include "config/Parameters.hpp"
 #include "config/ScriptsReader.hpp"
@@ -260,6 +261,22 @@ void room_text(std::ostringstream& out, std::uint64_t held, const char* waits,
       << bytes_text(suggested_size(size_for_two)) << " or more holds two\n";
 }
 
+// Damaris 1.x aborts when a node's dedicated cores do not divide its clients; Ecluse spreads
+// them unevenly. Said of a Damaris file, for a user who keeps it for both: "" otherwise.
+std::string damaris_uneven_note(const Config& config, int size, int clients) {
+  const int k = config.architecture.dedicated_cores;
+  if (config.dialect != Dialect::Damaris || clients % k == 0) return "";
+  return place_prefix(config.architecture.dedicated_where) + "Damaris 1.x would refuse nodes of " +
+         std::to_string(size) +
+         " ranks (\"The number of dedicated cores in a node does not "
+         "divide the number of clients\": " +
+         std::to_string(clients) + " clients for <dedicated cores=\"" + std::to_string(k) +
+         "\"/>); Ecluse accepts them and gives each dedicated core " + std::to_string(clients / k) +
+         " or " + std::to_string(clients / k + 1) +
+         " clients. To run this file with Damaris too, use a multiple of " + std::to_string(k) +
+         " ranks per node";
+}
+
 // Dedicated cores: each node size once (the last node may be smaller), with its servers, its
 // clients and whether one iteration of its clients fits the node's buffer.
 void place_dedicated_cores(const Config& config, const std::vector<int>& sizes,
@@ -289,6 +306,9 @@ void place_dedicated_cores(const Config& config, const std::vector<int>& sizes,
     } else {
       out << '\n';
     }
+    if (!plan.placement_warning.empty()) warnings.push_back(plan.placement_warning);
+    const std::string uneven = damaris_uneven_note(config, size, plan.clients);
+    if (!uneven.empty()) out << "    note: " << uneven << '\n';
     Json locals = Json::array();
     for (const int r : servers) locals.push_back(r);
     Json kind = Json::object()
@@ -298,6 +318,7 @@ void place_dedicated_cores(const Config& config, const std::vector<int>& sizes,
                     .set("clients_per_node", plan.clients)
                     .set("approx_bytes_per_client", share);
     if (writes) kind.set("iterations_held", held);
+    if (!uneven.empty()) kind.set("damaris_note", uneven);
     const std::size_t messages = queue_messages_per_iteration(config, plan);
     const std::size_t capacity = queue_capacity_for(a, messages);
     kind.set("queue_capacity", static_cast<std::uint64_t>(capacity));
@@ -338,7 +359,8 @@ void place_dedicated_nodes(const Config& config, const std::vector<int>& node_of
                            const ClientIteration& per_client, std::ostringstream& out, Json& json,
                            std::vector<std::string>& problems, std::vector<std::string>& warnings) {
   const Architecture& a = config.architecture;
-  const DedicatedNodePlan plan = plan_dedicated_nodes(node_of, a.dedicated_nodes, a.placement);
+  const DedicatedNodePlan plan =
+      plan_dedicated_nodes(node_of, a.dedicated_nodes, a.placement, a.dedicated_where);
   std::vector<std::string> dedicated;
   Json nodes = Json::array();
   for (std::size_t n = 0; n < plan.dedicated.size(); ++n) {
@@ -507,9 +529,11 @@ Description describe(const Config& config, const CheckOptions& options) {
   const Parameters parameters(config, diagnostics);
   try {
     diagnostics.raise_if_any();
-  } catch (const Error& e) {  // the file's values passed parse_config: a --param is wrong
+  } catch (const ConfigError& e) {  // the file's values passed parse_config: a --param is wrong
     if (options.parameters.empty()) throw;
-    throw Error(e.status(), std::string("a --param value: ") + e.what());
+    std::vector<std::string> messages;
+    for (const std::string& m : e.messages()) messages.push_back("a --param value: " + m);
+    throw ConfigError(std::move(messages));
   }
   Description d;
   std::ostringstream out;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ConfigCheck.hpp"
+#include "config/ConfigError.hpp"
 #include "config/ConfigLoader.hpp"
 #include "ecluse/Error.hpp"
 #include "report/Json.hpp"
@@ -131,6 +132,18 @@ int check(const Arguments& arguments) {
   return status;
 }
 
+// A file refused before it could be described: one error line (one JSON entry) per problem.
+int refused(const Arguments& arguments, const std::vector<std::string>& errors) {
+  if (arguments.json) {
+    std::cout << verdict(arguments.file, {}, errors, ecluse::Json(), arguments.strict).dump()
+              << '\n';
+    return 1;
+  }
+  for (const std::string& e : errors) std::cout << "error: " << e << '\n';
+  std::cout << arguments.file << ": refused\n";
+  return 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -143,13 +156,9 @@ int main(int argc, char** argv) {
   }
   try {
     return check(arguments);
+  } catch (const ecluse::ConfigError& e) {
+    return refused(arguments, e.messages());
   } catch (const ecluse::Error& e) {
-    if (arguments.json) {
-      std::cout << verdict(arguments.file, {}, {e.what()}, ecluse::Json(), arguments.strict).dump()
-                << '\n';
-    } else {
-      std::cout << "error: " << e.what() << '\n' << arguments.file << ": refused\n";
-    }
-    return 1;
+    return refused(arguments, {e.what()});
   }
 }
