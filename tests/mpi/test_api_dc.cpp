@@ -214,32 +214,15 @@ TEST(ApiDc, IdleDedicatedCoreSleeps) {
   EXPECT_LT(idle.cpu / idle.wall, 0.02) << "server used " << idle.cpu << " s in " << idle.wall;
 }
 
-TEST(ApiDc, ClearedAndOversizedBlocks) {
-  if (world_size() != 2) GTEST_SKIP() << "runs with 2 ranks";
+// A block grown past a client's whole share, under `policy`: refused with the buffer size to
+// set, never dropped with an OK (policy skip drops a block for want of room now, not one larger
+// than all the room there is).
+void expect_an_oversized_block_refused(const std::string& policy) {
   RunSetup s{2, 1};
   s.buffer = "200";
   s.domains = 1;
-  const std::string dir = ecluse::test::fresh_dir("oversized");
-  const auto message = ecluse::test::write_a_block_grown_too_big(config(dir, s));
-  if (message) {
-    EXPECT_EQ(*message,
-              "block 0 of variable 'field' needs 384 bytes of buffer (data and bookkeeping) but "
-              "a client may hold at most 192 bytes; raise <buffer size> (now 200 bytes, at "
-              "<string>:4:5) to at least 640 bytes (the whole iteration of this client needs "
-              "576 bytes with the parameters' values now).");
-  }
-  expect_ok(ecluse_finalize());
-}
-
-// Policy skip drops a block for want of room now; one larger than a client's whole share is
-// the configuration's error, refused as under policy block, never skipped with an OK.
-TEST(ApiDc, OversizedBlockIsRefusedUnderPolicySkipToo) {
-  if (world_size() != 2) GTEST_SKIP() << "runs with 2 ranks";
-  RunSetup s{2, 1};
-  s.buffer = "200";
-  s.domains = 1;
-  s.policy = "skip";
-  const std::string dir = ecluse::test::fresh_dir("oversized-skip");
+  s.policy = policy;
+  const std::string dir = ecluse::test::fresh_dir("oversized-" + policy);
   const auto message = ecluse::test::write_a_block_grown_too_big(config(dir, s));
   if (message) {
     EXPECT_EQ(*message,
@@ -252,6 +235,16 @@ TEST(ApiDc, OversizedBlockIsRefusedUnderPolicySkipToo) {
     EXPECT_EQ(skipped, 0.0);
   }
   expect_ok(ecluse_finalize());
+}
+
+TEST(ApiDc, ClearedAndOversizedBlocks) {
+  if (world_size() != 2) GTEST_SKIP() << "runs with 2 ranks";
+  expect_an_oversized_block_refused("block");
+}
+
+TEST(ApiDc, OversizedBlockIsRefusedUnderPolicySkipToo) {
+  if (world_size() != 2) GTEST_SKIP() << "runs with 2 ranks";
+  expect_an_oversized_block_refused("skip");
 }
 
 // Client 0 stops after 2 iterations, client 1 after 4; both start again (Damaris's restart):
