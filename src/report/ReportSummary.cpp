@@ -151,10 +151,13 @@ std::string energy_line(const RunTotals& t) {
   const int missing = t.energy.hosts_without_energy;
   const std::string without =
       missing > 0 ? ", " + std::to_string(missing) + " host(s) without energy left out" : "";
+  // The rate counts what the clients handed over: after failed stores, not all of it is stored.
+  const bool failed = t.storing.merged.counters.store_errors > 0;
   return "  energy " + format("%.1f J", t.energy.joules) + " (" + t.energy.source + ", " +
          t.energy.quality + (t.energy.calibration.empty() ? "" : ", " + t.energy.calibration) +
          without + "), average power " + format("%.1f W", watts) + "; I/O " +
          format("%.3f MB/s", rate) + ", " + format("%.5f MB/s/W", watts > 0 ? rate / watts : 0) +
+         (failed ? " (handed over by the clients; not all of it stored: see NOT STORED)" : "") +
          "\n" + other_load_line(t);
 }
 

@@ -202,6 +202,12 @@ TEST(Aggregate, SummarySaysFirstWhatWasNotStored) {
                     0),
             0u)
       << s;
+  // The I/O rate counts what was handed over, not what reached the disk.
+  EXPECT_NE(s.find(" MB/s/W (handed over by the clients; not all of it stored: see NOT STORED)\n"),
+            std::string::npos)
+      << s;
+  EXPECT_EQ(ecluse::report_summary(quiet, records, "r.json").find("handed over by the clients"),
+            std::string::npos);
 }
 
 // Every source counts the whole host: CPU time its CPUs spent beyond the job's ranks (another
