@@ -1357,12 +1357,22 @@ def test_a_constant_variable_whose_iteration_failed_on_the_server_is_written_aga
     result = run_plain(tmp_path, 2, xml, CONSTANT_AFTER_SERVER_FAILURE)
     assert result.returncode == 0, result.stdout + result.stderr
     client, server = sorted(results(result.stdout), key=lambda r: r["rank"])
-    assert client == {"rank": 0, "failed": [None, "ECLUSE_IO_ERROR", None], "final": None}
+    # Heard at iteration 1's end_iteration, or at iteration 0's own when the server failed it
+    # before that call returned (a fast failure on an idle node): once, and c written again at
+    # the next write, into that iteration's file only.
+    heard = client["failed"].index("ECLUSE_IO_ERROR") if "ECLUSE_IO_ERROR" in client[
+        "failed"] else None
+    assert heard in (0, 1), client
+    expected = [None] * 3
+    expected[heard] = "ECLUSE_IO_ERROR"
+    assert client == {"rank": 0, "failed": expected, "final": None}
     assert server["final"] == "ECLUSE_IO_ERROR"  # the server's own failure, at its finalize
-    with h5py.File(tmp_path / "out" / "It1" / "bind_Pr0.h5", "r") as f:
-        assert "c" not in f and list(f["v/P0"][...]) == [1, 1, 1, 1]
-    with h5py.File(tmp_path / "out" / "It2" / "bind_Pr0.h5", "r") as f:
-        assert list(f["c/P0"][...]) == [7, 7, 7, 7] and list(f["v/P0"][...]) == [2, 2, 2, 2]
+    for it in (1, 2):
+        with h5py.File(tmp_path / "out" / f"It{it}" / "bind_Pr0.h5", "r") as f:
+            assert list(f["v/P0"][...]) == [it] * 4
+            assert ("c" in f) == (it == heard + 1), (it, heard)
+            if it == heard + 1:
+                assert list(f["c/P0"][...]) == [7, 7, 7, 7]
 
 
 EXIT_WITHOUT_FINALIZE = """
