@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "config/ApiNames.hpp"
+#include "core/SysfsFiles.hpp"
 #include "store/Hdf5Support.hpp"
 
 namespace ecluse {
@@ -13,12 +14,6 @@ namespace {
 const Layout* layout_of(const Config* config, const Variable* variable) {
   if (config == nullptr || variable == nullptr) return nullptr;
   return config->find_layout(variable->layout);
-}
-
-std::string trimmed(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return "";
-  return std::string(text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1));
 }
 
 /** "a", "a and b", "a, b and c" */
@@ -42,7 +37,7 @@ const Expression* global_expression(const Layout& layout, std::size_t d) {
 std::string dimension_source(const Expression& expression, std::uint64_t value) {
   const std::vector<std::string> names = expression.names();
   if (names.empty()) return "";
-  const std::string text = trimmed(expression.text());
+  const std::string text = trim(expression.text());
   if (names.size() == 1 && text == names[0]) {
     return "parameter " + names[0] + " = " + std::to_string(value);
   }
