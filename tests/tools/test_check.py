@@ -422,18 +422,27 @@ OUTPUT = """<simulation name="s" xmlns="urn:ecluse:config:1">
 
 @pytest.mark.parametrize("path, why", [
     ("blocker/out", "made: '{tmp}/blocker' is not a directory"),
+    ("{tmp}/blocker/out", "made: '{tmp}/blocker' is not a directory"),
     ("/proc/ecluse-out", "written: '/proc' is on a kernel (proc or sys) file system"),
 ])
-def test_an_output_directory_the_run_could_not_make_is_warned(tmp_path, path, why):
+def test_an_output_directory_the_run_could_not_make_is_refused_or_warned(tmp_path, path, why):
+    """A relative FilesPath is made from the job's working directory, which may not be the
+    check's: warned. An absolute one fails wherever the job runs: refused, as initialize does."""
     (tmp_path / "blocker").write_text("a file where the directory would go")
+    path = path.format(tmp=tmp_path)
     result = run(write(tmp_path, OUTPUT.format(path=path)).name, cwd=tmp_path)
-    relative = ("" if path.startswith("/") else
+    absolute = path.startswith("/")
+    relative = ("" if absolute else
                 f" (a relative FilesPath, looked at from {tmp_path}: the run makes it from the "
                 "job's working directory)")
-    assert result.returncode == 0, result.stdout
-    assert [line for line in result.stdout.splitlines() if line.startswith("warning: ")] == [
-        f"warning: sim.xml:5:5: store 'files': FilesPath '{path}' cannot be "
+    kind = "error" if absolute else "warning"
+    assert result.returncode == (1 if absolute else 0), result.stdout
+    assert [line for line in result.stdout.splitlines()
+            if line.startswith(("warning: ", "error: "))] == [
+        f"{kind}: sim.xml:5:5: store 'files': FilesPath '{path}' cannot be "
         + why.format(tmp=tmp_path) + "; fix FilesPath or the directory's permissions" + relative]
+    assert result.stdout.splitlines()[-1] == (
+        "sim.xml: refused, 0 warning(s)" if absolute else "sim.xml: valid, 1 warning(s)")
     # A directory that can be made is not warned about.
     result = run(write(tmp_path, OUTPUT.format(path="new/out")).name, cwd=tmp_path)
     assert not [line for line in result.stdout.splitlines() if line.startswith("warning: ")]

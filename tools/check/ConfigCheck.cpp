@@ -445,6 +445,12 @@ std::string looked_from() {
          "; ecluse_initialize refuses the file unless the job's working directory has it)";
 }
 
+bool store_path_is_absolute(const Store& store) {
+  const StoreKind* kind = find_store_kind(store.type);
+  if (!store.enabled || !kind || kind->name != "HDF5") return false;
+  return std::filesystem::path(option_or_default(store, *kind, "FilesPath")).is_absolute();
+}
+
 /** Why the store's output directory (FilesPath) could not be made or written from here, or
  * "": its nearest existing component is not a directory, not writable, on a read-only file
  * system or in /proc or /sys. Nothing is created: the store makes the directory at initialize. */
@@ -501,7 +507,16 @@ std::vector<std::string> unreadable_files(const Config& config) {
                     library + "' of action '" + event.action + "': " + why +
                     "; fix library=" + looked_from());
   }
+  return found;
+}
+
+/** The output directories (FilesPath) the run could not make or write, of the stores whose
+ * FilesPath is absolute (the same wherever the check runs: refused, as initialize refuses
+ * them) or relative (taken from the job's working directory: warned). */
+std::vector<std::string> output_directory_problems(const Config& config, bool absolute) {
+  std::vector<std::string> found;
   for (const Store& store : config.stores) {
+    if (store_path_is_absolute(store) != absolute) continue;
     found.push_back(output_directory_problem(store));
     if (found.back().empty()) found.pop_back();
   }
@@ -571,6 +586,12 @@ Description describe(const Config& config, const CheckOptions& options) {
     d.json.set("placement", std::move(placement));
   }
   for (std::string& unreadable : unreadable_files(config)) d.warnings.push_back(unreadable);
+  for (std::string& relative : output_directory_problems(config, false)) {
+    d.warnings.push_back(relative);
+  }
+  for (std::string& absolute : output_directory_problems(config, true)) {
+    d.problems.push_back(absolute);
+  }
   d.text = out.str();
   if (!d.text.empty() && d.text.back() == '\n') d.text.pop_back();
   return d;
