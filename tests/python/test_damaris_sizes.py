@@ -201,3 +201,38 @@ def test_a_damaris_block_too_large_with_its_parameters_values_is_warned_by_name(
                 "most 128 bytes: its writes will be refused (ECLUSE_ALLOCATION_ERROR, counted in "
                 "the run report) unless damaris_parameter_set makes its blocks smaller first")
                in line for line in said), said
+
+
+def test_a_damaris_mask_that_a_node_cannot_satisfy_is_warned_at_initialize_and_falls_back(
+        tmp_path):
+    """Damaris 1.x ignores <placement mask>: its dedicated cores are the last local ranks. A
+    Damaris file whose mask marks too few ranks of a node runs with that placement, and says so
+    once (ecluse-check says the same: tests/tools/test_check.py). 5 ranks per node, 2 dedicated
+    cores, a mask marking only local rank 4: ranks 3 and 4 serve, 0-2 are the clients."""
+    xml = XML.replace('<domains count="1"/>',
+                      '<domains count="1"/>\n    <placement mask="00001"/>')
+    program = BIN / "damaris_sizes"
+    if not program.exists():
+        pytest.skip(f"{program} is not built (built in the tree only: it links libecluse too)")
+    (tmp_path / "sizes.xml").write_text(xml.replace("{dedicated}",
+                                                    '<dedicated cores="2" nodes="0"/>'))
+    env = dict(child_env(), ECLUSE_TIMEOUT="30", ECLUSE_RANKS_PER_NODE="5")
+    result = subprocess.run([mpiexec(), "-n", "5", str(program), "sizes.xml"], cwd=tmp_path,
+                            env=env, capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+    warning = ("sizes.xml:5:5: node 0: <placement mask=\"00001\"> marks 1 of its 5 ranks as "
+               "dedicated cores, but <dedicated cores=\"2\"/> needs 2. Damaris 1.x ignores the "
+               "mask, so its placement is used: the last 2 local ranks (3-4) are the dedicated "
+               "cores.")
+    assert result.stderr.count(warning) == 1, result.stderr
+    assert result.stdout.splitlines().count("sizes: ok") == CLIENTS
+    clients = {int(m.group(1)) for m in
+               (re.fullmatch(r"\[damaris (\d+)\] error: .*", line)
+                for line in result.stderr.splitlines()) if m}
+    assert clients == {0, 1, 2}, result.stderr
+    for iteration in range(ITERATIONS):
+        datasets, _ = iteration_datasets(tmp_path / "out", "sizes", iteration)
+        want = expected(iteration)
+        assert sorted(datasets) == sorted(want), iteration
+        for name, value in want.items():
+            assert datasets[name].tobytes() == value.tobytes(), (iteration, name)
