@@ -153,6 +153,27 @@ void check_nothing_after_root(const pugi::xml_document& document, const XmlSourc
                                          root.name() + ">.");
 }
 
+// Damaris's parser (Xerces) expands the entities a file declares in its <!DOCTYPE>; pugixml
+// keeps a reference such as &nx; as its text, so a value would silently be "&nx;".
+void check_no_entities(const pugi::xml_document& document, const XmlSource& source,
+                       Diagnostics& diagnostics) {
+  for (pugi::xml_node node = document.first_child(); node; node = node.next_sibling()) {
+    if (node.type() != pugi::node_doctype) continue;
+    const std::string declared = node.value();
+    const std::size_t entity = declared.find("<!ENTITY");
+    if (entity == std::string::npos) continue;
+    const std::size_t end = declared.find('>', entity);
+    const std::string first =
+        declared.substr(entity, end == std::string::npos ? std::string::npos : end - entity + 1);
+    const auto at = node.offset_debug() + static_cast<std::ptrdiff_t>(entity);  // its <!ENTITY
+    diagnostics.error(source.at(at),
+                      "<!DOCTYPE> declares XML entities (" + first +
+                          "), which Ecluse does not expand (it reads no DTD): write each "
+                          "entity's value where the file uses it (&name;) and remove the "
+                          "declarations.");
+  }
+}
+
 }  // namespace
 
 Config parse_config(const std::string& source_name, const std::string& text) {
@@ -162,12 +183,14 @@ Config parse_config(const std::string& source_name, const std::string& text) {
   const XmlSource source(source_name, text);
   Diagnostics diagnostics;
   pugi::xml_document document;
-  const pugi::xml_parse_result parsed = document.load_buffer(text.data(), text.size());
+  const pugi::xml_parse_result parsed =
+      document.load_buffer(text.data(), text.size(), pugi::parse_default | pugi::parse_doctype);
   if (!parsed) {
     malformed(source, parsed, diagnostics);
     diagnostics.raise_if_any();
   }
   check_nothing_after_root(document, source, diagnostics);
+  check_no_entities(document, source, diagnostics);
   check_depth(document, source, diagnostics);
   diagnostics.raise_if_any();
   check_schema(document, source, diagnostics);
