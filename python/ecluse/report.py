@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Tuple, Union
 
@@ -226,6 +227,20 @@ class Report:
         if not phase or not phase.wall_s or phase.cpu_s is None:
             return None
         return min(1.0, phase.cpu_s / phase.wall_s)
+
+    def tp_quiet_s_per_client(self) -> float:
+        """TP: seconds each client spent inside Ecluse in the iterations in which it wrote
+        nothing (`iterations.client_quiet_s`, summed over the clients, over their count):
+        end_iteration still runs the stores there (a Collective store takes part in every
+        iteration), a time neither the compute phase nor the write time per output holds.
+        0 for DC/DN (their clients' Ecluse time is their `write` phase, the copy) and when the
+        report does not say."""
+        sim = self.roles.get("simulation")
+        quiet = self.iterations.client_quiet_s.sum
+        if self.approach != "tp" or not sim or not sim.ranks or quiet is None \
+                or not math.isfinite(quiet) or quiet <= 0:
+            return 0.0
+        return quiet / sim.ranks
 
     def server_idle_fraction(self) -> Optional[float]:
         """The dedicated resources' `idle` phase / their wall time; None in TP."""
