@@ -231,7 +231,22 @@ def ranks_per_node(given: Optional[int]) -> int:
     return value
 
 
+def _check_profile_intervals(args) -> None:
+    """An output interval longer than the runs: ValueError naming the option (the output
+    runs would write once, at iteration 0, and report an interval of 1)."""
+    if not args.bandwidth:
+        return
+    for option, every in (("--output-every", args.output_every),
+                          ("--output-every-long", args.output_every_long)):
+        if every is not None and every > args.iterations:
+            raise ValueError(f"{option} {every} is more than --iterations {args.iterations}: the "
+                             "output runs would write once, at iteration 0, not at that "
+                             f"interval; give {option} {args.iterations} or less, or more "
+                             "--iterations")
+
+
 def cmd_profile(args) -> int:
+    _check_profile_intervals(args)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     settings = prof.ProfileSettings(
         cores=args.cores, nodes=args.nodes, ranks_per_node=ranks_per_node(args.ranks_per_node),
@@ -381,6 +396,12 @@ def _workload_from(args, doc: Optional[dict], sources: list) -> Workload:
     if args.output_every is None:
         raise ValueError("no output interval: give --output-every K and --bytes-per-output "
                          "(or --from-report RUN.json; --no-output for a run that writes nothing)")
+    if args.output_every > args.iterations:
+        raise ValueError(f"--output-every {args.output_every} is more than --iterations "
+                         f"{args.iterations}: such a run writes once, at iteration 0, or never, "
+                         f"and the model would take it as writing nothing; give --output-every "
+                         f"{args.iterations} or less, or --from-report RUN.json (a report counts "
+                         "its outputs)")
     per_output = args.bytes_per_output or prof.profile_bytes_per_output(doc)
     if not per_output:
         raise ValueError("no bytes per output: give --bytes-per-output (e.g. 373MB), a profile "
@@ -694,7 +715,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except BrokenPipeError:  # `ecluse advise --json | head`: the reader left, nothing to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    except (ValueError, CalibrationError, RuntimeError, OSError) as e:
+    except OSError as e:  # a file named by an option: its name and why, not Python's errno
+        what = f"{e.filename}: {e.strerror}" if e.filename and e.strerror else str(e)
+        print(f"ecluse {args.command_name}: {what}", file=sys.stderr)
+        return 2
+    except (ValueError, CalibrationError, RuntimeError) as e:
         print(f"ecluse {args.command_name}: {e}", file=sys.stderr)
         return 2
 

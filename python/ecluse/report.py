@@ -380,8 +380,12 @@ def load(path: str) -> Report:
                               "(ECLUSE_REPORT, docs/report.md)") from None
     if not isinstance(data, dict) or data.get("schema") not in (SCHEMA,) + OLD_SCHEMAS:
         found = data.get("schema") if isinstance(data, dict) else None
-        raise ReportError(f"{path}: schema is {found!r}, expected '{SCHEMA}' (or the older "
-                          f"{', '.join(repr(o) for o in OLD_SCHEMAS)})")
+        what = f"schema is {found!r}" if found is not None else "has no 'schema' field"
+        hint = ("; this is a profile (ecluse profile): give it with --profile, and a run's "
+                "report here" if found == "ecluse-profile/1" else
+                ": give the report file a run wrote (ECLUSE_REPORT, docs/report.md)")
+        raise ReportError(f"{path}: {what}, expected '{SCHEMA}' (or the older "
+                          f"{', '.join(repr(o) for o in OLD_SCHEMAS)}){hint}")
     return Report.from_dict(data, path)
 
 

@@ -102,3 +102,92 @@ def test_validate_measures_tps_compute_with_its_quiet_iterations():
     doc = copy.deepcopy(TP2)
     doc["approach"] = "dc"
     assert val._compute_per_client(Report.from_dict(doc)) == pytest.approx(1.0)
+
+
+# --- an output interval longer than the run ----------------------------------------------------
+
+def test_an_output_interval_longer_than_the_run_is_refused(capsys):
+    with_output = ["--t-base", 1, "--nodes", 1, "--cores-per-node", 2, "--bytes-per-output",
+                   "1MB", "--bandwidth", "1GB/s", "--iterations", 4]
+    code, out, err = run(capsys, "advise", *with_output, "--output-every", 5)
+    # It printed "workload: 4 iterations, no output" beside "input: output: every 5".
+    assert code == 2 and out == ""
+    assert err == ("ecluse advise: --output-every 5 is more than --iterations 4: such a run "
+                   "writes once, at iteration 0, or never, and the model would take it as "
+                   "writing nothing; give --output-every 4 or less, or --from-report RUN.json "
+                   "(a report counts its outputs)\n")
+    code, out, _ = run(capsys, "advise", *with_output, "--output-every", 4)
+    assert code == 0 and "workload: 4 iterations, output every 4, 1.000 MB per output" in out
+
+
+@pytest.mark.parametrize("option", ["--output-every", "--output-every-long"])
+def test_a_profile_whose_output_runs_would_write_once_is_refused(capsys, option):
+    code, _, err = run(capsys, "profile", "--iterations", 4, "--bandwidth", "--output-every", 2,
+                       option, 9, "--", "true", "{output_every}")
+    assert code == 2
+    assert err.endswith(f"ecluse profile: {option} 9 is more than --iterations 4: the output "
+                        "runs would write once, at iteration 0, not at that interval; give "
+                        f"{option} 4 or less, or more --iterations\n")
+
+
+# --- a failing profile run says its signal -----------------------------------------------------
+
+def test_a_profile_run_killed_by_a_signal_says_which_and_why_output_every_is_0(capsys, tmp_path,
+                                                                              monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    # A program that divides by its output interval: the compute-only runs give it 0.
+    code, _, err = run(capsys, "profile", "--cores", 1, "--nodes", 1, "--", "sh", "-c",
+                       "echo '[ecluse 0] info: energy: not found: pm_counters' >&2; "
+                       "test {output_every} -ne 0 || kill -FPE $$", "{output_every}")
+    assert code == 2
+    assert "failed (exit status 136: a process killed by signal 8, SIGFPE), run in a " \
+           "temporary directory:\n  " in err
+    assert "\n  [ecluse 0] info: energy" not in err   # the echo is only in the command line
+    assert err.rstrip().endswith("(this run measures compute only: its {output_every} was 0; "
+                                 "a program that divides by its output interval must take 0 "
+                                 "as \"no output\")")
+
+
+def test_failure_lines_keep_the_signal_and_leave_info_and_backtraces_out():
+    from ecluse import profile as prof
+    stderr = ("[ecluse 0] info: energy: not found: pm_counters: no /sys/cray\n"
+              "\nProgram received signal SIGFPE: Floating-point exception - erroneous arithmetic "
+              "operation.\n\nBacktrace for this error:\n#0  0x7fefd32218c2 in ???\n"
+              "\tat ./signal/../sysdeps/unix/sysv/linux/x86_64/libc_sigaction.c:0\n"
+              "-----\nmpiexec.openmpi noticed that process rank 0 with PID 0 on node vm exited "
+              "on signal 8 (Floating point exception).\n-----\n")
+    assert prof.failure_lines(stderr) == (
+        "Program received signal SIGFPE: Floating-point exception - erroneous arithmetic "
+        "operation.\n  mpiexec.openmpi noticed that process rank 0 with PID 0 on node vm exited "
+        "on signal 8 (Floating point exception).")
+    assert prof.exit_text(1) == "exit status 1"
+    assert prof.exit_text(139) == "exit status 139: a process killed by signal 11, SIGSEGV"
+    assert prof.exit_text(-9) == "exit status -9: the launcher killed by signal 9, SIGKILL"
+
+
+# --- files that are not what the option takes --------------------------------------------------
+
+def test_a_missing_file_is_named_without_pythons_errno(capsys, tmp_path):
+    code, _, err = run(capsys, "advise", "--from-report", tmp_path / "nope.json")
+    assert code == 2
+    assert err == f"ecluse advise: {tmp_path / 'nope.json'}: No such file or directory\n"
+
+
+def test_a_profile_given_as_a_report_and_the_converse_say_which_is_which(capsys, tmp_path):
+    report = write(tmp_path, TP2)
+    profile = write(tmp_path, {"schema": "ecluse-profile/1"}, "p.json")
+    empty = write(tmp_path, {}, "empty.json")
+    code, _, err = run(capsys, "advise", "--from-report", profile)
+    assert code == 2 and err == (
+        f"ecluse advise: {profile}: schema is 'ecluse-profile/1', expected 'ecluse-report/2' (or "
+        "the older 'ecluse-report/1'); this is a profile (ecluse profile): give it with "
+        "--profile, and a run's report here\n")
+    code, _, err = run(capsys, "advise", "--from-report", empty)
+    assert code == 2 and err == (
+        f"ecluse advise: {empty}: has no 'schema' field, expected 'ecluse-report/2' (or the older "
+        "'ecluse-report/1'): give the report file a run wrote (ECLUSE_REPORT, docs/report.md)\n")
+    code, _, err = run(capsys, "validate", report, "--profile", report)
+    assert code == 2 and err == (
+        f"ecluse validate: {report}: schema is 'ecluse-report/2', expected 'ecluse-profile/1'; "
+        "this is a run's report: give it as a report (validate REPORT..., advise --from-report "
+        "REPORT) and a profile with --profile\n")
