@@ -136,10 +136,12 @@ def read(path: str, power: Power, host_cpus: Optional[int] = None) -> ReportInpu
     platform = Platform(nodes, per_node, power.idle_watts, power.max_watts, power.id, cpus)
     domains, domains_source = _domains(report)
     sources = (
-        ("compute", f"{per_iter * 1e3:.3f} ms per iteration on {sim.ranks} clients", "measured"),
-        ("scalability", f"perfect from {sim.ranks} clients (one run: one point)", "assumed"),
+        ("compute", f"{per_iter * 1e3:.3f} ms per iteration on {_plural(sim.ranks, 'client')}",
+         "measured"),
+        ("scalability", f"perfect from {_plural(sim.ranks, 'client')} (one run: one point)",
+         "assumed"),
         ("output", _output_text(workload, per_output), "measured"),
-        ("write time", f"{(io_s or 0) * 1e3:.2f} ms per output by {writers} writers "
+        ("write time", f"{(io_s or 0) * 1e3:.2f} ms per output by {_plural(writers, 'writer')} "
                        f"({label}; other writer counts: same bandwidth)", "measured"),
         ("fixed overhead", f"{overhead * 1e3:.1f} ms (clients' setup phase"
          + (f", without their {drain / sim.ranks * 1e3:.1f} ms wait in finalize for the "

@@ -191,3 +191,62 @@ def test_a_profile_given_as_a_report_and_the_converse_say_which_is_which(capsys,
         f"ecluse validate: {report}: schema is 'ecluse-report/2', expected 'ecluse-profile/1'; "
         "this is a run's report: give it as a report (validate REPORT..., advise --from-report "
         "REPORT) and a profile with --profile\n")
+
+
+# --- wording ---------------------------------------------------------------------------------
+
+def test_one_client_one_writer_one_node_are_singular(capsys, tmp_path):
+    doc = copy.deepcopy(TP2)
+    doc.update(ranks=1, architecture=dict(TP2["architecture"], ranks_per_node=1))
+    doc["roles"]["simulation"]["ranks"] = 1
+    code, out, err = run(capsys, "advise", "--from-report", write(tmp_path, doc),
+                         "--host-cpus", 1)
+    assert code == 0, err
+    assert "platform: 1 node x 1 core (virtual nodes on one host of 1 CPUs)" in out
+    assert "input: compute: 10.000 ms per iteration on 1 client [measured]" in out
+    assert "input: scalability: perfect from 1 client (one run: one point) [assumed]" in out
+    assert "input: write time: 10.00 ms per output by 1 writer (TP; other writer counts: same " \
+           "bandwidth) [measured]" in out
+
+
+def test_a_bad_global_grid_is_a_usage_error_that_says_the_form(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["profile", "--global", "12x"])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.endswith(
+        "ecluse profile: error: argument --global: '12x' is not a grid NXxNYxNZ of whole "
+        "numbers >= 1 (e.g. 128x128x40)\n")
+
+
+# --- the <domains> of the pasted block from a profile ----------------------------------------
+
+PROFILE = {
+    "schema": "ecluse-profile/1", "cpus": 2,
+    "fit": {"t_base_s": 1.0, "s_cores": {"serial": 0.0, "parallel": 1.0, "log": 0.0},
+            "s_nodes": {"serial": 0.0, "parallel": 1.0, "log": 0.0}},
+    "bandwidth": {"writers": [1, 2], "bytes_per_s": [1e9, 2e9]},
+    "power": {"idle_watts": 100.0, "max_watts": 250.0, "id": "vm", "source": "calibration"},
+}
+ADVISE = ["advise", "--nodes", 1, "--cores-per-node", 2, "--iterations", 100, "--output-every",
+          10, "--bytes-per-output", "1MB", "--xml"]
+
+
+def test_advice_from_a_profile_keeps_the_profiled_configurations_domains(capsys, tmp_path):
+    # BT-IO writes 4 blocks per client: the pasted <domains count="1"/> refused blocks 1-3.
+    config = tmp_path / "bt.xml"
+    config.write_text('<simulation name="bt">\n  <architecture>\n    <domains count="4"/>\n'
+                      '  </architecture>\n</simulation>\n')
+    doc = dict(PROFILE, command=["/bin/btio", str(config), "{iterations}", "{output_every}"])
+    path = write(tmp_path, doc, "p.json")
+    code, xml, err = run(capsys, *ADVISE, "--profile", path)
+    assert code == 0, err
+    assert xml.startswith('<architecture>\n  <domains count="4"/>\n')
+    code, out, _ = run(capsys, *ADVISE[:-1], "--profile", path)
+    assert (f"input: domains: 4 blocks per client (<domains count> of {config}, the profiled "
+            "command's configuration; --domains N to change it) [measured]") in out.splitlines()
+    code, xml, _ = run(capsys, *ADVISE, "--profile", path, "--domains", 2)
+    assert xml.startswith('<architecture>\n  <domains count="2"/>\n')
+    config.unlink()   # gone since: the default again
+    code, out, _ = run(capsys, *ADVISE[:-1], "--profile", path)
+    assert ("input: domains: 1 block per client (give --domains N when the simulation's "
+            "<domains count> is N) [default]") in out.splitlines()
