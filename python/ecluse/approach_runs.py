@@ -164,6 +164,11 @@ def point(run: ApproachRun, report: ReportLike, summary: dict, every: int) -> di
         compute = loop - copy - wait - store
     else:
         compute = _phase(sim, "compute") / n
+    # TP: the clients' time inside Ecluse in the iterations that wrote nothing (a Collective
+    # store takes part in every iteration) is a per-iteration cost of the approach, which the
+    # write time per output does not hold: counted with the compute (the interference fit
+    # scales it with the iterations) instead of falling into the fixed overhead.
+    compute += rep.tp_quiet_s_per_client()
     per_output = rep.bytes_per_output() or 0.0
     server = rep.server_role()
     # The interval the run had, not the one asked for: a program that writes at every step

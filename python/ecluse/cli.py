@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
 from . import advise as adv
+from . import approach_runs as ar
 from . import calibrate
 from . import from_report
 from . import least_cost
@@ -185,7 +186,7 @@ def _profile_parser(sub) -> None:
     p.add_argument("--ranks-per-node", type=positive_int,
                    help="cores per node of the node sweep ($ECLUSE_RANKS_PER_NODE, else 2)")
     p.add_argument("--iterations", type=positive_int, default=30)
-    p.add_argument("--global", dest="global_grid", type=prof.parse_grid,
+    p.add_argument("--global", dest="global_grid", type=_grid,
                    default=(128, 128, 40), help="global grid the proxy keeps (128x128x40)")
     p.add_argument("--repeats", type=positive_int, default=1,
                    help="runs per point; the median is kept (see --keep)")
@@ -207,6 +208,15 @@ def _profile_parser(sub) -> None:
     p.add_argument("--timeout", type=positive, default=600.0, help="seconds per run")
     _add_power(p)
     p.add_argument("command", nargs=argparse.REMAINDER, help="-- command and its arguments")
+
+
+def _grid(text: str) -> tuple:
+    """--global: NXxNYxNZ, each a whole number >= 1 (argparse's usage error otherwise)."""
+    try:
+        return prof.parse_grid(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a grid NXxNYxNZ of whole numbers "
+                                         ">= 1 (e.g. 128x128x40)") from None
 
 
 RANKS_PER_NODE_VARIABLE = "ECLUSE_RANKS_PER_NODE"
@@ -231,7 +241,22 @@ def ranks_per_node(given: Optional[int]) -> int:
     return value
 
 
+def _check_profile_intervals(args) -> None:
+    """An output interval longer than the runs: ValueError naming the option (the output
+    runs would write once, at iteration 0, and report an interval of 1)."""
+    if not args.bandwidth:
+        return
+    for option, every in (("--output-every", args.output_every),
+                          ("--output-every-long", args.output_every_long)):
+        if every is not None and every > args.iterations:
+            raise ValueError(f"{option} {every} is more than --iterations {args.iterations}: the "
+                             "output runs would write once, at iteration 0, not at that "
+                             f"interval; give {option} {args.iterations} or less, or more "
+                             "--iterations")
+
+
 def cmd_profile(args) -> int:
+    _check_profile_intervals(args)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     settings = prof.ProfileSettings(
         cores=args.cores, nodes=args.nodes, ranks_per_node=ranks_per_node(args.ranks_per_node),
@@ -381,6 +406,12 @@ def _workload_from(args, doc: Optional[dict], sources: list) -> Workload:
     if args.output_every is None:
         raise ValueError("no output interval: give --output-every K and --bytes-per-output "
                          "(or --from-report RUN.json; --no-output for a run that writes nothing)")
+    if args.output_every > args.iterations:
+        raise ValueError(f"--output-every {args.output_every} is more than --iterations "
+                         f"{args.iterations}: such a run writes once, at iteration 0, or never, "
+                         f"and the model would take it as writing nothing; give --output-every "
+                         f"{args.iterations} or less, or --from-report RUN.json (a report counts "
+                         "its outputs)")
     per_output = args.bytes_per_output or prof.profile_bytes_per_output(doc)
     if not per_output:
         raise ValueError("no bytes per output: give --bytes-per-output (e.g. 373MB), a profile "
@@ -428,12 +459,39 @@ class Predicted:
     notes: tuple = ()  # about the inputs (e.g. a report's small outputs)
 
 
-def _domains_from(args, sources: list) -> int:
-    """--domains (advise), else 1, labelled: the <architecture> block carries it."""
+_DOMAINS = re.compile(r"""<domains\b[^>]*?\bcount\s*=\s*["']\s*(\d+)\s*["']""")
+
+
+def profiled_domains(doc: Optional[dict]) -> Optional[tuple]:
+    """(count, file): the `<domains count>` of the profiled command's configuration (its
+    argument ending in .xml, as the approach runs find it), None when the file or the element
+    is not there (any more)."""
+    command = (doc or {}).get("command") or []
+    at = ar.config_index([str(c) for c in command])
+    if at is None:
+        return None
+    try:
+        with open(command[at], encoding="utf-8") as f:
+            found = _DOMAINS.search(f.read())
+    except OSError:
+        return None
+    return (int(found.group(1)), command[at]) if found and int(found.group(1)) >= 1 else None
+
+
+def _domains_from(args, sources: list, doc: Optional[dict] = None) -> int:
+    """--domains (advise), else the profiled configuration's, else 1, labelled: the
+    <architecture> block carries it."""
     given = getattr(args, "domains", None)
     if given is not None:
         sources.append(("domains", f"{given} blocks per client (--domains)", "given"))
         return given
+    profiled = profiled_domains(doc) if hasattr(args, "domains") else None
+    if profiled:
+        count, path = profiled
+        sources.append(("domains", f"{count} block{'' if count == 1 else 's'} per client "
+                        f"(<domains count> of {path}, the profiled command's configuration; "
+                        "--domains N to change it)", "measured"))
+        return count
     if hasattr(args, "domains"):
         sources.append(("domains", "1 block per client (give --domains N when the simulation's "
                         "<domains count> is N)", "default"))
@@ -453,7 +511,7 @@ def _inputs_from_options(args) -> tuple:
     power = power_from(args, doc)
     platform = Platform(args.nodes, args.cores_per_node, power.idle_watts, power.max_watts,
                         power.id, args.host_cpus)
-    domains = _domains_from(args, sources)
+    domains = _domains_from(args, sources, doc)
     sources.append(("power", power.label(), power.source))
     return app, platform, workload, power, sources, domains
 
@@ -493,7 +551,9 @@ def _header(got: Predicted) -> list:
     platform = got.platform
     host = (f" (virtual nodes on one host of {platform.host_cpus} CPUs)"
             if platform.host_cpus else "")
-    return [f"platform: {platform.nodes} nodes x {platform.cores_per_node} cores{host}",
+    nodes = f"{platform.nodes} node{'' if platform.nodes == 1 else 's'}"
+    cores = f"{platform.cores_per_node} core{'' if platform.cores_per_node == 1 else 's'}"
+    return [f"platform: {nodes} x {cores}{host}",
             f"workload: {got.workload.iterations} iterations{_output_text(got.workload)}",
             f"model: {got.options.describe()}", power_line(got.power)]
 
@@ -694,7 +754,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except BrokenPipeError:  # `ecluse advise --json | head`: the reader left, nothing to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    except (ValueError, CalibrationError, RuntimeError, OSError) as e:
+    except OSError as e:  # a file named by an option: its name and why, not Python's errno
+        what = f"{e.filename}: {e.strerror}" if e.filename and e.strerror else str(e)
+        print(f"ecluse {args.command_name}: {what}", file=sys.stderr)
+        return 2
+    except (ValueError, CalibrationError, RuntimeError) as e:
         print(f"ecluse {args.command_name}: {e}", file=sys.stderr)
         return 2
 

@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass
 from typing import Optional
 
-from .model import AppModel, Bandwidth, Platform, Scalability, Workload
+from .model import AppModel, ApproachTerms, Bandwidth, Platform, Scalability, Workload
 from .power import Power
 from .profile import SMALL_OUTPUT_BYTES
 from .report import Report
@@ -88,6 +88,25 @@ def _overhead(report: Report, sim) -> tuple:
     return (setup - drain) / sim.ranks, drain
 
 
+def _tp_quiet(report: Report, compute_per_client: float, overhead: float,
+              writers: int) -> tuple:
+    """TP: the clients' time inside Ecluse in the iterations without output (a Collective
+    store takes part in every iteration; `Report.tp_quiet_s_per_client`), which neither the
+    compute phase nor the write time per output holds: TP's own per-iteration cost, given to
+    TP's predictions as a compute slowdown (ApproachTerms.compute_factor), so that TP's
+    prediction of this very run holds it; the other approaches' clients do not run the stores.
+    (the input line or None, the terms)"""
+    quiet = report.tp_quiet_s_per_client()
+    if quiet <= 0 or compute_per_client <= 0:
+        return None, ()
+    factor = quiet / compute_per_client
+    terms = ApproachTerms(compute_factor=factor, overhead_s=overhead, store_writers=writers,
+                          io_busy=report.store_cpu_share())
+    text = (f"{quiet * 1e3:.1f} ms per client inside Ecluse in the iterations without output "
+            f"(iterations.client_quiet_s): TP's compute +{factor:.1%}")
+    return ("TP per-iteration cost", text, "measured"), (("tp", terms),)
+
+
 def _domains(report: Report) -> tuple:
     """Blocks per client of the run (`architecture.domains`) and where that comes from."""
     domains = _count(report, "architecture.domains", required=False)
@@ -111,21 +130,26 @@ def read(path: str, power: Power, host_cpus: Optional[int] = None) -> ReportInpu
     t_base = per_iter * sim.ranks
     bandwidth = Bandwidth((writers,), (per_output / io_s,)) if workload.outputs else None
     overhead, drain = _overhead(report, sim)
+    quiet, terms = _tp_quiet(report, compute / sim.ranks, overhead, writers)
     app = AppModel(t_base, Scalability(), Scalability(), bandwidth,
-                   _copy(report), overhead, io_busy=report.store_cpu_share())
+                   _copy(report), overhead, io_busy=report.store_cpu_share(), terms=terms)
     platform = Platform(nodes, per_node, power.idle_watts, power.max_watts, power.id, cpus)
     domains, domains_source = _domains(report)
     sources = (
-        ("compute", f"{per_iter * 1e3:.3f} ms per iteration on {sim.ranks} clients", "measured"),
-        ("scalability", f"perfect from {sim.ranks} clients (one run: one point)", "assumed"),
+        ("compute", f"{per_iter * 1e3:.3f} ms per iteration on {_plural(sim.ranks, 'client')}",
+         "measured"),
+        ("scalability", f"perfect from {_plural(sim.ranks, 'client')} (one run: one point)",
+         "assumed"),
         ("output", _output_text(workload, per_output), "measured"),
-        ("write time", f"{(io_s or 0) * 1e3:.2f} ms per output by {writers} writers "
+        ("write time", f"{(io_s or 0) * 1e3:.2f} ms per output by {_plural(writers, 'writer')} "
                        f"({label}; other writer counts: same bandwidth)", "measured"),
         ("fixed overhead", f"{overhead * 1e3:.1f} ms (clients' setup phase"
          + (f", without their {drain / sim.ranks * 1e3:.1f} ms wait in finalize for the "
             "servers' last stores)" if drain else ")"), "measured"),
         domains_source,
         ("power", power.label(), power.source))
+    if quiet:
+        sources = sources[:5] + (quiet,) + sources[5:]
     return ReportInputs(app, platform, workload, sources, domains,
                         _notes(workload, per_output) + _other_load_notes(report))
 

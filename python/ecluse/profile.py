@@ -107,9 +107,14 @@ def failure_lines(stderr: str, most: int = 4) -> str:
     """What a failed run said, for the profile's error: its lines that name an error (each once:
     every rank prints the same), else its last lines, without the launcher's banners."""
     lines = [line.strip() for line in stderr.splitlines()
-             if line.strip() and set(line.strip()) != {"-"}]
+             if line.strip() and set(line.strip()) != {"-"}
+             # Ecluse's info lines (the energy probe's "not found") and a backtrace (its
+             # heading, frames and their source lines) name no error
+             and not re.search(r"\] info: |^Backtrace for this error|^#\d+ |^at ",
+                               line.strip())]
     named = list(dict.fromkeys(line for line in lines
-                               if re.search(r"error|ECLUSE_|not found|unable|No such|^Executable:", line,
+                               if re.search(r"error|ECLUSE_|not found|unable|No such|^Executable:"
+                                            r"|signal|Segmentation fault|exception", line,
                                             re.IGNORECASE)))
     chosen = named[:most] or lines[-most:] or ["no message"]
     return "\n  ".join(chosen)
@@ -202,9 +207,26 @@ def last_json_line(text: str) -> Optional[dict]:
     return None
 
 
-def run_once(command: list, ranks: int, ranks_per_node: int, timeout_s: float) -> tuple:
+def exit_text(code: int) -> str:
+    """A launcher's exit status as said to the user: 136 is a rank killed by SIGFPE (128 + 8,
+    the launcher's convention), a negative status the launcher itself killed by a signal."""
+    number = -code if code < 0 else code - 128 if 128 < code < 128 + 65 else None
+    if number is None:
+        return f"exit status {code}"
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        return f"exit status {code}"
+    who = "the launcher" if code < 0 else "a process"
+    return f"exit status {code}: {who} killed by signal {number}, {name}"
+
+
+def run_once(command: list, ranks: int, ranks_per_node: int, timeout_s: float,
+             command_template: Optional[Sequence[str]] = None, output: bool = True) -> tuple:
     """Runs under mpiexec in a fresh directory (output, if any, lands there), with the run
-    report (docs/report.md) sent to a file there; (summary, wall, report or None)."""
+    report (docs/report.md) sent to a file there; (summary, wall, report or None).
+    `command_template` (the command before `fill`) and `output` only shape the error of a
+    failed run."""
     argv = [mpiexec(), "--oversubscribe", "-n", str(ranks)] + command
     # No dirty pages of earlier runs pending: they would make the kernel throttle this run's
     # writes, so that its I/O time would depend on what ran before it.
@@ -217,8 +239,13 @@ def run_once(command: list, ranks: int, ranks_per_node: int, timeout_s: float) -
         wall = time.monotonic() - start
         report = read_report(report_path)
     if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(argv)} failed ({done.returncode}), run in a temporary "
-                           f"directory:\n  {failure_lines(done.stderr + done.stdout)}")
+        hint = ""
+        if "{output_every}" in " ".join(command_template or ()) and not output:
+            hint = ("\n  (this run measures compute only: its {output_every} was 0; a program "
+                    "that divides by its output interval must take 0 as \"no output\")")
+        raise RuntimeError(f"{' '.join(argv)} failed ({exit_text(done.returncode)}), run in a "
+                           f"temporary directory:\n  "
+                           f"{failure_lines(done.stderr + done.stdout)}{hint}")
     return last_json_line(done.stdout) or {}, wall, report
 
 
@@ -358,7 +385,8 @@ def measure_scaling(settings: ProfileSettings, progress: Callable[[str], None]) 
         tries = []
         for _ in range(max(1, settings.repeats)):
             summary, wall, report = run_once(fill(settings.command, settings, ranks), ranks,
-                                             cores, settings.timeout_s)
+                                             cores, settings.timeout_s, settings.command,
+                                             output=False)
             t = (report_compute_per_iteration(report, summary)
                  or time_per_iteration(summary, wall, settings))
             tries.append((t, RunResult(kind, cores, nodes, wall, t, summary,
@@ -623,7 +651,12 @@ def load_profile(path: str) -> dict:
         raise ValueError(f"{path}: holds a JSON {type(doc).__name__}, not a profile (a JSON "
                          f"object of schema '{SCHEMA}'): {REMAKE}")
     if doc.get("schema") != SCHEMA:
-        raise ValueError(f"{path}: schema is {doc.get('schema')!r}, expected '{SCHEMA}'")
+        found = doc.get("schema")
+        what = f"schema is {found!r}" if found is not None else "has no 'schema' field"
+        hint = ("; this is a run's report: give it as a report (validate REPORT..., advise "
+                "--from-report REPORT) and a profile with --profile"
+                if str(found).startswith("ecluse-report/") else f": {REMAKE}")
+        raise ValueError(f"{path}: {what}, expected '{SCHEMA}'{hint}")
     _ProfileCheck(path, doc).check()
     return doc
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Tuple, Union
 
@@ -227,6 +228,20 @@ class Report:
             return None
         return min(1.0, phase.cpu_s / phase.wall_s)
 
+    def tp_quiet_s_per_client(self) -> float:
+        """TP: seconds each client spent inside Ecluse in the iterations in which it wrote
+        nothing (`iterations.client_quiet_s`, summed over the clients, over their count):
+        end_iteration still runs the stores there (a Collective store takes part in every
+        iteration), a time neither the compute phase nor the write time per output holds.
+        0 for DC/DN (their clients' Ecluse time is their `write` phase, the copy) and when the
+        report does not say."""
+        sim = self.roles.get("simulation")
+        quiet = self.iterations.client_quiet_s.sum
+        if self.approach != "tp" or not sim or not sim.ranks or quiet is None \
+                or not math.isfinite(quiet) or quiet <= 0:
+            return 0.0
+        return quiet / sim.ranks
+
     def server_idle_fraction(self) -> Optional[float]:
         """The dedicated resources' `idle` phase / their wall time; None in TP."""
         role = self.server_role()
@@ -365,8 +380,12 @@ def load(path: str) -> Report:
                               "(ECLUSE_REPORT, docs/report.md)") from None
     if not isinstance(data, dict) or data.get("schema") not in (SCHEMA,) + OLD_SCHEMAS:
         found = data.get("schema") if isinstance(data, dict) else None
-        raise ReportError(f"{path}: schema is {found!r}, expected '{SCHEMA}' (or the older "
-                          f"{', '.join(repr(o) for o in OLD_SCHEMAS)})")
+        what = f"schema is {found!r}" if found is not None else "has no 'schema' field"
+        hint = ("; this is a profile (ecluse profile): give it with --profile, and a run's "
+                "report here" if found == "ecluse-profile/1" else
+                ": give the report file a run wrote (ECLUSE_REPORT, docs/report.md)")
+        raise ReportError(f"{path}: {what}, expected '{SCHEMA}' (or the older "
+                          f"{', '.join(repr(o) for o in OLD_SCHEMAS)}){hint}")
     return Report.from_dict(data, path)
 
 

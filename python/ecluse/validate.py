@@ -152,11 +152,15 @@ def _energy(report: Report) -> tuple:
 
 
 def _compute_per_client(report: Report) -> Optional[float]:
-    """The simulation role's compute phase over its ranks, None when the report has none."""
+    """The simulation role's compute phase over its ranks, None when the report has none; in
+    TP with the clients' time inside Ecluse in the iterations without output, which the model
+    counts with the compute (`Report.tp_quiet_s_per_client`)."""
     sim = report.roles.get("simulation")
     compute = _seconds(report, "roles.simulation.phases.compute.wall_s",
                        sim.phase_wall_s("compute") if sim else None)
-    return compute / sim.ranks if compute and sim.ranks else None
+    if not compute or not sim.ranks:
+        return None
+    return compute / sim.ranks + report.tp_quiet_s_per_client()
 
 
 def _seconds(report: Report, name: str, value: Optional[float]) -> Optional[float]:

@@ -421,7 +421,7 @@ def test_profile_of_a_dc_file_given_by_relative_paths(capsys, tmp_path, monkeypa
     code, _, err = run(capsys, "profile", "-o", "p.json", "--cores", "1", "--nodes", "1",
                        "--", "./app", "--config", "missing.xml")
     assert code != 0
-    assert "failed (1), run in a temporary directory:\n  " in err
+    assert "failed (exit status 1), run in a temporary directory:\n  " in err
     assert "missing.xml" in err and "-----" not in err
 
 
