@@ -586,8 +586,8 @@ def measured_compute_line(rows) -> Optional[str]:
     speeds = [r.compute_speed for r in rows]
     if found is None or None in speeds:
         return None
-    return (f"at the runs' measured compute phase ({_span(speeds)} x the model's: the machine's "
-            "speed on the day): " + _worst_mean("time error", found))
+    return (f"at the runs' measured compute phase ({_span(speeds)} x the model's time: the "
+            "machine's speed on the day): " + _worst_mean("time error", found))
 
 
 def measured_speeds_line(rows) -> Optional[str]:
@@ -598,7 +598,7 @@ def measured_speeds_line(rows) -> Optional[str]:
     if found is None:
         return None
     stores = [r.store_speed for r in rows if r.store_speed is not None]
-    store = f"store {_span(stores)} x the model's, " if stores else ""
+    store = f"store time {_span(stores)} x the model's, " if stores else ""
     return (f"at the runs' compute phase and store speed ({store}the file system's speed on "
             "the day): " + _worst_mean("time error", found))
 

@@ -507,10 +507,10 @@ def test_validate_separates_the_machines_speed_from_the_models_error(capsys, tmp
     code, out, _ = run(capsys, "validate", *reports, "--profile", profile)
     assert code == 0
     lines = out.splitlines()
-    assert "at the runs' measured compute phase (0.86-1.14 x the model's: the machine's speed " \
-        "on the day): time error: worst 1.8%, mean 0.6%" in lines
+    assert "at the runs' measured compute phase (0.86-1.14 x the model's time: the machine's " \
+        "speed on the day): time error: worst 1.8%, mean 0.6%" in lines
     # Per configuration, the repeats combined first: TP 1x2 0.30 s computing 0.22 s (1.00 x).
-    assert "per configuration at the runs' measured compute phase (1.00-1.14 x the model's: " \
+    assert "per configuration at the runs' measured compute phase (1.00-1.14 x the model's time: " \
         "the machine's speed on the day): time error: worst 1.8%, mean 0.9%" in lines
     # A report without a compute phase (a runtime's that did not account phases): no such line.
     doc = json.loads(pathlib.Path(reports[0]).read_text())
@@ -541,9 +541,9 @@ def test_validate_separates_the_file_systems_speed_from_the_models_structure(cap
     assert code == 0
     lines = out.splitlines()
     assert table_row(out, "TP")[3:6] == ["0.530", "0.480", "-9.4%"]
-    assert "at the runs' measured compute phase (1.00-1.00 x the model's: the machine's speed " \
-        "on the day): time error: worst 9.4%, mean 9.4%" in lines
-    assert "at the runs' compute phase and store speed (store 2.00-2.00 x the model's, the " \
+    assert "at the runs' measured compute phase (1.00-1.00 x the model's time: the machine's " \
+        "speed on the day): time error: worst 9.4%, mean 9.4%" in lines
+    assert "at the runs' compute phase and store speed (store time 2.00-2.00 x the model's, the " \
         "file system's speed on the day): time error: worst 1.9%, mean 1.9%" in lines
     # The profile's own figures are untouched: the plain prediction stays 0.48 s.
     from ecluse import profile as prof
