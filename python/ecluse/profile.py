@@ -417,10 +417,34 @@ def measure_bandwidth(settings: ProfileSettings, progress: Callable[[str], None]
         points.append(point)
         progress(f"[bandwidth {i}/{len(settings.writers)}] {w} writers: "
                  f"{per_output / write_s / 1e6:.1f} MB/s")
-    note = small_output_note(median([p["bytes_per_output"] for p in points]))
-    if note:
-        progress(note)
+    for note in (small_output_note(median([p["bytes_per_output"] for p in points])),
+                 growing_output_note(points)):
+        if note:
+            progress(note)
     return points
+
+
+# Bytes per output that differ by more than this between writer counts: not one global problem.
+GROWING_OUTPUT = 0.10
+
+
+def growing_output_note(points: Sequence[dict]) -> Optional[str]:
+    """A note when the output runs' bytes per output change with the number of writers (a
+    program whose problem grows with its ranks: weak scaling), else None. The model takes one
+    global problem on every resource count, and the profile the median of these sizes."""
+    sized = sorted((p["writers"], p["bytes_per_output"]) for p in points
+                   if p.get("bytes_per_output"))
+    if len(sized) < 2:
+        return None
+    low, high = min(b for _, b in sized), max(b for _, b in sized)
+    if high <= low * (1 + GROWING_OUTPUT):
+        return None
+    sizes = ", ".join(f"{b:.0f} on {w}" for w, b in sized)
+    return (f"note: the output runs wrote different bytes per output by number of writers "
+            f"({sizes}): the program's problem changes with its ranks (weak scaling?), while the "
+            "model takes one global problem on every resource count and the profile keeps the "
+            "median size. Keep the global problem fixed over the ranks (fill {local} in the "
+            "command, or the program's own option), or profile on the rank count you will run.")
 
 
 # Below this many bytes per output a write's time is mostly its fixed cost per file (create,

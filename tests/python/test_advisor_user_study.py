@@ -250,3 +250,21 @@ def test_advice_from_a_profile_keeps_the_profiled_configurations_domains(capsys,
     code, out, _ = run(capsys, *ADVISE[:-1], "--profile", path)
     assert ("input: domains: 1 block per client (give --domains N when the simulation's "
             "<domains count> is N) [default]") in out.splitlines()
+
+
+def test_output_sizes_that_grow_with_the_writers_are_noted_as_not_one_global_problem():
+    """BT-IO as a user profiled it (its grid per rank): 14400 bytes per output on 1 writer,
+    19200 on 2; the profile kept the median and the model one global problem, silently."""
+    from ecluse import profile as prof
+    points = [{"writers": 2, "bytes_per_output": 19200.0},
+              {"writers": 1, "bytes_per_output": 14400.0}]
+    assert prof.growing_output_note(points) == (
+        "note: the output runs wrote different bytes per output by number of writers (14400 on "
+        "1, 19200 on 2): the program's problem changes with its ranks (weak scaling?), while the "
+        "model takes one global problem on every resource count and the profile keeps the "
+        "median size. Keep the global problem fixed over the ranks (fill {local} in the "
+        "command, or the program's own option), or profile on the rank count you will run.")
+    # The same global problem (sizes within 10%: ghost cells differ by split) is not noted.
+    points[0]["bytes_per_output"] = 14400.0 * 1.1
+    assert prof.growing_output_note(points) is None
+    assert prof.growing_output_note(points[:1]) is None
