@@ -185,6 +185,14 @@ DAMARIS_TYPE_STR damaris_type_of(int ecluse_type) {
       return DAMARIS_TYPE_DOUBLE;
     case ECLUSE_TYPE_STRING:
       return DAMARIS_TYPE_STRING;
+    case ECLUSE_TYPE_UINT8:
+      return DAMARIS_TYPE_UCHAR;
+    case ECLUSE_TYPE_UINT16:
+      return DAMARIS_TYPE_USHORT;
+    case ECLUSE_TYPE_UINT32:
+      return DAMARIS_TYPE_UINT;
+    case ECLUSE_TYPE_UINT64:
+      return DAMARIS_TYPE_ULONG;
     default:
       return DAMARIS_TYPE_UNDEFINED;
   }

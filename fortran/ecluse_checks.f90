@@ -46,7 +46,7 @@ contains
     integer(c_int64_t) :: dims(ECLUSE_MAX_DIMENSIONS)
     ierr = layout_shape(name, layout_type, ndims, dims)
     if (ierr /= ECLUSE_OK) return
-    if (layout_type /= type) then
+    if (fortran_type(layout_type) /= type) then
       ierr = refuse_type(subject(what, variable, block), layout_type, type)
     else if (assumed_size(given)) then
       ! x(*) or x(n,*): the last extent is unknown (-1) and the size is the caller's word, as
@@ -104,7 +104,7 @@ contains
     shape = 0
     ierr = layout_shape(name, layout_type, ndims, dims)
     if (ierr /= ECLUSE_OK) return
-    if (layout_type /= type) then
+    if (fortran_type(layout_type) /= type) then
       ierr = refuse_type(subject(what, variable, block), layout_type, type)
     else if (rank == ndims .and. rank <= size(shape)) then
       shape(1:rank) = dims(1:rank)
@@ -121,13 +121,32 @@ contains
     end if
   end function check_pointer
 
+  !> The array type that holds a layout's elements: Fortran has no unsigned integers, so an
+  !> unsigned layout takes the integer kind of its size (the same bits, read as signed).
+  pure integer function fortran_type(layout_type)
+    integer, intent(in) :: layout_type
+    select case (layout_type)
+    case (ECLUSE_TYPE_UINT8)
+      fortran_type = ECLUSE_TYPE_INT8
+    case (ECLUSE_TYPE_UINT16)
+      fortran_type = ECLUSE_TYPE_INT16
+    case (ECLUSE_TYPE_UINT32)
+      fortran_type = ECLUSE_TYPE_INT32
+    case (ECLUSE_TYPE_UINT64)
+      fortran_type = ECLUSE_TYPE_INT64
+    case default
+      fortran_type = layout_type
+    end select
+  end function fortran_type
+
   integer function refuse_type(subject, layout_type, type) result(ierr)
     character(len=*), intent(in) :: subject
     integer, intent(in) :: layout_type, type
     character(len=:), allocatable :: expected
-    expected = type_name(layout_type)
-    ierr = local_fail(ECLUSE_ARGUMENT_ERROR, subject // ': its layout holds ' // expected // &
-                      ' elements but the array passed is ' // type_name(type) // '; pass ' // &
+    expected = type_name(fortran_type(layout_type))
+    ierr = local_fail(ECLUSE_ARGUMENT_ERROR, subject // ': its layout holds ' // &
+                      type_name(layout_type) // ' elements but the array passed is ' // &
+                      type_name(type) // '; pass ' // &
                       trim(merge('an', 'a ', index('aeiou', expected(1:1)) > 0)) // ' ' // &
                       expected // ' array.')
   end function refuse_type

@@ -38,7 +38,11 @@ module ecluse_constants
   integer, parameter, public :: ECLUSE_TYPE_FLOAT32 = 4
   integer, parameter, public :: ECLUSE_TYPE_FLOAT64 = 5
   integer, parameter, public :: ECLUSE_TYPE_STRING = 6
-  integer, parameter, public :: ECLUSE_TYPE_COUNT = 7
+  integer, parameter, public :: ECLUSE_TYPE_UINT8 = 7
+  integer, parameter, public :: ECLUSE_TYPE_UINT16 = 8
+  integer, parameter, public :: ECLUSE_TYPE_UINT32 = 9
+  integer, parameter, public :: ECLUSE_TYPE_UINT64 = 10
+  integer, parameter, public :: ECLUSE_TYPE_COUNT = 11
 
   integer, parameter, public :: ECLUSE_MAX_DIMENSIONS = 16
 end module ecluse_constants

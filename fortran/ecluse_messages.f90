@@ -11,7 +11,7 @@ module ecluse_messages
 
   character(len=10), parameter :: type_names(0:ECLUSE_TYPE_COUNT - 1) = &
     [character(len=10) :: 'integer(1)', 'integer(2)', 'integer(4)', 'integer(8)', 'real(4)', &
-                          'real(8)', 'character']
+                          'real(8)', 'character', 'uint8', 'uint16', 'uint32', 'uint64']
 
 contains
 

@@ -62,8 +62,10 @@ program errors
     '<parameter name="LABEL" type="string" value="heat"/>' // &
     '<parameter name="LEVELS" type="short" value="-300"/>' // &
     '<parameter name="FLAG" type="char" value="-5"/>' // &
+    '<parameter name="MASKMAX" type="uint16" value="65535"/>' // &
     '<layout name="grid" type="double" dimensions="NX,NY"/>' // &
-    '<variable name="temperature" layout="grid"/></data>' // &
+    '<layout name="bits" type="uint16" dimensions="4"/>' // &
+    '<variable name="temperature" layout="grid"/><variable name="mask" layout="bits"/></data>' // &
     '<storage><store name="none" type="null"/></storage>' // &
     '<actions><event name="step" action="unused"/></actions></simulation>'
   real(8), target :: field(12, 10), small(10, 10), wide(24, 10), transposed(10, 12), &
@@ -74,7 +76,8 @@ program errors
   integer(8) :: dims(ECLUSE_MAX_DIMENSIONS)
   character(len=16) :: label, layout
   character(len=2) :: short
-  integer(2) :: levels
+  integer(2) :: levels, mask(4)
+  real(8) :: reals(4)
   integer(1) :: flag
   real(8) :: statistic
 
@@ -109,6 +112,17 @@ program errors
   call report('reshaped', ierr)
   call ecluse_write('temperature', single, ierr)
   call report('wrong-type', ierr)
+  ! Fortran has no unsigned integers: a uint16 layout takes integer(2), the same bits.
+  reals = 1
+  call ecluse_write('mask', reals, ierr)
+  call report('unsigned-wrong-type', ierr)
+  mask = [0_2, -1_2, 1_2, 7_2]
+  call ecluse_write('mask', mask, ierr)
+  call report('unsigned-as-integer', ierr)
+  call ecluse_variable_type('mask', type, ierr)
+  print '(a, i0, a)', 'unsigned-type|', type, ' ' // ecluse_status_name(ierr)
+  call ecluse_parameter_get('MASKMAX', levels, ierr)
+  print '(a, i0, a)', 'unsigned-parameter|', levels, ' ' // ecluse_status_name(ierr)
   call ecluse_alloc('temperature', cube, ierr)
   call report('alloc-wrong-rank', ierr)
   call ecluse_set_position('temperature', [0, 0, 0], ierr)

@@ -46,7 +46,8 @@ typedef enum ecluse_status {
   ECLUSE_STATUS_COUNT
 } ecluse_status;
 
-/** Element types of layouts (ecluse_variable_shape); the order of the XML types. */
+/** Element types of layouts and parameters (ecluse_variable_shape, ecluse_parameter_type).
+ * The unsigned types come after ECLUSE_TYPE_STRING: the values of the others never change. */
 typedef enum ecluse_type {
   ECLUSE_TYPE_INT8 = 0,
   ECLUSE_TYPE_INT16,
@@ -55,6 +56,10 @@ typedef enum ecluse_type {
   ECLUSE_TYPE_FLOAT32,
   ECLUSE_TYPE_FLOAT64,
   ECLUSE_TYPE_STRING,
+  ECLUSE_TYPE_UINT8,
+  ECLUSE_TYPE_UINT16,
+  ECLUSE_TYPE_UINT32,
+  ECLUSE_TYPE_UINT64,
   ECLUSE_TYPE_COUNT
 } ecluse_type;
 

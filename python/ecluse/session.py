@@ -36,10 +36,13 @@ except ImportError as e:
         f"<build>/python importable: scripts/setup.sh writes ecluse-native.pth into the venv, "
         f"or set PYTHONPATH=<build>/python.") from e
 
-# ecluse_type order (ecluse.h): NumPy dtypes, XML names, struct formats.
-_DTYPES = [np.dtype(t) for t in ("int8", "int16", "int32", "int64", "float32", "float64", "uint8")]
-_XML_TYPES = ["char", "short", "int", "long", "float", "double", "string"]
-_FORMATS = ["=b", "=h", "=i", "=q", "=f", "=d"]
+# ecluse_type order (ecluse.h): NumPy dtypes, XML names, struct formats. Index 6 is string (its
+# blocks are bytes, its values str); the unsigned types follow it.
+_DTYPES = [np.dtype(t) for t in ("int8", "int16", "int32", "int64", "float32", "float64", "uint8",
+                                 "uint8", "uint16", "uint32", "uint64")]
+_XML_TYPES = ["char", "short", "int", "long", "float", "double", "string",
+              "uint8", "uint16", "uint32", "uint64"]
+_FORMATS = ["=b", "=h", "=i", "=q", "=f", "=d", None, "=B", "=H", "=I", "=Q"]
 _STRING = 6
 _ARGUMENT_ERROR = "ECLUSE_ARGUMENT_ERROR"
 
@@ -390,7 +393,7 @@ def _encode(name, type_, value):
                                   "character, where C strings end; remove it.")
         return value.encode()
     dtype = _DTYPES[type_]
-    if dtype.kind == "i":
+    if dtype.kind in "iu":
         info = np.iinfo(dtype)
         try:
             number = None if isinstance(value, bool) else operator.index(value)

@@ -2,6 +2,7 @@
 #include "BlockShape.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include "Status.hpp"
 
@@ -125,8 +126,13 @@ nb::dlpack::dtype BlockShape::dtype() const {
       {static_cast<std::uint8_t>(Code::Int), 64, 1},
       {static_cast<std::uint8_t>(Code::Float), 32, 1},
       {static_cast<std::uint8_t>(Code::Float), 64, 1},
-      {static_cast<std::uint8_t>(Code::UInt), 8, 1}};  // string layouts: bytes
-  return types[std::clamp(type_, 0, static_cast<int>(ECLUSE_TYPE_STRING))];
+      {static_cast<std::uint8_t>(Code::UInt), 8, 1},  // string layouts: bytes
+      {static_cast<std::uint8_t>(Code::UInt), 8, 1},
+      {static_cast<std::uint8_t>(Code::UInt), 16, 1},
+      {static_cast<std::uint8_t>(Code::UInt), 32, 1},
+      {static_cast<std::uint8_t>(Code::UInt), 64, 1}};
+  static_assert(std::size(types) == ECLUSE_TYPE_COUNT, "one dtype per ecluse_type");
+  return types[std::clamp(type_, 0, static_cast<int>(ECLUSE_TYPE_COUNT) - 1)];
 }
 
 std::string BlockShape::str() const {

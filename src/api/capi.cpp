@@ -15,9 +15,20 @@
 #include "runtime/Runtime.hpp"
 
 static_assert(static_cast<int>(ecluse::DataType::Int8) == ECLUSE_TYPE_INT8 &&
+                  static_cast<int>(ecluse::DataType::Int16) == ECLUSE_TYPE_INT16 &&
+                  static_cast<int>(ecluse::DataType::Int32) == ECLUSE_TYPE_INT32 &&
+                  static_cast<int>(ecluse::DataType::Int64) == ECLUSE_TYPE_INT64 &&
+                  static_cast<int>(ecluse::DataType::Float32) == ECLUSE_TYPE_FLOAT32 &&
                   static_cast<int>(ecluse::DataType::Float64) == ECLUSE_TYPE_FLOAT64 &&
-                  static_cast<int>(ecluse::DataType::String) == ECLUSE_TYPE_STRING,
+                  static_cast<int>(ecluse::DataType::String) == ECLUSE_TYPE_STRING &&
+                  static_cast<int>(ecluse::DataType::UInt8) == ECLUSE_TYPE_UINT8 &&
+                  static_cast<int>(ecluse::DataType::UInt16) == ECLUSE_TYPE_UINT16 &&
+                  static_cast<int>(ecluse::DataType::UInt32) == ECLUSE_TYPE_UINT32 &&
+                  static_cast<int>(ecluse::DataType::UInt64) == ECLUSE_TYPE_UINT64 &&
+                  static_cast<int>(ecluse::DataType::UInt64) + 1 == ECLUSE_TYPE_COUNT,
               "ecluse_type follows ecluse::DataType");
+static_assert(ECLUSE_TYPE_STRING == 6 && ECLUSE_TYPE_UINT8 == 7 && ECLUSE_TYPE_UINT64 == 10,
+              "the values of ecluse_type are part of the ABI");
 static_assert(ECLUSE_MAX_DIMENSIONS == ecluse::limits::kDimensions &&
                   ECLUSE_MAX_DIMENSIONS == ecluse::StridedSource::kMaxRank,
               "a layout's dimensions are bounded by ECLUSE_MAX_DIMENSIONS");

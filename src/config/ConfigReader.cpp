@@ -338,6 +338,7 @@ class Reader {
   DataType read_type(const pugi::xml_node& node, const char* fallback, bool array) {
     const std::string name = attrs_.text(node, "type", fallback);
     auto type = data_type_from_name(name);
+    if (type && damaris()) warn_type(node, name, attrs_);
     if (type && (!array || is_array_type(*type))) return *type;
     const std::vector<std::string> known = type_names(array);
     if (type) {

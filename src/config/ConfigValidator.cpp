@@ -7,6 +7,7 @@
 #include <optional>
 #include <utility>
 
+#include "config/DamarisCompat.hpp"
 #include "config/FrequencyPolicy.hpp"
 #include "config/Limits.hpp"
 #include "config/Parameters.hpp"
@@ -152,7 +153,7 @@ void add_type_layouts(Config& config) {
   if (config.dialect != Dialect::Damaris) return;
   for (const Variable& v : config.variables) {
     const std::optional<DataType> type = data_type_from_name(v.layout);
-    if (!type || *type == DataType::String ||
+    if (!type || *type == DataType::String || !is_damaris_type_name(v.layout) ||
         !resolve(config, config.layouts, v.group, v.layout).empty()) {
       continue;
     }
@@ -384,6 +385,11 @@ bool check_layout_parameters(const Layout& layout, const Config& config,
     ok = false;
     const std::string full = resolve(config, config.parameters, scope, name);
     const Parameter* declared = full.empty() ? nullptr : config.find_parameter(full);
+    if (const std::string problem = parameters.layout_problem(name, scope); !problem.empty()) {
+      d.error(layout.where, "layout '" + layout.name + "': " + problem +
+                                "; give it a smaller value or use another parameter.");
+      continue;
+    }
     if (declared && is_integer(declared->type)) continue;  // its bad value is already reported
     const std::string who = "layout '" + layout.name + "' uses parameter '" + name + "' ";
     if (declared) {

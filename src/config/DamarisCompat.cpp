@@ -38,6 +38,30 @@ void warn_at(const AttributeReader& attrs, const pugi::xml_node& node, const cha
   attrs.diagnostics().warning(attrs.where(node, attribute), kind, what);
 }
 
+// The type names of Damaris's Model.xsd ("undefined" aside, which Ecluse refuses).
+const std::vector<std::string>& damaris_type_names() {
+  static const std::vector<std::string> names = {"char",    "character", "short", "int",
+                                                 "integer", "long",      "float", "real",
+                                                 "double",  "string",    "label"};
+  return names;
+}
+
+// What Damaris names the same bits: the signed type of that size for an unsigned one.
+std::string damaris_spelling(DataType type) {
+  switch (type) {
+    case DataType::UInt8:
+      return "char";
+    case DataType::UInt16:
+      return "short";
+    case DataType::UInt32:
+      return "int";
+    case DataType::UInt64:
+      return "long";
+    default:
+      return std::string(data_type_name(type));
+  }
+}
+
 std::string mask_of(const pugi::xml_node& node, const Architecture& architecture,
                     const AttributeReader& attrs) {
   const std::string mask = without_blanks(attrs.text(node, "mask"));
@@ -254,6 +278,27 @@ void warn_layout(const pugi::xml_node& node, const AttributeReader& attrs) {
           "ghost= on <layout> is ignored, as Damaris 1.x ignores it (its attribute is "
           "ghosts=): the whole block is written. Remove it, or write ghosts= to leave these "
           "ghost zones out of the files (that changes what is written).");
+}
+
+bool is_damaris_type_name(std::string_view name) {
+  const auto& names = damaris_type_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+void warn_type(const pugi::xml_node& node, const std::string& name, const AttributeReader& attrs) {
+  const std::optional<DataType> type = data_type_from_name(name);
+  if (!type || is_damaris_type_name(name)) return;
+  const std::string bits = std::to_string(8 * data_type_size(*type));
+  const std::string how = is_unsigned(*type) ? " (the same " + bits +
+                                                   " bits, read as signed: Damaris has no "
+                                                   "unsigned types)."
+                                             : ", its Damaris name.";
+  warn_at(attrs, node, "type", "damaris-type",
+          "type=\"" + name + "\" is an Ecluse type that Damaris 1.x does not know (it knows " +
+              join(damaris_type_names()) +
+              "): Damaris refuses this file. Ecluse honours it; to keep the file readable by "
+              "Damaris, write type=\"" +
+              damaris_spelling(*type) + "\"" + how);
 }
 
 }  // namespace ecluse

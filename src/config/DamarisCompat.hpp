@@ -5,6 +5,7 @@
 #include <pugixml.hpp>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config/AttributeReader.hpp"
@@ -39,5 +40,13 @@ void warn_variable(const pugi::xml_node& node, const AttributeReader& attrs);
 /** <layout ghost="..."> (Damaris files only: a misspelling of ghosts= in Damaris's own
  * examples, which Damaris ignores): ignored too, with a warning. */
 void warn_layout(const pugi::xml_node& node, const AttributeReader& attrs);
+
+/** Whether Damaris 1.x's schema knows this type name (short int integer long float real double
+ * char character string label); Ecluse's fixed-width and unsigned names are not. */
+bool is_damaris_type_name(std::string_view name);
+
+/** type="uint16" (or another name Damaris does not know) in a Damaris file: accepted, said once,
+ * since Damaris 1.x refuses the file. */
+void warn_type(const pugi::xml_node& node, const std::string& name, const AttributeReader& attrs);
 
 }  // namespace ecluse

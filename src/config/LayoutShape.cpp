@@ -7,11 +7,20 @@
 namespace ecluse {
 namespace {
 
+// "?" for a name without a value, or with one the lookup refuses (said by the error itself).
+std::string value_text(const std::string& name, const ParameterLookup& lookup) {
+  try {
+    const auto value = lookup(name);
+    return value ? std::to_string(*value) : "?";
+  } catch (const ExpressionError&) {
+    return "?";
+  }
+}
+
 std::string values_used(const Expression& e, const ParameterLookup& lookup) {
   std::string out;
   for (const auto& name : e.names()) {
-    auto value = lookup(name);
-    out += (out.empty() ? "" : ", ") + name + "=" + (value ? std::to_string(*value) : "?");
+    out += (out.empty() ? "" : ", ") + name + "=" + value_text(name, lookup);
   }
   return out.empty() ? "" : " (" + out + ")";
 }

@@ -40,7 +40,32 @@ std::pair<std::int64_t, std::int64_t> integer_range(DataType type) {
   }
 }
 
+std::uint64_t unsigned_max(DataType type) {
+  return type == DataType::UInt64 ? std::numeric_limits<std::uint64_t>::max()
+                                  : (std::uint64_t{1} << (8 * data_type_size(type))) - 1;
+}
+
+// Digits only: from_chars of an unsigned type refuses a sign, so "-1" is refused, not wrapped.
+std::optional<std::vector<unsigned char>> parse_unsigned(DataType type, const std::string& text) {
+  std::uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size() || v > unsigned_max(type)) {
+    return std::nullopt;
+  }
+  switch (type) {
+    case DataType::UInt8:
+      return bytes_of(static_cast<std::uint8_t>(v));
+    case DataType::UInt16:
+      return bytes_of(static_cast<std::uint16_t>(v));
+    case DataType::UInt32:
+      return bytes_of(static_cast<std::uint32_t>(v));
+    default:
+      return bytes_of(v);
+  }
+}
+
 std::optional<std::vector<unsigned char>> parse_integer(DataType type, const std::string& text) {
+  if (is_unsigned(type)) return parse_unsigned(type, text);
   std::int64_t v = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
@@ -74,7 +99,21 @@ std::optional<std::vector<unsigned char>> parse_value(DataType type, const std::
   return bytes_of(v);
 }
 
-std::int64_t as_integer(DataType type, const std::vector<unsigned char>& bytes) {
+std::uint64_t as_unsigned(DataType type, const std::vector<unsigned char>& bytes) {
+  switch (type) {
+    case DataType::UInt8:
+      return value_of<std::uint8_t>(bytes);
+    case DataType::UInt16:
+      return value_of<std::uint16_t>(bytes);
+    case DataType::UInt32:
+      return value_of<std::uint32_t>(bytes);
+    default:
+      return value_of<std::uint64_t>(bytes);
+  }
+}
+
+// A uint64 above the largest int64 has no value in a layout's (signed 64-bit) arithmetic.
+std::optional<std::int64_t> as_integer(DataType type, const std::vector<unsigned char>& bytes) {
   switch (type) {
     case DataType::Int8:
       return value_of<std::int8_t>(bytes);
@@ -82,14 +121,22 @@ std::int64_t as_integer(DataType type, const std::vector<unsigned char>& bytes) 
       return value_of<std::int16_t>(bytes);
     case DataType::Int32:
       return value_of<std::int32_t>(bytes);
-    default:
+    case DataType::Int64:
       return value_of<std::int64_t>(bytes);
+    default: {
+      const std::uint64_t v = as_unsigned(type, bytes);
+      if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+        return std::nullopt;
+      }
+      return static_cast<std::int64_t>(v);
+    }
   }
 }
 
 std::string expected_value(DataType type) {
   if (type == DataType::Float32) return "a number such as 0.5, -2 or 1e-3, at most 3.4e38";
   if (!is_integer(type)) return "a number such as 0.5, -2 or 1e-3, at most 1.8e308";
+  if (is_unsigned(type)) return "a whole number from 0 to " + std::to_string(unsigned_max(type));
   const auto [low, high] = integer_range(type);
   return "a whole number from " + std::to_string(low) + " to " + std::to_string(high);
 }
@@ -151,8 +198,25 @@ std::optional<std::int64_t> Parameters::integer(std::string_view name,
   return as_integer(v->declaration->type, v->bytes);
 }
 
+std::string Parameters::layout_problem(std::string_view name, std::string_view scope) const {
+  const Value* v = find(name, scope);
+  if (!v || !v->valid || !is_unsigned(v->declaration->type) || integer(name, scope)) return "";
+  return "parameter '" + std::string(name) + "' is " +
+         std::to_string(as_unsigned(v->declaration->type, v->bytes)) + ", above " +
+         std::to_string(std::numeric_limits<std::int64_t>::max()) +
+         ", the largest value a layout can use";
+}
+
+// A parameter whose value a layout cannot use says so, rather than "unknown parameter".
 ParameterLookup Parameters::lookup(std::string scope) const {
-  return [this, scope = std::move(scope)](std::string_view name) { return integer(name, scope); };
+  return [this, scope = std::move(scope)](std::string_view name) {
+    std::optional<std::int64_t> value = integer(name, scope);
+    if (!value) {
+      const std::string problem = layout_problem(name, scope);
+      if (!problem.empty()) throw ExpressionError(0, problem);
+    }
+    return value;
+  };
 }
 
 const Parameters::Value& Parameters::declared(std::string_view name) const {

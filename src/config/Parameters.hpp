@@ -21,6 +21,11 @@ class Parameters {
   /** Integer value of a parameter, looked up in `scope` ("group/") first, then globally. */
   [[nodiscard]] std::optional<std::int64_t> integer(std::string_view name,
                                                     std::string_view scope = "") const;
+  /** "parameter 'n' is V, above 9223372036854775807, the largest value a layout can use" for a
+   * uint64 parameter a layout's signed 64-bit arithmetic cannot hold; "" otherwise. */
+  [[nodiscard]] std::string layout_problem(std::string_view name,
+                                           std::string_view scope = "") const;
+  /** integer() in `scope`; throws ExpressionError for a value layout_problem() refuses. */
   [[nodiscard]] ParameterLookup lookup(std::string scope) const;
   /** Declared type of a parameter; throws ECLUSE_UNDEFINED_PARAMETER. */
   [[nodiscard]] DataType type_of(std::string_view name) const;

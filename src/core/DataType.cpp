@@ -6,12 +6,34 @@
 namespace ecluse {
 namespace {
 
+// Damaris's names first (the order of the "Known types" messages), then Ecluse's own.
 const std::vector<std::pair<std::string, DataType>>& table() {
   static const std::vector<std::pair<std::string, DataType>> names = {
-      {"char", DataType::Int8},     {"character", DataType::Int8}, {"short", DataType::Int16},
-      {"int", DataType::Int32},     {"integer", DataType::Int32},  {"long", DataType::Int64},
-      {"float", DataType::Float32}, {"real", DataType::Float32},   {"double", DataType::Float64},
-      {"string", DataType::String}, {"label", DataType::String}};
+      {"char", DataType::Int8},
+      {"character", DataType::Int8},
+      {"short", DataType::Int16},
+      {"int", DataType::Int32},
+      {"integer", DataType::Int32},
+      {"long", DataType::Int64},
+      {"float", DataType::Float32},
+      {"real", DataType::Float32},
+      {"double", DataType::Float64},
+      {"string", DataType::String},
+      {"label", DataType::String},
+      {"int8", DataType::Int8},
+      {"int16", DataType::Int16},
+      {"int32", DataType::Int32},
+      {"int64", DataType::Int64},
+      {"uint8", DataType::UInt8},
+      {"uint16", DataType::UInt16},
+      {"uint32", DataType::UInt32},
+      {"uint64", DataType::UInt64},
+      {"float32", DataType::Float32},
+      {"float64", DataType::Float64},
+      {"unsigned char", DataType::UInt8},
+      {"unsigned short", DataType::UInt16},
+      {"unsigned int", DataType::UInt32},
+      {"unsigned long", DataType::UInt64}};
   return names;
 }
 
@@ -36,19 +58,20 @@ const std::vector<std::string>& data_type_names() {
 std::size_t data_type_size(DataType type) {
   switch (type) {
     case DataType::Int8:
-      return 1;
-    case DataType::Int16:
-      return 2;
-    case DataType::Int32:
-      return 4;
-    case DataType::Int64:
-      return 8;
-    case DataType::Float32:
-      return 4;
-    case DataType::Float64:
-      return 8;
+    case DataType::UInt8:
     case DataType::String:
       return 1;
+    case DataType::Int16:
+    case DataType::UInt16:
+      return 2;
+    case DataType::Int32:
+    case DataType::UInt32:
+    case DataType::Float32:
+      return 4;
+    case DataType::Int64:
+    case DataType::UInt64:
+    case DataType::Float64:
+      return 8;
   }
   return 0;
 }
@@ -69,13 +92,26 @@ std::string_view data_type_name(DataType type) {
       return "double";
     case DataType::String:
       return "string";
+    case DataType::UInt8:
+      return "uint8";
+    case DataType::UInt16:
+      return "uint16";
+    case DataType::UInt32:
+      return "uint32";
+    case DataType::UInt64:
+      return "uint64";
   }
   return "?";
 }
 
 bool is_integer(DataType type) {
   return type == DataType::Int8 || type == DataType::Int16 || type == DataType::Int32 ||
-         type == DataType::Int64;
+         type == DataType::Int64 || is_unsigned(type);
+}
+
+bool is_unsigned(DataType type) {
+  return type == DataType::UInt8 || type == DataType::UInt16 || type == DataType::UInt32 ||
+         type == DataType::UInt64;
 }
 
 bool is_array_type(DataType type) {

@@ -22,6 +22,14 @@ const char* numpy_type(DataType type) {
       return "=f8";
     case DataType::String:
       break;
+    case DataType::UInt8:
+      return "=u1";
+    case DataType::UInt16:
+      return "=u2";
+    case DataType::UInt32:
+      return "=u4";
+    case DataType::UInt64:
+      return "=u8";
   }
   return "S1";
 }

@@ -2,6 +2,7 @@
 // union checked), the cells left unwritten (ecluse_unwritten_cells) and the warnings, once each.
 #include <algorithm>
 #include <bit>
+#include <cstdint>
 #include <cstring>
 #include <numeric>
 
@@ -34,6 +35,23 @@ std::int64_t integer_at(const BlockData& block, std::uint64_t i) {
       std::int64_t x = 0;
       std::memcpy(&x, bytes + i * sizeof x, sizeof x);
       return x;
+    }
+    case DataType::UInt8:
+      return bytes[i];
+    case DataType::UInt16: {
+      std::uint16_t x = 0;
+      std::memcpy(&x, bytes + i * sizeof x, sizeof x);
+      return x;
+    }
+    case DataType::UInt32: {
+      std::uint32_t x = 0;
+      std::memcpy(&x, bytes + i * sizeof x, sizeof x);
+      return x;
+    }
+    case DataType::UInt64: {  // above the largest int64: read as outside the dataset
+      std::uint64_t x = 0;
+      std::memcpy(&x, bytes + i * sizeof x, sizeof x);
+      return x > static_cast<std::uint64_t>(INT64_MAX) ? -1 : static_cast<std::int64_t>(x);
     }
     default:
       return -1;  // not an index type (refused by validation); read as outside the dataset

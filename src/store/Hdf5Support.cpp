@@ -211,6 +211,14 @@ hid_t native_type(DataType type) {
       return H5T_NATIVE_DOUBLE;
     case DataType::String:
       return H5T_NATIVE_CHAR;
+    case DataType::UInt8:
+      return H5T_NATIVE_UINT8;
+    case DataType::UInt16:
+      return H5T_NATIVE_UINT16;
+    case DataType::UInt32:
+      return H5T_NATIVE_UINT32;
+    case DataType::UInt64:
+      return H5T_NATIVE_UINT64;
   }
   return H5T_NATIVE_CHAR;
 }

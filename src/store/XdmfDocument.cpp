@@ -53,6 +53,14 @@ std::string number_type(DataType type) {
       return R"(NumberType="Int" Precision="8")";
     case DataType::Float32:
       return R"(NumberType="Float" Precision="4")";
+    case DataType::UInt8:
+      return R"(NumberType="UChar" Precision="1")";
+    case DataType::UInt16:
+      return R"(NumberType="UInt" Precision="2")";
+    case DataType::UInt32:
+      return R"(NumberType="UInt" Precision="4")";
+    case DataType::UInt64:
+      return R"(NumberType="UInt" Precision="8")";
     default:
       return R"(NumberType="Float" Precision="8")";
   }

@@ -125,6 +125,13 @@ def test_fortran_checks_refuse_arrays_that_do_not_fit_the_layout(errors):
     assert errors["flat"] == "ECLUSE_OK|"  # rank 1: taken as it is
     assert errors["wrong-type"] == subject + (
         "its layout holds real(8) elements but the array passed is real(4); pass a real(8) array.")
+    # Fortran has no unsigned integers: an unsigned layout takes the integer kind of its size.
+    assert errors["unsigned-wrong-type"] == (
+        "ECLUSE_ARGUMENT_ERROR|write of variable 'mask': its layout holds uint16 elements but the "
+        "array passed is real(8); pass an integer(2) array.")
+    assert errors["unsigned-as-integer"] == "ECLUSE_OK|"
+    assert errors["unsigned-type"] == "8 ECLUSE_OK"  # ECLUSE_TYPE_UINT16
+    assert errors["unsigned-parameter"] == "-1 ECLUSE_OK"  # 65535: the bits of integer(2) -1
     assert errors["alloc-wrong-rank"] == (
         "ECLUSE_ARGUMENT_ERROR|alloc of variable 'temperature': its layout has shape (12,10) = "
         "120 elements but the pointer passed has rank 3; pass a pointer of rank 2 or 1 (at most "

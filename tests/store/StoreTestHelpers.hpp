@@ -66,6 +66,10 @@ constexpr DataType type_of() {
   if constexpr (std::is_same_v<T, std::int8_t>) return DataType::Int8;
   if constexpr (std::is_same_v<T, std::int32_t>) return DataType::Int32;
   if constexpr (std::is_same_v<T, std::int64_t>) return DataType::Int64;
+  if constexpr (std::is_same_v<T, std::uint8_t>) return DataType::UInt8;
+  if constexpr (std::is_same_v<T, std::uint16_t>) return DataType::UInt16;
+  if constexpr (std::is_same_v<T, std::uint32_t>) return DataType::UInt32;
+  if constexpr (std::is_same_v<T, std::uint64_t>) return DataType::UInt64;
   if constexpr (std::is_same_v<T, float>) return DataType::Float32;
   return DataType::Float64;
 }

@@ -517,6 +517,33 @@ TEST(StoreCollective, SelectFileWritesRunsOfAnIndexInTheirOrder) {
   EXPECT_EQ(read_dataset(file_of(dir, 0), "F").bytes, as_bytes(expected));
 }
 
+// An index may be unsigned (uint32 here), and the field it places too: each writer's cells in
+// reverse order, holding values above the int16 maximum.
+TEST(StoreCollective, SelectFileTakesAnUnsignedIndexForAnUnsignedField) {
+  const std::string dir = fresh_dir("coll_select_unsigned");
+  auto store = make_store_collectively(hdf5_store(dir, "Collective"), world_env());
+  const int r = world_rank();
+  const auto n = std::uint64_t(6 * world_size());
+  Variable index = variable("I");
+  Variable field = variable("M");
+  field.select_file = "I";
+  std::vector<std::uint32_t> cells;
+  std::vector<std::uint16_t> values;
+  for (std::uint32_t k = 0; k < 6; ++k) {
+    const std::uint32_t cell = 6 * std::uint32_t(r) + 5 - k;
+    cells.push_back(cell);
+    values.push_back(std::uint16_t(65535 - cell));
+  }
+  const Shape shape{{6}, {}, {}, {6 * std::int64_t(r)}, {n}};
+  store->take_indices({block_of(index, cells, shape, r)});
+  store->write_iteration(0, {block_of(field, values, shape, r)});
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (r != 0) return;
+  std::vector<std::uint16_t> expected;
+  for (std::uint64_t cell = 0; cell < n; ++cell) expected.push_back(std::uint16_t(65535 - cell));
+  EXPECT_EQ(read_dataset(file_of(dir, 0), "M").bytes, as_bytes(expected));
+}
+
 TEST(StoreCollective, SelectFileWithAnIndexOutsideTheDatasetRefusesTheVariable) {
   const std::string dir = fresh_dir("coll_select_outside");
   auto store = make_store_collectively(hdf5_store(dir, "Collective"), world_env());

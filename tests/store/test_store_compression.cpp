@@ -262,6 +262,51 @@ TEST(StoreCompression, FilePerCoreWritesEveryMethodReadableWithinItsBound) {
   }
 }
 
+/** Every element of an unsigned dataset, read in its own type (a double loses 2^64 - 1). */
+template <class T>
+std::vector<T> read_unsigned(const std::string& file, const std::string& path, hid_t memory) {
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t d = H5Dopen2(f, path.c_str(), H5P_DEFAULT);
+  const hid_t space = H5Dget_space(d);
+  std::vector<T> values(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
+  EXPECT_GE(H5Dread(d, memory, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), 0);
+  const hid_t type = H5Dget_type(d);
+  EXPECT_EQ(H5Tget_sign(type), H5T_SGN_NONE) << path;
+  EXPECT_EQ(H5Tget_size(type), sizeof(T)) << path;
+  H5Tclose(type);
+  H5Sclose(space);
+  H5Dclose(d);
+  H5Fclose(f);
+  return values;
+}
+
+// zfp, half and scaled16 compress floating-point data only: unsigned blocks (a mask, counts)
+// beside a compressed field are stored unchanged, bit for bit, as signed integers are.
+TEST(StoreCompression, UnsignedBlocksAreStoredUnchangedByTheLossyMethods) {
+  for (const std::string& method : kMethods) {
+    const std::string dir = fresh_dir("compress_unsigned_" + method);
+    auto store =
+        make_store_collectively(hdf5_store(dir, "FilePerCore", options_of(method)), world_env());
+    const int r = world_rank();
+    Variable mask = variable("mask");
+    Variable ids = variable("ids");
+    const Shape s{{40, 30}};
+    const auto bits = fill_block(s, std::uint16_t(0), [](const std::vector<std::uint64_t>& g) {
+      return std::uint16_t(65535 - g[0] * 30 - g[1]);
+    });
+    const auto big = fill_block(s, std::uint64_t(0), [](const std::vector<std::uint64_t>& g) {
+      return UINT64_MAX - g[0] * 30 - g[1];
+    });
+    store->write_iteration(1, {block_of(mask, bits, s, r), block_of(ids, big, s, r)});
+    const std::string file = dir + "/sim_It1_Pr" + std::to_string(r) + ".h5";
+    const std::string tail = "/P" + std::to_string(r);
+    EXPECT_EQ(read_unsigned<std::uint16_t>(file, "mask" + tail, H5T_NATIVE_UINT16), bits);
+    EXPECT_EQ(read_unsigned<std::uint64_t>(file, "ids" + tail, H5T_NATIVE_UINT64), big);
+    EXPECT_EQ(read_stored(file, "mask" + tail).compression,
+              method == "deflate" ? "deflate" : "none");
+  }
+}
+
 // Every rank holds rows of a global 2-D field at its position, with ghosts: one shared file
 // whose chunks are the blocks.
 TEST(StoreCompression, CollectiveWritesEveryMethodReadableWithinItsBound) {

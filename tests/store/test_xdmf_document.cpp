@@ -98,6 +98,25 @@ TEST(XdmfDocument, VariableOnRectilinearMeshInACollectiveFile) {
   EXPECT_TRUE(skipped.empty());
 }
 
+// XDMF 2's names of the unsigned types: UChar, then UInt with the size as Precision.
+TEST(XdmfDocument, UnsignedTypesAreUCharAndUInt) {
+  const std::vector<std::pair<DataType, std::string>> types = {
+      {DataType::UInt8, R"(NumberType="UChar" Precision="1")"},
+      {DataType::UInt16, R"(NumberType="UInt" Precision="2")"},
+      {DataType::UInt32, R"(NumberType="UInt" Precision="4")"},
+      {DataType::UInt64, R"(NumberType="UInt" Precision="8")"}};
+  for (const auto& [type, number_type] : types) {
+    XdmfArray a = array("mask", {4}, 0);
+    a.type = type;
+    XdmfSkipped skipped;
+    const std::string text = xdmf_grids({a}, {}, skipped);
+    EXPECT_NE(text.find(R"(<DataItem Dimensions="1 1 4" )" + number_type + R"( Format="HDF">)"),
+              std::string::npos)
+        << text;
+    EXPECT_TRUE(skipped.empty());
+  }
+}
+
 TEST(XdmfDocument, WhatCannotBeDescribedIsSaid) {
   XdmfArray text = array("name", {8}, 0);
   text.type = DataType::String;

@@ -362,6 +362,37 @@ def test_strict_refuses_a_file_that_initialize_accepts_with_warnings(tmp_path):
     assert run("--strict", ROOT / "examples" / "simulation.xml").returncode == 0
 
 
+def test_an_ecluse_type_in_a_damaris_file_is_said_to_make_damaris_refuse_it(tmp_path):
+    """Damaris 1.x's schema knows no unsigned type: Ecluse reads uint16 in its namespace too,
+    says Damaris would refuse the file, and --strict stops on it; Ecluse's own namespace says
+    nothing. The variable is described with its type."""
+    text = EXAMPLE.replace('type="double"', 'type="uint16"', 1)
+    assert text != EXAMPLE
+    own = run(write(tmp_path, text, "own.xml"))
+    assert own.returncode == 0 and own.stdout.rstrip().endswith("own.xml: valid, 0 warning(s)")
+    assert "  temperature: uint16 66 x 50, 6600 bytes (6.45 KiB) a block;" in own.stdout
+
+    def in_damaris_namespace(xml, name):
+        return write(tmp_path, xml.replace('xmlns="urn:ecluse:config:1"',
+                                           'xmlns="http://damaris.gforge.inria.fr/damaris/model"'),
+                     name)
+
+    def warnings(result):
+        return [line for line in result.stdout.splitlines() if line.startswith("warning: ")]
+
+    before = run(in_damaris_namespace(EXAMPLE, "double.xml"))  # FilesPath is said there too
+    path = in_damaris_namespace(text, "damaris.xml")
+    relaxed = run(path)
+    assert relaxed.returncode == 0, relaxed.stdout
+    assert len(warnings(relaxed)) == len(warnings(before)) + 1
+    assert ('type="uint16" is an Ecluse type that Damaris 1.x does not know (it knows char, '
+            "character, short, int, integer, long, float, real, double, string, label): Damaris "
+            'refuses this file. Ecluse honours it; to keep the file readable by Damaris, write '
+            'type="short" (the same 16 bits, read as signed: Damaris has no unsigned types).'
+            ) in relaxed.stdout
+    assert run("--strict", path).returncode == 1
+
+
 PYSCRIPT_FILE = """<?xml version="1.0"?>
 <simulation name="s" xmlns="http://damaris.gforge.inria.fr/damaris/model">
   <architecture><domains count="1"/><dedicated cores="1" nodes="0"/></architecture>

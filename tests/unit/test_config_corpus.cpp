@@ -382,6 +382,44 @@ TEST(ValidModel, AllTypeNamesAndLimits) {
   EXPECT_FALSE(c.log.flush);
 }
 
+TEST(ValidModel, EclusesOwnTypeNamesAndUnsignedLimits) {
+  using ecluse::DataType;
+  const Config c = valid("unsigned_types");
+  const std::vector<std::pair<std::string, DataType>> parameters = {
+      {"b", DataType::UInt8},     {"w", DataType::UInt16},   {"d", DataType::UInt32},
+      {"q", DataType::UInt64},    {"uc", DataType::UInt8},   {"us", DataType::UInt16},
+      {"ui", DataType::UInt32},   {"ul", DataType::UInt64},  {"i8", DataType::Int8},
+      {"i16", DataType::Int16},   {"i32", DataType::Int32},  {"i64", DataType::Int64},
+      {"f32", DataType::Float32}, {"f64", DataType::Float64}};
+  for (const auto& [name, type] : parameters) EXPECT_EQ(c.find_parameter(name)->type, type) << name;
+  const std::vector<std::pair<std::string, DataType>> layouts = {
+      {"l_uint8", DataType::UInt8},     {"l_uint16", DataType::UInt16},
+      {"l_uint32", DataType::UInt32},   {"l_uint64", DataType::UInt64},
+      {"l_uchar", DataType::UInt8},     {"l_ushort", DataType::UInt16},
+      {"l_uint", DataType::UInt32},     {"l_ulong", DataType::UInt64},
+      {"l_int8", DataType::Int8},       {"l_int16", DataType::Int16},
+      {"l_int32", DataType::Int32},     {"l_int64", DataType::Int64},
+      {"l_float32", DataType::Float32}, {"l_float64", DataType::Float64}};
+  for (const auto& [name, type] : layouts) EXPECT_EQ(c.find_layout(name)->type, type) << name;
+
+  ecluse::Diagnostics diagnostics;
+  const ecluse::Parameters values(c, diagnostics);
+  EXPECT_TRUE(diagnostics.empty());
+  EXPECT_EQ(values.integer("b"), 255);
+  EXPECT_EQ(values.integer("w"), 65535);
+  EXPECT_EQ(values.integer("d"), 4294967295LL);
+  EXPECT_EQ(values.integer("q"), std::nullopt);  // above INT64_MAX: no layout may use it
+  EXPECT_EQ(values.integer("ul"), INT64_MAX);
+  EXPECT_EQ(values.integer("i64"), INT64_MIN);
+  std::uint64_t q = 0;
+  values.get("q", &q, sizeof q);
+  EXPECT_EQ(q, UINT64_MAX);
+
+  const Shapes shape(c);
+  EXPECT_EQ(shape("l_uint8").dims, (Dims{2, 3}));
+  EXPECT_EQ(shape("l_uchar").dims, (Dims{65535}));  // above the int16 maximum
+}
+
 TEST(ValidModel, GroupsResolveInTheirGroupThenAtTopLevel) {
   const Config c = valid("groups_and_meshes");
   EXPECT_EQ(c.find_variable("fluid/xs")->layout, "fluid/line");

@@ -440,6 +440,43 @@ TEST(DamarisModel, TypeNamesAreOneElementLayoutsAsInDamaris) {
             "define it with <layout name=\"double\" type=\"...\" dimensions=\"...\"/>.");
 }
 
+// Damaris 1.x refuses a file naming a type outside its schema; Ecluse reads Ecluse's names
+// there too, says once that Damaris would refuse the file, and defines no one-element layout
+// for them (Damaris defines none).
+TEST(DamarisModel, EcluseTypeNamesAreAcceptedWithAWarningThatDamarisRefusesThem) {
+  const std::string data =
+      "<parameter name=\"m\" type=\"uint16\" value=\"65535\"/>"
+      "<layout name=\"l\" type=\"int32\" dimensions=\"2\"/>"
+      "<layout name=\"u\" type=\"unsigned char\" dimensions=\"m\"/>"
+      "<variable name=\"v\" layout=\"l\" store=\"s\"/>"
+      "<variable name=\"w\" layout=\"u\" store=\"s\"/>";
+  const std::string storage = "<storage><store name=\"s\" type=\"null\"/></storage>";
+  const Config c = ecluse::parse_config("t.xml", file(kDamarisNs, data, storage));
+  EXPECT_EQ(c.find_parameter("m")->type, ecluse::DataType::UInt16);
+  EXPECT_EQ(c.find_layout("l")->type, ecluse::DataType::Int32);
+  EXPECT_EQ(c.find_layout("u")->type, ecluse::DataType::UInt8);
+  EXPECT_EQ(c.warnings,
+            Names{"t.xml:1:150: type=\"uint16\" is an Ecluse type that Damaris 1.x does not know "
+                  "(it knows char, character, short, int, integer, long, float, real, double, "
+                  "string, label): Damaris refuses this file. Ecluse honours it; to keep the "
+                  "file readable by Damaris, write type=\"short\" (the same 16 bits, read as "
+                  "signed: Damaris has no unsigned types). (and 2 more like it)"});
+  EXPECT_EQ(ecluse::parse_config("t.xml", file(kDamarisNs,
+                                               "<layout name=\"l\" type=\"int64\" "
+                                               "dimensions=\"2\"/><variable name=\"v\" "
+                                               "layout=\"l\" store=\"s\"/>",
+                                               storage))
+                .warnings,
+            Names{"t.xml:1:147: type=\"int64\" is an Ecluse type that Damaris 1.x does not know "
+                  "(it knows char, character, short, int, integer, long, float, real, double, "
+                  "string, label): Damaris refuses this file. Ecluse honours it; to keep the "
+                  "file readable by Damaris, write type=\"long\", its Damaris name."});
+  EXPECT_TRUE(ecluse::parse_config("t.xml", file("", data, storage)).warnings.empty());
+  EXPECT_EQ(error_of(file(kDamarisNs, "<variable name=\"t\" layout=\"uint8\"/>")),
+            "c.xml:1:130: variable 't' uses layout 'uint8' which is not defined. Fix the name or "
+            "define it with <layout name=\"uint8\" type=\"...\" dimensions=\"...\"/>.");
+}
+
 TEST(DamarisModel, SizesValuedZeroAtInitializeAreWarnedInDamarisFilesOnly) {
   const std::string data =
       "<parameter name=\"n\" type=\"int\" value=\"0\"/>"

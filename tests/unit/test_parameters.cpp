@@ -271,4 +271,74 @@ TEST(ParametersValues, BadValuesAreReportedAndNotUsable) {
   EXPECT_EQ(parameters.integer("c"), -128);
 }
 
+// Unsigned parameters take their whole range (above the signed maximum of their size) and refuse
+// a sign or an overflow with the range they take.
+TEST(ParametersValues, UnsignedValuesTakeTheirWholeRangeAndNoSign) {
+  using ecluse::DataType;
+  Config config;
+  config.parameters.push_back({"b", DataType::UInt8, "255", {"f.xml", 3, 5}});
+  config.parameters.push_back({"w", DataType::UInt16, "65535", {"f.xml", 4, 5}});
+  config.parameters.push_back({"d", DataType::UInt32, "4294967295", {"f.xml", 5, 5}});
+  config.parameters.push_back({"q", DataType::UInt64, "18446744073709551615", {"f.xml", 6, 5}});
+  config.parameters.push_back({"neg", DataType::UInt16, "-1", {"f.xml", 7, 5}});
+  config.parameters.push_back({"zero", DataType::UInt32, "-0", {"f.xml", 8, 5}});
+  config.parameters.push_back({"over", DataType::UInt8, "256", {"f.xml", 9, 5}});
+  config.parameters.push_back(
+      {"over64", DataType::UInt64, "18446744073709551616", {"f.xml", 10, 5}});
+  Diagnostics diagnostics;
+  const Parameters parameters(config, diagnostics);
+  EXPECT_EQ(diagnostics.text(),
+            "f.xml:7:5: parameter 'neg' has value '-1' which is not a valid uint16; give a whole "
+            "number from 0 to 65535.\n"
+            "f.xml:8:5: parameter 'zero' has value '-0' which is not a valid uint32; give a whole "
+            "number from 0 to 4294967295.\n"
+            "f.xml:9:5: parameter 'over' has value '256' which is not a valid uint8; give a whole "
+            "number from 0 to 255.\n"
+            "f.xml:10:5: parameter 'over64' has value '18446744073709551616' which is not a valid "
+            "uint64; give a whole number from 0 to 18446744073709551615.");
+  std::uint8_t b = 0;
+  std::uint16_t w = 0;
+  std::uint32_t d = 0;
+  std::uint64_t q = 0;
+  parameters.get("b", &b, sizeof b);
+  parameters.get("w", &w, sizeof w);
+  parameters.get("d", &d, sizeof d);
+  parameters.get("q", &q, sizeof q);
+  EXPECT_EQ(b, 255u);
+  EXPECT_EQ(w, 65535u);
+  EXPECT_EQ(d, 4294967295u);
+  EXPECT_EQ(q, UINT64_MAX);
+  EXPECT_EQ(parameters.integer("b"), 255);
+  EXPECT_EQ(parameters.integer("w"), 65535);
+  EXPECT_EQ(parameters.integer("d"), 4294967295LL);
+  EXPECT_EQ(parameters.integer("q"), std::nullopt);  // no int64 holds it
+  EXPECT_EQ(parameters.layout_problem("w"), "");
+  EXPECT_EQ(parameters.layout_problem("q"),
+            "parameter 'q' is 18446744073709551615, above 9223372036854775807, the largest value "
+            "a layout can use");
+}
+
+// A uint64 dimension set above the largest int64 is refused by name, not as an unknown parameter.
+TEST(ParametersValues, AUint64ParameterTooLargeForALayoutSaysSo) {
+  const Config config = ecluse::parse_config("<test>", R"(<simulation name="u">
+  <architecture><domains count="1"/></architecture>
+  <data>
+    <parameter name="n" type="unsigned long" value="3"/>
+    <parameter name="m" type="uint16" value="65535"/>
+    <layout name="l" type="uint8" dimensions="n,m"/>
+  </data>
+</simulation>)");
+  Diagnostics diagnostics;
+  Parameters parameters(config, diagnostics);
+  EXPECT_EQ(evaluate_layout(*config.find_layout("l"), parameters).dims, (Dims{3, 65535}));
+  const std::uint64_t huge = std::uint64_t{1} << 63;
+  parameters.set("n", &huge, sizeof huge);
+  EXPECT_EQ(failure([&] { (void)evaluate_layout(*config.find_layout("l"), parameters); }),
+            std::make_pair(ECLUSE_INVALID_DIMENSIONS,
+                           std::string("layout 'l': dimension 1 \"n\": parameter 'n' is "
+                                       "9223372036854775808, above 9223372036854775807, the "
+                                       "largest value a layout can use (n=?); change the "
+                                       "parameter values or the expression.")));
+}
+
 }  // namespace
