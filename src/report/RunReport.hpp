@@ -86,6 +86,11 @@ std::string report_path(const Config& config);
  * that it reads it once the command ended (its least-cost line, what was not stored); true
  * otherwise too. Finalize's report and the survivors' partial report both are. */
 bool note_report_for_launcher(const std::string& report);
+/** Under `ecluse run`, where a report that cannot go to its own path (`ECLUSE_REPORT=none`, a
+ * report directory that refuses it) is written instead, so that the launcher still reads what
+ * was not stored and exits non-zero for it: `<its list>.<name>`, in the launcher's temporary
+ * directory (removed when `ecluse run` ends). "" when not under `ecluse run`. */
+std::string launcher_copy_path(const std::string& name);
 /** Rank 0 at initialize: the report file of an earlier run is moved to `<report>.previous`, so
  * that the report on disk is always this run's (a run killed before finalize left the earlier
  * run's complete report beside its own files). A report directory that is missing or not
