@@ -6,6 +6,7 @@ does not hold a second copy of the model, so a run launched otherwise ends its s
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import signal
 import subprocess
@@ -90,6 +91,8 @@ def run(command: Sequence[str], power: Power, options: ModelOptions,
             name = path
             if noted_failure:
                 name = "the run"  # the library's note of a failed initialize
+            elif path.startswith(listing + ".earlier."):
+                name = _earlier_name(path)
             elif path.startswith(listing + "."):
                 name = ("the run's report (not kept: ECLUSE_REPORT=none, or its file could not "
                         "be written)")
@@ -97,6 +100,18 @@ def run(command: Sequence[str], power: Power, options: ModelOptions,
     for text in lost:
         print(f"ecluse run: {text}", file=sys.stderr, flush=True)
     return 1 if code == 0 and lost else code
+
+
+def _earlier_name(path: str) -> str:
+    """How `ecluse run` names the copy of an earlier run's report that a later run of the
+    same command replaced at its path (the library kept the copy at the later initialize)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            simulation = json.load(f).get("simulation", "?")
+    except (OSError, ValueError):
+        simulation = "?"
+    return (f"an earlier run of this command (simulation {simulation!r}; its report was "
+            "replaced by a later run's and moved to <report>.previous)")
 
 
 # Passed on to the command (a batch script's `kill -TERM`, Slurm's `--signal`).

@@ -237,6 +237,31 @@ bool note_report_for_launcher(const std::string& report) {
   return launcher == nullptr || note_for_launcher(launcher, report);
 }
 
+void keep_earlier_report_for_launcher(const std::string& report) {
+  const char* launcher = run_reports_file();
+  if (!launcher) return;
+  std::error_code ignored;
+  const auto absolute = std::filesystem::absolute(report, ignored);
+  const std::string listed_as = absolute.empty() ? report : absolute.string();
+  bool listed = false;
+  if (std::FILE* f = std::fopen(launcher, "r")) {
+    flock(fileno(f), LOCK_SH);
+    char line[4096];
+    while (!listed && std::fgets(line, sizeof line, f)) {
+      std::string entry = line;
+      if (!entry.empty() && entry.back() == '\n') entry.pop_back();
+      listed = entry == listed_as;
+    }
+    std::fclose(f);
+  }
+  if (!listed) return;
+  static int kept = 0;  // several runs of one program under one `ecluse run`
+  const std::string copy = launcher_copy_path("earlier." + std::to_string(::getpid()) + "." +
+                                              std::to_string(kept++) + ".json");
+  std::filesystem::copy_file(report, copy, ignored);
+  if (!ignored) note_for_launcher(launcher, copy);
+}
+
 std::string launcher_copy_path(const std::string& name) {
   const char* launcher = run_reports_file();
   return launcher ? std::string(launcher) + "." + name : std::string();

@@ -130,3 +130,32 @@ def test_a_failed_initialize_ignored_by_the_program_makes_ecluse_run_exit_non_ze
             in result.stderr), output
     assert result.stderr.count("ecluse run: ") == 1, result.stderr  # rank 0's note only
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
+
+
+def test_a_failed_run_followed_by_a_clean_one_under_one_ecluse_run_still_counts(tmp_path):
+    """A job script that runs the simulation twice under one `ecluse run` (two phases, one
+    report path): the second run's initialize moves the first's report to .previous and its own
+    replaces it, and `ecluse run` reads its list only at the end. It used to see only the clean
+    second report and exit 0; the first run's report is now kept for it at that initialize."""
+    ranks, architecture, _ = APPROACHES["dc"]
+    (tmp_path / "quiet.xml").write_text(CONFIG.replace("ARCHITECTURE", architecture))
+    (tmp_path / "quiet2.xml").write_text(CONFIG.replace("ARCHITECTURE", architecture)
+                                         .replace(">out<", ">out2<"))
+    (tmp_path / "sim.py").write_text(textwrap.dedent(SIMULATION).replace(
+        "ITERATIONS", str(ITERATIONS)).replace("VALUES", str(VALUES)))
+    (tmp_path / "sim2.py").write_text((tmp_path / "sim.py").read_text().replace(
+        "quiet.xml", "quiet2.xml"))
+    (tmp_path / "out" / "quiet_It3_Pr0.h5.part").mkdir(parents=True)  # phase 1 loses one file
+    phase = f"{mpiexec()} -n {ranks} {sys.executable}"
+    result = subprocess.run([sys.executable, "-m", "ecluse", "run", "--", "sh", "-c",
+                             f"{phase} sim.py && {phase} sim2.py"], cwd=tmp_path,
+                            env=dict(child_env(), ECLUSE_TIMEOUT="60"),
+                            capture_output=True, text=True, timeout=300)
+    output = result.stdout + result.stderr
+    assert len(list((tmp_path / "out2").glob("*.h5"))) == ITERATIONS, output  # phase 2 clean
+    assert result.returncode == 1, output
+    assert ("ecluse run: an earlier run of this command (simulation 'quiet'; its report was "
+            "replaced by a later run's and moved to <report>.previous): 1 store(s) failed in 1 "
+            "(rank, iteration) pair(s)") in result.stderr, output
+    assert result.stderr.count("ecluse run: ") == 1, result.stderr  # the clean run says nothing
+    assert output.count("least cost: ") == 2, output  # one line per run
