@@ -6,6 +6,7 @@ does not hold a second copy of the model, so a run launched otherwise ends its s
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import signal
 import subprocess
@@ -82,11 +83,35 @@ def run(command: Sequence[str], power: Power, options: ModelOptions,
         code = _run_command(command, env)
         lost = []
         for path in _reports(listing):
-            print(line(path, power, options, host_cpus, max_dedicated_cores), flush=True)
-            lost += [f"{path}: {what}" for what in _not_stored(path)]
+            noted_failure = path.startswith(listing + ".initialize-failed.")
+            if not noted_failure:  # a run that never initialized has nothing to model
+                print(line(path, power, options, host_cpus, max_dedicated_cores), flush=True)
+            # A report that could not go to its own path (ECLUSE_REPORT=none, a directory that
+            # refused it) comes as a copy in this temporary directory, removed below.
+            name = path
+            if noted_failure:
+                name = "the run"  # the library's note of a failed initialize
+            elif path.startswith(listing + ".earlier."):
+                name = _earlier_name(path)
+            elif path.startswith(listing + "."):
+                name = ("the run's report (not kept: ECLUSE_REPORT=none, or its file could not "
+                        "be written)")
+            lost += [f"{name}: {what}" for what in _not_stored(path)]
     for text in lost:
         print(f"ecluse run: {text}", file=sys.stderr, flush=True)
     return 1 if code == 0 and lost else code
+
+
+def _earlier_name(path: str) -> str:
+    """How `ecluse run` names the copy of an earlier run's report that a later run of the
+    same command replaced at its path (the library kept the copy at the later initialize)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            simulation = json.load(f).get("simulation", "?")
+    except (OSError, ValueError):
+        simulation = "?"
+    return (f"an earlier run of this command (simulation {simulation!r}; its report was "
+            "replaced by a later run's and moved to <report>.previous)")
 
 
 # Passed on to the command (a batch script's `kill -TERM`, Slurm's `--signal`).
@@ -157,7 +182,13 @@ def _not_stored(path: str) -> list:
         said.append(f"{insitu:g} run(s) of in-situ work failed (insitu.failures: <pyscript>s, "
                     "plugin and signal actions): their results are missing (see the run's "
                     "errors above)")
-    if report.data.get("complete") is False:
+    causes = [f.get("cause", "") for f in report.data.get("failures") or []
+              if isinstance(f, dict)]
+    failed_initialize = [c for c in causes if c.startswith("initialize failed: ")]
+    if failed_initialize:  # the library's note of a failed initialize (no run, no report)
+        said.append(f"Ecluse's {failed_initialize[0]}: the program ran on without Ecluse, "
+                    "which stored nothing of it")
+    elif report.data.get("complete") is False:
         said.append("the run did not complete (a partial report): what its last iterations "
                     "held may not be stored")
     return said

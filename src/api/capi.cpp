@@ -12,6 +12,7 @@
 #include "core/DataType.hpp"
 #include "ecluse/Session.hpp"
 #include "ecluse/ecluse.h"
+#include "report/PartialReport.hpp"
 #include "runtime/Runtime.hpp"
 
 static_assert(static_cast<int>(ecluse::DataType::Int8) == ECLUSE_TYPE_INT8 &&
@@ -172,6 +173,9 @@ void tell_failed_initialize(int status, MPI_Comm comm) {
     std::fprintf(stderr, "ecluse: initialize failed (%s): %s\n", ecluse_status_name(status),
                  last_error.c_str());
     std::fflush(stderr);
+    int world = -1;
+    if (initialized) MPI_Comm_rank(MPI_COMM_WORLD, &world);
+    ecluse::note_failed_initialize_for_launcher(last_error, world);  // `ecluse run` exits 1
   }
   if (collective) ecluse::barrier(comm);
 }

@@ -151,4 +151,14 @@ bool add_to_partial_report(const std::string& path, const FailureWitness& witnes
   return true;
 }
 
+void note_failed_initialize_for_launcher(const std::string& message, int world_rank) {
+  const std::string path =
+      launcher_copy_path("initialize-failed." + std::to_string(::getpid()) + ".json");
+  if (path.empty()) return;
+  RunFailure failure;
+  failure.cause = "initialize failed: " + message +
+                  " (nothing of this process was handed to Ecluse: its later calls failed too)";
+  add_to_partial_report(path, FailureWitness{"", "", "", "", world_rank, ""}, failure);
+}
+
 }  // namespace ecluse

@@ -27,4 +27,10 @@ inline constexpr int kMostListedFailures = 64;
 bool add_to_partial_report(const std::string& path, const FailureWitness& witness,
                            const RunFailure& failure);
 
+/** Under `ecluse run` (ECLUSE_RUN_REPORTS), a failed initialize: a program that goes on without
+ * Ecluse (its return code not checked) writes nothing and would end with status 0, and a run
+ * that never initialized writes no report. The launcher gets a partial report naming `message`
+ * in its temporary directory instead, so that it exits 1. Nothing otherwise. */
+void note_failed_initialize_for_launcher(const std::string& message, int world_rank);
+
 }  // namespace ecluse

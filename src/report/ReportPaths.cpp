@@ -103,6 +103,7 @@ void retire_previous_report(const Config& config, Log& log) {
   }
   std::error_code error;
   if (!std::filesystem::is_regular_file(path, error)) return;
+  keep_earlier_report_for_launcher(path);
   const std::string previous = path + ".previous";
   std::filesystem::rename(path, previous, error);
   if (!error) return;

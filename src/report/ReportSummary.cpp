@@ -1,5 +1,6 @@
 // The report's few lines on rank 0's stdout, and publishing the report: file, then summary.
 #include <sys/file.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -236,6 +237,36 @@ bool note_report_for_launcher(const std::string& report) {
   return launcher == nullptr || note_for_launcher(launcher, report);
 }
 
+void keep_earlier_report_for_launcher(const std::string& report) {
+  const char* launcher = run_reports_file();
+  if (!launcher) return;
+  std::error_code ignored;
+  const auto absolute = std::filesystem::absolute(report, ignored);
+  const std::string listed_as = absolute.empty() ? report : absolute.string();
+  bool listed = false;
+  if (std::FILE* f = std::fopen(launcher, "r")) {
+    flock(fileno(f), LOCK_SH);
+    char line[4096];
+    while (!listed && std::fgets(line, sizeof line, f)) {
+      std::string entry = line;
+      if (!entry.empty() && entry.back() == '\n') entry.pop_back();
+      listed = entry == listed_as;
+    }
+    std::fclose(f);
+  }
+  if (!listed) return;
+  static int kept = 0;  // several runs of one program under one `ecluse run`
+  const std::string copy = launcher_copy_path("earlier." + std::to_string(::getpid()) + "." +
+                                              std::to_string(kept++) + ".json");
+  std::filesystem::copy_file(report, copy, ignored);
+  if (!ignored) note_for_launcher(launcher, copy);
+}
+
+std::string launcher_copy_path(const std::string& name) {
+  const char* launcher = run_reports_file();
+  return launcher ? std::string(launcher) + "." + name : std::string();
+}
+
 std::string least_cost_hint(const std::string& written) {
   if (written.empty()) {
     return "  least cost: not predicted: no report was written for the model to read (see "
@@ -260,9 +291,10 @@ void publish_report(const Config& config, const std::vector<RankRecord>& records
                     int hosts, Log& log) {
   const RunTotals totals = aggregate(config, records, nodes, hosts);
   const std::string path = report_path(config);
+  const std::string report = build_report(config, totals, records).dump() + "\n";
   bool written = false;
   if (!path.empty()) {
-    written = write_file_whole(path, build_report(config, totals, records).dump() + "\n");
+    written = write_file_whole(path, report);
     if (!written) {
       log.warning("the run report could not be written to " + path + ": " + std::strerror(errno) +
                   "; check the directory and its free space, or set ECLUSE_REPORT to another "
@@ -272,6 +304,15 @@ void publish_report(const Config& config, const std::vector<RankRecord>& records
   if (written && !note_report_for_launcher(path)) {
     log.warning("the report's path could not be passed to `ecluse run` through " +
                 std::string(run_reports_file()) + "; run ecluse advise --from-report " + path);
+  }
+  // No report of its own (ECLUSE_REPORT=none, a directory that refused it): `ecluse run` would
+  // read none and exit 0 whatever was lost. It gets a copy in its temporary directory instead.
+  const std::string copy = written ? std::string()
+                                   : launcher_copy_path(config.simulation + "-report." +
+                                                        std::to_string(::getpid()) + ".json");
+  if (!copy.empty() && !(write_file_whole(copy, report) && note_report_for_launcher(copy))) {
+    log.warning("the run report could not be passed to `ecluse run` either (" + copy + ": " +
+                std::strerror(errno) + "): its exit status does not count what was not stored");
   }
   const char* env = std::getenv("ECLUSE_REPORT");
   const bool silenced = env && std::string(env) == "none";

@@ -86,6 +86,17 @@ std::string report_path(const Config& config);
  * that it reads it once the command ended (its least-cost line, what was not stored); true
  * otherwise too. Finalize's report and the survivors' partial report both are. */
 bool note_report_for_launcher(const std::string& report);
+/** Under `ecluse run`, where a report that cannot go to its own path (`ECLUSE_REPORT=none`, a
+ * report directory that refuses it) is written instead, so that the launcher still reads what
+ * was not stored and exits non-zero for it: `<its list>.<name>`, in the launcher's temporary
+ * directory (removed when `ecluse run` ends). "" when not under `ecluse run`. */
+std::string launcher_copy_path(const std::string& name);
+/** Under `ecluse run`, before rank 0 moves an earlier run's report away at initialize: if
+ * `ecluse run` listed that report (an earlier run of the same command: a job script that runs
+ * the simulation twice), a copy goes to its temporary directory and is listed, since the
+ * launcher reads its list only once the command ended, when this run's report has replaced it:
+ * the earlier run's failures would otherwise go unseen. */
+void keep_earlier_report_for_launcher(const std::string& report);
 /** Rank 0 at initialize: the report file of an earlier run is moved to `<report>.previous`, so
  * that the report on disk is always this run's (a run killed before finalize left the earlier
  * run's complete report beside its own files). A report directory that is missing or not

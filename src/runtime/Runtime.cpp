@@ -80,7 +80,12 @@ void Runtime::report_failures() {
       world_rank_of[std::stoll(entry.substr(0, space))] = std::stoi(entry.substr(space + 1));
     }
   }
-  const std::string path = report_path(config_);
+  // Without a report file (ECLUSE_REPORT=none), `ecluse run` still gets the partial report in
+  // its temporary directory: under MPI's error recovery its exit status is the only sign.
+  const std::string own = report_path(config_);
+  const std::string copy =
+      launcher_copy_path(config_.simulation + "-partial-report." + job_ + ".json");
+  const std::string path = own.empty() ? copy : own;
   if (path.empty()) return;
   FailureWitness witness{config_.simulation,
                          config_.source,
@@ -88,14 +93,17 @@ void Runtime::report_failures() {
                          job_,
                          topology_->world_rank(),
                          std::string(name_of(topology_->role()))};
-  set_failure_handler([path, witness, world_rank_of](RunFailure failure) {
+  set_failure_handler([path, copy, witness, world_rank_of](RunFailure failure) {
     // A timeout ends the process right after this (MPI_Abort, _Exit): no finalize restores.
     FrequencyRestorer::instance().restore_all();
     const auto found = world_rank_of.find(failure.lost_pid);
     if (failure.lost_world_rank < 0 && found != world_rank_of.end()) {
       failure.lost_world_rank = found->second;
     }
-    add_to_partial_report(path, witness, failure);
+    // A report directory that refuses it: the launcher's copy, so its exit status says it.
+    if (!add_to_partial_report(path, witness, failure) && path != copy && !copy.empty()) {
+      add_to_partial_report(copy, witness, failure);
+    }
   });
 }
 

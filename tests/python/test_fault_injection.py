@@ -377,3 +377,23 @@ def test_under_ecluse_run_a_partial_report_makes_the_exit_status_non_zero(tmp_pa
     assert result.returncode != 0
     assert (f"ecluse run: {report}: the run did not complete (a partial report)"
             in result.stderr), result.stderr
+
+
+@pytest.mark.parametrize("report", ["none", "refused"])
+def test_under_ecluse_run_a_partial_report_counts_without_a_report_file(tmp_path, report):
+    """The same with ECLUSE_REPORT=none, or a report path that cannot be created (under a
+    regular file): the survivors' partial report goes to `ecluse run`'s temporary directory
+    instead (it used to go nowhere: `ecluse run` then exited 0)."""
+    if hydra():
+        pytest.skip("Hydra ends the job at the kill itself: its exit status already shows it")
+    (tmp_path / "a-file").write_text("not a directory\n")
+    where = "none" if report == "none" else str(tmp_path / "a-file" / "fault-report.json")
+    env = dict(child_env(), ECLUSE_TIMEOUT=str(TIMEOUT), ECLUSE_REPORT=where)
+    command = [mpiexec(), "-n", "4", *recovery_flags(), str(PROGRAMS / "fault_program"), "dc",
+               "server", "500", str(tmp_path / "out")]
+    result = subprocess.run([sys.executable, "-m", "ecluse", "run", "--", *command], cwd=tmp_path,
+                            env=env, capture_output=True, text=True, timeout=300)
+    assert not list(tmp_path.glob("*.json")), "a report where none was asked for"
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert ("ecluse run: the run's report (not kept: ECLUSE_REPORT=none, or its file could not be "
+            "written): the run did not complete (a partial report)" in result.stderr), result.stderr

@@ -1,0 +1,161 @@
+"""No silent loss when the run writes no report (issue 14): `ecluse run` learns what was not
+stored from the run report only, so a run with `ECLUSE_REPORT=none`, or whose report directory
+refuses the file, used to end with `ecluse run` exiting 0 after failed stores, in a program that
+does not check Ecluse's return codes (as Damaris programs often do not). Rank 0 now hands
+`ecluse run` a copy of the report in the launcher's temporary directory, and the survivors of a
+lost process their partial report, whenever the report has no file of its own.
+
+The store failure is deterministic and needs no root: a directory stands where the store writes
+iteration 3 of writer 0 (`<simulation>_It3_Pr0.h5.part`), which the store refuses to replace."""
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import h5py
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from mpirun import child_env, mpiexec  # noqa: E402
+
+ITERATIONS = 6
+VALUES = 256
+
+CONFIG = """<simulation name="quiet" xmlns="urn:ecluse:config:1">
+  <architecture><domains count="1"/>ARCHITECTURE<buffer size="4MiB"/></architecture>
+  <data><layout name="l" type="int" dimensions="{values}"/><variable name="v" layout="l"/></data>
+  <storage><store name="files" type="HDF5"><option key="FilesPath">out</option></store>
+  </storage>
+  <log LogLevel="error"/>
+</simulation>
+""".replace("{values}", str(VALUES))
+
+# (ranks, architecture, writers: the ranks that write files)
+APPROACHES = {
+    "tp": (2, '<dedicated cores="0" nodes="0"/>', 2),
+    "dc": (3, '<dedicated cores="1" nodes="0"/><virtual-nodes ranks-per-node="3"/>', 1),
+    "dn": (3, '<dedicated cores="0" nodes="1"/><virtual-nodes ranks-per-node="1"/>', 1),
+}
+
+# A careless program: every Ecluse error is swallowed, and it ends with status 0.
+SIMULATION = """
+import numpy as np
+import ecluse
+try:
+    with ecluse.Session("quiet.xml") as s:
+        if s.is_client:
+            rank = s.client_comm.Get_rank()
+            for it in range(ITERATIONS):
+                try:
+                    s.write("v", np.arange(VALUES, dtype=np.int32) + it * 100000 + rank * 10)
+                    s.end_iteration()
+                except ecluse.Error:
+                    pass
+except ecluse.Error:
+    pass
+"""
+
+
+@pytest.mark.parametrize("report", ["none", "refused"])
+@pytest.mark.parametrize("approach", ["tp", "dc", "dn"])
+def test_a_run_without_its_report_still_makes_ecluse_run_exit_non_zero(tmp_path, approach,
+                                                                         report):
+    ranks, architecture, writers = APPROACHES[approach]
+    (tmp_path / "quiet.xml").write_text(CONFIG.replace("ARCHITECTURE", architecture))
+    (tmp_path / "sim.py").write_text(textwrap.dedent(SIMULATION).replace(
+        "ITERATIONS", str(ITERATIONS)).replace("VALUES", str(VALUES)))
+    (tmp_path / "out" / "quiet_It3_Pr0.h5.part").mkdir(parents=True)  # the store cannot create it
+    (tmp_path / "a-file").write_text("not a directory\n")
+    # "refused": a report path under a regular file, which no process (root included) can create.
+    where = "none" if report == "none" else str(tmp_path / "a-file" / "quiet-report.json")
+    result = subprocess.run([sys.executable, "-m", "ecluse", "run", "--", mpiexec(), "-n",
+                             str(ranks), sys.executable, "sim.py"], cwd=tmp_path,
+                            env=dict(child_env(), ECLUSE_TIMEOUT="60", ECLUSE_REPORT=where),
+                            capture_output=True, text=True, timeout=300)
+    output = result.stdout + result.stderr
+    assert "'" + str(tmp_path / "out" / "quiet_It3_Pr0.h5.part") + "' already exists" in output
+    # The program ended 0 as if nothing happened; the launcher's status shows the loss.
+    assert result.returncode == 1, output
+    assert ("ecluse run: the run's report (not kept: ECLUSE_REPORT=none, or its file could not "
+            "be written): 1 store(s) failed in 1 (rank, iteration) pair(s): what they were to "
+            "store is not on disk") in result.stderr, output
+    assert not list(tmp_path.glob("quiet-report*.json")), "a report where none was asked for"
+    # Every other (writer, iteration) pair is stored, with what was written.
+    files = sorted((tmp_path / "out").glob("*.h5"))
+    assert len(files) == writers * ITERATIONS - 1, (approach, [f.name for f in files])
+    for path in files:
+        with h5py.File(path, "r") as f:
+            for name, dataset in f["v"].items():
+                it = int(dataset.attrs["iteration"])
+                source = int(name.lstrip("P"))
+                np.testing.assert_array_equal(
+                    dataset[()], np.arange(VALUES, dtype=np.int32) + it * 100000 + source * 10)
+
+
+def test_a_complete_run_without_its_report_still_exits_zero(tmp_path):
+    """The copy does not turn a clean run into a failure."""
+    ranks, architecture, _ = APPROACHES["dc"]
+    (tmp_path / "quiet.xml").write_text(CONFIG.replace("ARCHITECTURE", architecture))
+    (tmp_path / "sim.py").write_text(textwrap.dedent(SIMULATION).replace(
+        "ITERATIONS", str(ITERATIONS)).replace("VALUES", str(VALUES)))
+    result = subprocess.run([sys.executable, "-m", "ecluse", "run", "--", mpiexec(), "-n",
+                             str(ranks), sys.executable, "sim.py"], cwd=tmp_path,
+                            env=dict(child_env(), ECLUSE_TIMEOUT="60", ECLUSE_REPORT="none"),
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "ecluse run:" not in result.stderr, result.stderr
+    assert len(list((tmp_path / "out").glob("*.h5"))) == ITERATIONS
+    assert not list(tmp_path.glob("*.json"))
+
+
+def test_a_failed_initialize_ignored_by_the_program_makes_ecluse_run_exit_non_zero(tmp_path):
+    """A program that goes on without Ecluse after its initialize failed (the error caught and
+    dropped, as a C or Fortran code that does not check return codes does) writes nothing and
+    ends 0; a run that never initialized writes no report. `ecluse run` used to exit 0."""
+    ranks, architecture, _ = APPROACHES["dc"]
+    (tmp_path / "quiet.xml").write_text(
+        CONFIG.replace("ARCHITECTURE", architecture).replace('layout="l"/>', 'layout="m"/>'))
+    (tmp_path / "sim.py").write_text(textwrap.dedent(SIMULATION).replace(
+        "ITERATIONS", str(ITERATIONS)).replace("VALUES", str(VALUES)))
+    result = subprocess.run([sys.executable, "-m", "ecluse", "run", "--", mpiexec(), "-n",
+                             str(ranks), sys.executable, "sim.py"], cwd=tmp_path,
+                            env=dict(child_env(), ECLUSE_TIMEOUT="60"),
+                            capture_output=True, text=True, timeout=300)
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    assert "ecluse run: the run: Ecluse's initialize failed: " in result.stderr, output
+    assert "uses layout 'm' which is not defined" in result.stderr, output
+    assert ("the program ran on without Ecluse, which stored nothing of it"
+            in result.stderr), output
+    assert result.stderr.count("ecluse run: ") == 1, result.stderr  # rank 0's note only
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
+
+
+def test_a_failed_run_followed_by_a_clean_one_under_one_ecluse_run_still_counts(tmp_path):
+    """A job script that runs the simulation twice under one `ecluse run` (two phases, one
+    report path): the second run's initialize moves the first's report to .previous and its own
+    replaces it, and `ecluse run` reads its list only at the end. It used to see only the clean
+    second report and exit 0; the first run's report is now kept for it at that initialize."""
+    ranks, architecture, _ = APPROACHES["dc"]
+    (tmp_path / "quiet.xml").write_text(CONFIG.replace("ARCHITECTURE", architecture))
+    (tmp_path / "quiet2.xml").write_text(CONFIG.replace("ARCHITECTURE", architecture)
+                                         .replace(">out<", ">out2<"))
+    (tmp_path / "sim.py").write_text(textwrap.dedent(SIMULATION).replace(
+        "ITERATIONS", str(ITERATIONS)).replace("VALUES", str(VALUES)))
+    (tmp_path / "sim2.py").write_text((tmp_path / "sim.py").read_text().replace(
+        "quiet.xml", "quiet2.xml"))
+    (tmp_path / "out" / "quiet_It3_Pr0.h5.part").mkdir(parents=True)  # phase 1 loses one file
+    phase = f"{mpiexec()} -n {ranks} {sys.executable}"
+    result = subprocess.run([sys.executable, "-m", "ecluse", "run", "--", "sh", "-c",
+                             f"{phase} sim.py && {phase} sim2.py"], cwd=tmp_path,
+                            env=dict(child_env(), ECLUSE_TIMEOUT="60"),
+                            capture_output=True, text=True, timeout=300)
+    output = result.stdout + result.stderr
+    assert len(list((tmp_path / "out2").glob("*.h5"))) == ITERATIONS, output  # phase 2 clean
+    assert result.returncode == 1, output
+    assert ("ecluse run: an earlier run of this command (simulation 'quiet'; its report was "
+            "replaced by a later run's and moved to <report>.previous): 1 store(s) failed in 1 "
+            "(rank, iteration) pair(s)") in result.stderr, output
+    assert result.stderr.count("ecluse run: ") == 1, result.stderr  # the clean run says nothing
+    assert output.count("least cost: ") == 2, output  # one line per run
