@@ -16,41 +16,33 @@ namespace ecluse {
 
 namespace {
 
+// Element i of an integer block, as an index: memcpy, since a block's data need not be aligned.
+template <typename T>
+T element(const unsigned char* bytes, std::uint64_t i) {
+  T x{};
+  std::memcpy(&x, bytes + i * sizeof x, sizeof x);
+  return x;
+}
+
 std::int64_t integer_at(const BlockData& block, std::uint64_t i) {
   const auto* bytes = static_cast<const unsigned char*>(block.data);
   switch (block.type) {
     case DataType::Int8:
-      return static_cast<std::int8_t>(bytes[i]);
-    case DataType::Int16: {
-      std::int16_t x = 0;
-      std::memcpy(&x, bytes + i * sizeof x, sizeof x);
-      return x;
-    }
-    case DataType::Int32: {
-      std::int32_t x = 0;
-      std::memcpy(&x, bytes + i * sizeof x, sizeof x);
-      return x;
-    }
-    case DataType::Int64: {
-      std::int64_t x = 0;
-      std::memcpy(&x, bytes + i * sizeof x, sizeof x);
-      return x;
-    }
+      return element<std::int8_t>(bytes, i);
+    case DataType::Int16:
+      return element<std::int16_t>(bytes, i);
+    case DataType::Int32:
+      return element<std::int32_t>(bytes, i);
+    case DataType::Int64:
+      return element<std::int64_t>(bytes, i);
     case DataType::UInt8:
-      return bytes[i];
-    case DataType::UInt16: {
-      std::uint16_t x = 0;
-      std::memcpy(&x, bytes + i * sizeof x, sizeof x);
-      return x;
-    }
-    case DataType::UInt32: {
-      std::uint32_t x = 0;
-      std::memcpy(&x, bytes + i * sizeof x, sizeof x);
-      return x;
-    }
+      return element<std::uint8_t>(bytes, i);
+    case DataType::UInt16:
+      return element<std::uint16_t>(bytes, i);
+    case DataType::UInt32:
+      return element<std::uint32_t>(bytes, i);
     case DataType::UInt64: {  // above the largest int64: read as outside the dataset
-      std::uint64_t x = 0;
-      std::memcpy(&x, bytes + i * sizeof x, sizeof x);
+      const auto x = element<std::uint64_t>(bytes, i);
       return x > static_cast<std::uint64_t>(INT64_MAX) ? -1 : static_cast<std::int64_t>(x);
     }
     default:
