@@ -38,14 +38,6 @@ void warn_at(const AttributeReader& attrs, const pugi::xml_node& node, const cha
   attrs.diagnostics().warning(attrs.where(node, attribute), kind, what);
 }
 
-// The type names of Damaris's Model.xsd ("undefined" aside, which Ecluse refuses).
-const std::vector<std::string>& damaris_type_names() {
-  static const std::vector<std::string> names = {"char",    "character", "short", "int",
-                                                 "integer", "long",      "float", "real",
-                                                 "double",  "string",    "label"};
-  return names;
-}
-
 // What Damaris names the same bits: the signed type of that size for an unsigned one.
 std::string damaris_spelling(DataType type) {
   switch (type) {

@@ -6,7 +6,10 @@
 namespace ecluse {
 namespace {
 
-// Damaris's names first (the order of the "Known types" messages), then Ecluse's own.
+// Damaris's names first (the order of the "Known types" messages: the names of Damaris's
+// Model.xsd, "undefined" aside, which Ecluse refuses), then Ecluse's own.
+constexpr std::size_t kDamarisNames = 11;
+
 const std::vector<std::pair<std::string, DataType>>& table() {
   static const std::vector<std::pair<std::string, DataType>> names = {
       {"char", DataType::Int8},
@@ -52,6 +55,12 @@ const std::vector<std::string>& data_type_names() {
     for (const auto& entry : table()) out.push_back(entry.first);
     return out;
   }();
+  return names;
+}
+
+const std::vector<std::string>& damaris_type_names() {
+  static const std::vector<std::string> names(data_type_names().begin(),
+                                              data_type_names().begin() + kDamarisNames);
   return names;
 }
 

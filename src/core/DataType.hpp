@@ -29,6 +29,9 @@ enum class DataType {
 std::optional<DataType> data_type_from_name(std::string_view name);
 /** Every name data_type_from_name accepts, for "did you mean" and help messages. */
 const std::vector<std::string>& data_type_names();
+/** The names Damaris 1.x's schema knows (char character short int integer long float real double
+ * string label): the first of data_type_names(). */
+const std::vector<std::string>& damaris_type_names();
 std::size_t data_type_size(DataType type);
 /** The type's canonical name in messages and files: char, short, int, long, float, double,
  * string, uint8, uint16, uint32, uint64. */
