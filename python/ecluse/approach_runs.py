@@ -62,6 +62,7 @@ def approach_runs(cpus: int) -> tuple:
 _ARCH = re.compile(r"<architecture\b[^>]*>(.*?)</architecture\s*>", re.S)
 _DEDICATED = re.compile(r"<dedicated\b[^>]*?/>|<dedicated\b[^>]*>.*?</dedicated\s*>", re.S)
 _BUFFER = re.compile(r"<buffer\b[^>]*?/>", re.S)
+_DOMAINS = re.compile(r"""<domains\b[^>]*?\bcount\s*=\s*["']\s*(\d+)\s*["']""")
 _SIZE = re.compile(r"""\bsize\s*=\s*(["'])([^"']*)\1""")
 _UNITS = {"": 1, "b": 1, "kb": 10 ** 3, "mb": 10 ** 6, "gb": 10 ** 9, "kib": 2 ** 10,
           "mib": 2 ** 20, "gib": 2 ** 30}
@@ -83,6 +84,13 @@ def _size_bytes(text: str) -> Optional[int]:
     if not m or m.group(2).lower() not in _UNITS:
         return None
     return int(m.group(1)) * _UNITS[m.group(2).lower()]
+
+
+def domains_count(text: str) -> Optional[int]:
+    """The `<domains count>` of the configuration `text` (blocks per client), None when it has
+    none or a count below 1."""
+    found = _DOMAINS.search(text)
+    return int(found.group(1)) if found and int(found.group(1)) >= 1 else None
 
 
 def has_dedicated(text: str) -> bool:

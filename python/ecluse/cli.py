@@ -459,9 +459,6 @@ class Predicted:
     notes: tuple = ()  # about the inputs (e.g. a report's small outputs)
 
 
-_DOMAINS = re.compile(r"""<domains\b[^>]*?\bcount\s*=\s*["']\s*(\d+)\s*["']""")
-
-
 def profiled_domains(doc: Optional[dict]) -> Optional[tuple]:
     """(count, file): the `<domains count>` of the profiled command's configuration (its
     argument ending in .xml, as the approach runs find it), None when the file or the element
@@ -472,10 +469,10 @@ def profiled_domains(doc: Optional[dict]) -> Optional[tuple]:
         return None
     try:
         with open(command[at], encoding="utf-8") as f:
-            found = _DOMAINS.search(f.read())
+            count = ar.domains_count(f.read())
     except OSError:
         return None
-    return (int(found.group(1)), command[at]) if found and int(found.group(1)) >= 1 else None
+    return (count, command[at]) if count is not None else None
 
 
 def _domains_from(args, sources: list, doc: Optional[dict] = None) -> int:
