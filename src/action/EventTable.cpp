@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "config/Suggest.hpp"
+#include "core/Paths.hpp"
 #include "ecluse/Error.hpp"
 #include "ecluse/ecluse.h"
 
@@ -48,7 +49,7 @@ bool inside(const std::string& file, const std::vector<std::string>& directories
   const std::string real = std::filesystem::canonical(file, error).string();
   if (error) return false;
   return std::any_of(directories.begin(), directories.end(),
-                     [&](const std::string& dir) { return real.rfind(dir + "/", 0) == 0; });
+                     [&](const std::string& dir) { return real != dir && is_under(real, dir); });
 }
 
 Action signal_action(ecluse_signal_t function) {

@@ -420,16 +420,6 @@ void write_block_dataset(hid_t file, const BlockData& block, int domains, const 
   hdf5_check(dataset.close(), "close dataset '" + name + "' (writing its last data)", path);
 }
 
-std::string resolved_path(const std::string& path) {
-  std::error_code error;
-  const std::string resolved = std::filesystem::weakly_canonical(path, error).string();
-  return error ? path : resolved;
-}
-
-bool is_under(const std::string& path, const std::string& directory) {
-  return path == directory || path.rfind(directory + (directory.ends_with('/') ? "" : "/"), 0) == 0;
-}
-
 std::string output_file_path(const Hdf5Options& options, const std::string& simulation,
                              int iteration, int writer, int node) {
   std::string name = replace_all(options.file_name, "{simulation}", simulation);

@@ -10,6 +10,7 @@
 
 #include "config/StoreKinds.hpp"
 #include "core/DataType.hpp"
+#include "core/Paths.hpp"
 #include "store/StoreBackend.hpp"
 
 namespace ecluse {
@@ -112,10 +113,6 @@ std::string block_dataset_path(const std::string& variable, int source, int bloc
 void write_block_dataset(hid_t file, const BlockData& block, int domains, const std::string& path,
                          const CompressionSettings& compression = {});
 
-/** `path` with its symbolic links resolved, as far as it exists (weakly_canonical). */
-std::string resolved_path(const std::string& path);
-/** Whether `path` is `directory` or under it, both already resolved. */
-bool is_under(const std::string& path, const std::string& directory);
 /** Throws ECLUSE_IO_ERROR when `path`'s directory, symbolic links resolved, is not FilesPath or
  * under it. */
 void check_inside(const Hdf5Options& options, const std::string& path);

@@ -69,6 +69,17 @@ TEST_F(EventTableLibraries, BareNamesAreLookedUpOnlyInTheAllowedDirectories) {
   EXPECT_NE(refusal(config_loading("/lib/x86_64-linux-gnu/../../etc/passwd")), "");
 }
 
+// The root and a directory spelt with a trailing '/' hold their files like any other directory.
+TEST_F(EventTableLibraries, TheRootAndTrailingSlashesAllowTheirFiles) {
+  setenv("ECLUSE_ACTION_LIBRARIES", "/", 1);
+  EXPECT_EQ(refusal(config_loading(kLibm)), "");
+  setenv("ECLUSE_ACTION_LIBRARIES", "/lib/x86_64-linux-gnu/", 1);
+  EXPECT_EQ(refusal(config_loading(kLibm)), "");
+  EXPECT_EQ(refusal(config_loading("libm.so.6")), "");
+  setenv("ECLUSE_ACTION_LIBRARIES", "/lib/x86_64-linux-gnu/../x86_64-linux-gnu-none/", 1);
+  EXPECT_NE(refusal(config_loading(kLibm)), "");
+}
+
 // Loaded when the table is made (at initialize), not at the first signal.
 TEST_F(EventTableLibraries, MissingSymbolIsRefusedWhenTheTableIsMade) {
   Config config = config_loading(kLibm);
