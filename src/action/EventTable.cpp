@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "config/ApiNames.hpp"
 #include "config/Suggest.hpp"
 #include "core/Paths.hpp"
 #include "ecluse/Error.hpp"
@@ -153,7 +154,7 @@ void* EventTable::open(const Event& event, ecluse_status status) {
 }
 
 void* EventTable::symbol(const Event& event, void* handle, const std::string& name,
-                         ecluse_status status) {
+                         ecluse_status status) const {
   void* found = dlsym(handle, name.c_str());
   if (!found) {
     const bool program = event.library.empty();
@@ -161,7 +162,7 @@ void* EventTable::symbol(const Event& event, void* handle, const std::string& na
                   "function '" + name + "' not found in " +
                       (program ? "the program" : "library '" + event.library + "'") +
                       "; export it (extern \"C\"" + (program ? ", linked with -rdynamic" : "") +
-                      ") or bind one with ecluse_bind.");
+                      ") or bind one with " + api_call(config_.dialect, "bind") + ".");
   }
   return found;
 }
@@ -179,7 +180,8 @@ void EventTable::allow(const Event& event, const std::vector<std::string>& direc
                   "ECLUSE_ACTION_LIBRARIES allows ('" +
                   std::getenv("ECLUSE_ACTION_LIBRARIES") +
                   "'). Fix: install the library in one of them, add its directory to "
-                  "ECLUSE_ACTION_LIBRARIES, or bind the action with ecluse_bind");
+                  "ECLUSE_ACTION_LIBRARIES, or bind the action with " +
+                  api_call(config_.dialect, "bind"));
 }
 
 EventTable::~EventTable() {
@@ -201,7 +203,9 @@ const Event& EventTable::declared(std::string_view name) const {
                 "event '" + e->name + "' (" + to_string(e->where) +
                     ") has kind=\"iteration\": it runs at the end of every " +
                     std::to_string(e->every > 0 ? e->every : 1) +
-                    "-th iteration, not on signals nor through ecluse_bind. Declare another "
+                    "-th iteration, not on signals nor through " +
+                    api_call(config_.dialect, "bind") +
+                    ". Declare another "
                     "<event> for the signal.");
   }
   const std::string hint = did_you_mean_or_period(name, names_of(config_.events));
@@ -246,7 +250,7 @@ void EventTable::fire(std::string_view name, int source, int iteration) {
     try {
       it = actions_.emplace(event.name, resolve(event)).first;
     } catch (const Error&) {
-      ++failures_;
+      ++(config_.dialect == Dialect::Damaris ? unbound_signals_ : failures_);
       throw;
     }
   }

@@ -47,8 +47,11 @@ class EventTable {
    * program not exported, a typo, nothing bound): one message each, as fire would throw. The
    * others are resolved and kept. A server asks at start, once the program bound what it binds. */
   [[nodiscard]] std::vector<std::string> unresolved_signals(ActionPlaces places);
-  /** Signals of declared events whose action could not run (insitu.failures). */
+  /** Signals of declared events whose action could not run (insitu.failures). In a Damaris
+   * file a function never found is not a failure, as Damaris logs it and goes on: those
+   * signals count in unbound_signals() (insitu.unbound_signals) instead. */
   [[nodiscard]] std::uint64_t failures() const { return failures_; }
+  [[nodiscard]] std::uint64_t unbound_signals() const { return unbound_signals_; }
   /** The functions of a kind="iteration" event loaded at initialize. */
   [[nodiscard]] const IterationPlugin& plugin(const Event& event) const;
 
@@ -59,11 +62,11 @@ class EventTable {
   void load(const Event& event);
   void load_plugin(const Event& event, void* handle);
   void* open(const Event& event, ecluse_status status);
-  static void* symbol(const Event& event, void* handle, const std::string& name,
-                      ecluse_status status);
+  void* symbol(const Event& event, void* handle, const std::string& name,
+               ecluse_status status) const;
   template <typename Function>
-  static Function function_of(const Event& event, void* handle, const std::string& name,
-                              ecluse_status status) {
+  Function function_of(const Event& event, void* handle, const std::string& name,
+                       ecluse_status status) const {
     return reinterpret_cast<Function>(symbol(event, handle, name, status));
   }
   static Error failure(const Event& event, ecluse_status status, const std::string& what);
@@ -75,6 +78,7 @@ class EventTable {
   std::map<std::string, void*> libraries_;
   std::map<std::string, std::string> allowed_paths_;  // library as written -> file to load
   std::uint64_t failures_ = 0;
+  std::uint64_t unbound_signals_ = 0;
 };
 
 }  // namespace ecluse

@@ -165,12 +165,20 @@ std::string energy_line(const RunTotals& t) {
 // In-situ work (<pyscript>s, plugin actions) that failed: the stores ran before it, but its
 // results (statistics, images) are missing for those iterations.
 std::string insitu_line(const RunTotals& t) {
-  const double failures = statistic(t, Statistic::InsituFailures);
-  if (failures <= 0) return "";
-  return "  in situ: " + format("%.0f", failures) +
+  std::string s;
+  if (const double failures = statistic(t, Statistic::InsituFailures); failures > 0) {
+    s += "  in situ: " + format("%.0f", failures) +
          " run(s) of in-situ work (<pyscript>, plugin actions, signal actions) failed: the data "
          "was stored, their results are missing for those iterations (the log and stderr say "
          "which, with the error)\n";
+  }
+  if (const double unbound = statistic(t, Statistic::InsituUnboundSignals); unbound > 0) {
+    s += "  in situ: " + format("%.0f", unbound) +
+         " signal(s) of events whose function was never found ran nothing (a Damaris file: "
+         "logged, not a failure, as in Damaris; export the function or bind it with "
+         "damaris_bind)\n";
+  }
+  return s;
 }
 
 // Data that did not reach the disk, said where a user reads first: failed stores, and blocks a

@@ -301,6 +301,9 @@ Statistics Runtime::statistics() const {
   const std::uint64_t insitu =
       (writer_ ? writer_->hook_failures() : 0) + (events_ ? events_->failures() : 0);
   if (insitu > 0) all.push_back({Statistic::InsituFailures, static_cast<double>(insitu)});
+  if (const std::uint64_t unbound = events_ ? events_->unbound_signals() : 0; unbound > 0) {
+    all.push_back({Statistic::InsituUnboundSignals, static_cast<double>(unbound)});
+  }
   return all;
 }
 

@@ -41,6 +41,7 @@ enum class Statistic {
   DnBatchedBlocks,
   DnBatches,
   ClientUnwantedWrites,
+  InsituUnboundSignals,
 };
 
 /** Counters add up over ranks; peaks, windows and memories are maxima, lowest values minima. */
@@ -52,7 +53,7 @@ struct StatisticInfo {
   Combine combine;
 };
 
-inline constexpr std::array<StatisticInfo, 30> kStatistics = {{
+inline constexpr std::array<StatisticInfo, 31> kStatistics = {{
     {Statistic::DcWindowBytes, "dc.window_bytes", Combine::Max},
     {Statistic::DcBufferWaits, "dc.buffer_waits", Combine::Sum},
     {Statistic::DcBufferWaitSeconds, "dc.buffer_wait_seconds", Combine::Sum},
@@ -83,6 +84,7 @@ inline constexpr std::array<StatisticInfo, 30> kStatistics = {{
     {Statistic::DnBatchedBlocks, "dn.batched_blocks", Combine::Sum},
     {Statistic::DnBatches, "dn.batches", Combine::Sum},
     {Statistic::ClientUnwantedWrites, "client.unwanted_writes", Combine::Sum},
+    {Statistic::InsituUnboundSignals, "insitu.unbound_signals", Combine::Sum},
 }};
 
 constexpr const StatisticInfo& info_of(Statistic key) {

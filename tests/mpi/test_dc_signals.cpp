@@ -127,6 +127,43 @@ TEST(DnSignals, AnActionThatCannotBeFoundCountsAsAFailedRun) {
   expect_ok(ecluse_finalize());
 }
 
+// In a Damaris file the same signals are not failures, as Damaris logs them and goes on: they
+// count in insitu.unbound_signals (ecluse run exits 0), and the server's messages name the
+// call its program has, damaris_bind.
+TEST(DnSignals, InADamarisFileAnActionThatCannotBeFoundIsCountedApart) {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const std::string xml =
+      R"(<simulation name="sig" xmlns="http://damaris.gforge.inria.fr/damaris/model">
+    <architecture><dedicated nodes="1"/><virtual-nodes ranks-per-node="1"/></architecture>
+    <actions><event name="typo" action="on_cor" scope="core"/></actions></simulation>)";
+  expect_ok(ecluse_initialize_string(xml.c_str(), MPI_COMM_WORLD));
+  int is_client = 0;
+  testing::internal::CaptureStderr();
+  expect_ok(ecluse_start(&is_client));
+  double failures = -1;
+  double unbound = -1;
+  if (is_client) {
+    for (int it = 0; it < 2; ++it) {
+      expect_ok(ecluse_signal("typo"));
+      expect_ok(ecluse_end_iteration());
+    }
+    expect_ok(ecluse_stop());
+    testing::internal::GetCapturedStderr();
+  } else {
+    const std::string said = testing::internal::GetCapturedStderr();
+    EXPECT_NE(said.find("event 'typo': function 'on_cor' not found in the program; export it "
+                        "(extern \"C\", linked with -rdynamic) or bind one with damaris_bind."),
+              std::string::npos)
+        << said;
+    EXPECT_EQ(said.find("ecluse_bind"), std::string::npos) << said;
+    EXPECT_EQ(ecluse_get_statistic("insitu.failures", &failures), ECLUSE_ARGUMENT_ERROR);
+    expect_ok(ecluse_get_statistic("insitu.unbound_signals", &unbound));
+    EXPECT_EQ(unbound, 2.0 * (size - 1)) << "two signals of each client";
+  }
+  expect_ok(ecluse_finalize());
+}
+
 TEST(DcSignals, EachScopeReachesTheRightServers) {
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);

@@ -203,10 +203,11 @@ def test_iteration_variants_and_restart_answer_with_their_messages(tmp_path):
     assert lines["commit-later"] == later.format(what="commit", block=0, iteration=1, current=0)
     assert lines["clear-later"] == later.format(what="clear", block=1, iteration=3, current=0)
     # Damaris logs an action whose function cannot be loaded and answers OK (its Example.cpp
-    # asserts it): said on stderr, OK; ecluse_signal itself returns ECLUSE_BIND_ERROR.
+    # asserts it): said on stderr, OK; ecluse_signal itself returns ECLUSE_BIND_ERROR. The
+    # message names the call of the Damaris file's API.
     assert lines["signal-unbound"] == (
         "ECLUSE_OK|event 'tick': function 'on_tick' not found in the program; export it "
-        "(extern \"C\", linked with -rdynamic) or bind one with ecluse_bind.")
+        "(extern \"C\", linked with -rdynamic) or bind one with damaris_bind.")
     assert lines["clear-unknown"] == (
         "ECLUSE_UNDEFINED_VARIABLE|variable 'pressur' is not declared in mesh.xml; did you mean "
         "'pressure'? Declare it with <variable name=\"pressur\" layout=\"...\"/>.")
