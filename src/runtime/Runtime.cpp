@@ -257,10 +257,14 @@ void Runtime::warn_unresolved_signals() {
   int rank = 0;
   MPI_Comm_rank(topology_->servers(), &rank);
   if (rank != 0) return;
+  const std::string counted = config_.dialect == Dialect::Damaris
+                                  ? "insitu.unbound_signals, not as failures, as in Damaris"
+                                  : "insitu.failures";
   for (const std::string& problem : problems) {
     log_->warning(problem +
                   " Nothing was bound by start: each of its signals will fail on the servers "
-                  "(the log says so, and the report counts them in insitu.failures).");
+                  "(the log says so, and the report counts them in " +
+                  counted + ").");
   }
 }
 
