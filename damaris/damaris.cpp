@@ -74,8 +74,16 @@ int or_no_server(int status, bool server_rank) {
 
 // Damaris logs a failed call's cause; its programs test the code, rarely print it. The
 // message is said on stderr, as Damaris's log says it: the first kSaid of a rank, then a line
-// saying the rest are not printed (a call failing at every iteration must not flood).
+// saying the rest are not printed (a call failing at every iteration must not flood). The same
+// message again (every call after a lost server) is said once, then how many times it came.
 constexpr int kSaid = 10;
+
+struct Said {
+  int count = 0;     // different errors met (those past kSaid not printed)
+  std::string last;  // the last one printed
+  int repeats = 0;   // times it came again since
+};
+Said said_so_far;
 
 // Ecluse's messages name its C functions: a Damaris program has the damaris_ ones.
 std::string in_damaris_names(std::string text) {
@@ -105,20 +113,37 @@ std::string line_tag() {
   return rank < 0 ? "[damaris]" : "[damaris " + std::to_string(rank) + "]";
 }
 
+// Once the repeated error is followed by another answer.
+void say_repeats() {
+  if (said_so_far.repeats == 0) return;
+  std::fprintf(stderr, "%s error: the error above came again %d more time(s)\n", line_tag().c_str(),
+               said_so_far.repeats);
+  said_so_far.repeats = 0;
+  said_so_far.last.clear();
+}
+
 int said(int status) {
-  if (status == ECLUSE_OK || status == ECLUSE_NO_SERVER) return status;
+  if (status == ECLUSE_OK || status == ECLUSE_NO_SERVER) {
+    if (said_so_far.repeats > 0) say_repeats();
+    return status;
+  }
   if (status == ECLUSE_NOT_INITIALIZED && initialize_failed) return status;
-  static int count = 0;
-  if (count < kSaid) {
-    std::fprintf(stderr, "%s error: %s\n", line_tag().c_str(),
-                 in_damaris_names(ecluse_error_message()).c_str());
-  } else if (count == kSaid) {
+  std::string message = in_damaris_names(ecluse_error_message());
+  if (!said_so_far.last.empty() && message == said_so_far.last) {
+    ++said_so_far.repeats;
+    return status;
+  }
+  say_repeats();
+  if (said_so_far.count < kSaid) {
+    std::fprintf(stderr, "%s error: %s\n", line_tag().c_str(), message.c_str());
+    said_so_far.last = std::move(message);
+  } else if (said_so_far.count == kSaid) {
     std::fprintf(stderr,
                  "%s error: further errors of this rank are not printed (the calls still "
                  "return their codes)\n",
                  line_tag().c_str());
   }
-  ++count;
+  ++said_so_far.count;
   return status;
 }
 

@@ -39,8 +39,11 @@ int main(int argc, char** argv) {
   show("alloc-restarted", damaris_alloc("pressure", &room));
   show("commit-restarted", damaris_commit_iteration("pressure", 1));
   show("end-restarted", damaris_end_iteration());
-  /* Past the 10th failed call of a rank, libdamaris says once that it prints no more. */
+  /* The same error again is said once, with how many times it came (at the next error). */
   for (int k = 0; k < 5; ++k) show("clear-unknown-again", damaris_clear("pressur"));
+  /* Past the 10th error said by a rank, libdamaris says once that it prints no more. */
+  const char* other[] = {"pressurA", "pressurB", "pressurC", "pressurD"};
+  for (int k = 0; k < 4; ++k) show("clear-other", damaris_clear(other[k]));
   show("stop-restarted", damaris_stop());
   show("finalize", damaris_finalize());
   MPI_Finalize();

@@ -225,16 +225,22 @@ def test_iteration_variants_and_restart_answer_with_their_messages(tmp_path):
     # Damaris logs a failed call's cause; programs rarely print it: said on stderr, as each
     # call returned it (NO_SERVER is an answer, not an error).
     # Its functions are named as the program knows them (damaris_, not ecluse_), each line with
-    # its world rank as Ecluse's own lines ("[ecluse 0]"); the first 10 of a rank, then one
-    # line saying the rest are not printed.
+    # its world rank as Ecluse's own lines ("[ecluse 0]"); the same error again once, then how
+    # many times it came; the first 10 different errors of a rank, then one line saying the
+    # rest are not printed.
     said = [line for line in result.stderr.splitlines() if line.startswith("[damaris")]
     unknown = lines["clear-unknown-again"].split("|", 1)[1]
     assert lines["clear-unknown-again"].startswith("ECLUSE_UNDEFINED_VARIABLE|")
+    other = [line.split("|", 2)[2] for line in result.stdout.splitlines()
+             if line.startswith("clear-other|")]
+    assert len(other) == 4 and len(set(other)) == 4 and "'pressurA'" in other[0]
     assert said == ["[damaris 0] error: "
                     + lines[case].split("|", 1)[1].replace("ecluse_", "damaris_")
                     for case in ("commit-later", "clear-later", "clear-unknown", "signal-unbound",
                                  "write-after-commit", "commit-ended", "write-after-stop")] + [
-        "[damaris 0] error: " + unknown] * 3 + [
+        "[damaris 0] error: " + unknown,
+        "[damaris 0] error: the error above came again 4 more time(s)"] + [
+        "[damaris 0] error: " + text for text in other[:2]] + [
         "[damaris 0] error: further errors of this rank are not printed (the calls still "
         "return their codes)"]
     assert "; call damaris_end_iteration between two writes of the same block." in said[4]
