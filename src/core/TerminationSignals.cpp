@@ -6,6 +6,8 @@
 #include <atomic>
 #include <cerrno>
 
+#include "core/Wakeup.hpp"
+
 namespace ecluse {
 
 namespace {
@@ -20,6 +22,7 @@ std::atomic<void (*)()> g_hook{nullptr};
 static_assert(std::atomic<int>::is_always_lock_free && std::atomic<void*>::is_always_lock_free &&
                   std::atomic<TerminationWatch::Wake>::is_always_lock_free,
               "used in a signal handler");
+constinit Wakeup g_arrived;  // static storage: a handler never finds it gone
 struct sigaction g_previous[NSIG] = {};
 bool g_installed[NSIG] = {};
 
@@ -29,6 +32,7 @@ void record(int signal_number) {
   g_first.compare_exchange_strong(none, signal_number);
   g_received.fetch_add(1);
   if (const TerminationWatch::Wake wake = g_wake.load()) wake(g_wake_arg.load());
+  g_arrived.notify();
   errno = saved_errno;
 }
 
@@ -89,6 +93,14 @@ int TerminationWatch::received() const noexcept {
 
 int TerminationWatch::first() const noexcept {
   return g_first.load();
+}
+
+void TerminationWatch::wait(std::chrono::milliseconds timeout) const {
+  g_arrived.sleep_for(timeout);
+}
+
+void TerminationWatch::cancel_wait() const noexcept {
+  g_arrived.notify();
 }
 
 void TerminationWatch::end() const {

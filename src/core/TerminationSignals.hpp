@@ -5,6 +5,7 @@
 
 #include <signal.h>
 
+#include <chrono>
 #include <string>
 
 namespace ecluse {
@@ -26,6 +27,14 @@ class TerminationWatch {
   [[nodiscard]] int received() const noexcept;
   /** The first that arrived (0 for none). */
   [[nodiscard]] int first() const noexcept;
+  /** Whether this watch took the signals (false: another one was alive and keeps them). */
+  [[nodiscard]] bool owner() const noexcept { return owner_; }
+  /** Sleeps until a signal arrives or cancel_wait() is called (or did since the last wait),
+   * at most `timeout`: for one thread that acts on the signals while the one that serves is
+   * busy (server/TerminationWatch). The handler wakes it (a futex: async-signal-safe). */
+  void wait(std::chrono::milliseconds timeout) const;
+  /** Ends the current or the next wait(): that thread is to stop. */
+  void cancel_wait() const noexcept;
   /** Ends the process by the first signal: the termination hook (a frequency restore), the
    * program's action, then the default one. */
   [[noreturn]] void end() const;

@@ -41,9 +41,10 @@ BlockCollector::BlockCollector(const Config& config, Writer& writer, EventTable&
 }
 
 void BlockCollector::on_write(const BlockMessage& e, const void* data) {
-  Iteration& it = iterations_[e.iteration];
-  it.blocks.push_back(block_of(config_, e, data));
-  it.writes.push_back(e);
+  const auto [it, added] = iterations_.try_emplace(e.iteration);
+  it->second.blocks.push_back(block_of(config_, e, data));
+  it->second.writes.push_back(e);
+  if (added) publish_unstored();  // only a new iteration changes what is not stored
 }
 
 void BlockCollector::on_end(const BlockMessage& e) {
@@ -51,12 +52,14 @@ void BlockCollector::on_end(const BlockMessage& e) {
   int& next = next_of_[e.source];
   next = std::max(next, e.iteration + 1);
   flush_complete();
+  publish_unstored();
 }
 
 void BlockCollector::on_stop(const BlockMessage& e) {
   const auto next = next_of_.find(e.source);
   stopped_from_.push_back(next == next_of_.end() ? 0 : next->second);
   flush_complete();
+  publish_unstored();
 }
 
 // The clients that ended the iteration, and those that stopped before it.
@@ -87,7 +90,7 @@ void BlockCollector::flush(std::map<int, Iteration>::iterator it) {
   const int number = it->first;
   iterations_.erase(it);
   if (!store_thread_ && !stores_in_background()) {
-    finish_iteration(number, iteration, nullptr);
+    store_here(number, iteration);
     return;
   }
   if (!store_thread_) store_thread_ = std::make_unique<StoreThread>(writer_, notify_stored_);
@@ -95,6 +98,21 @@ void BlockCollector::flush(std::map<int, Iteration>::iterator it) {
   iteration.number = number;
   in_flight_.push_back(std::move(iteration));
   ++submitted_;
+}
+
+// A store or an in-situ action (a script) may take seconds: meanwhile a signal's entry, written
+// by ServerSignals' thread, names this iteration as not stored.
+void BlockCollector::store_here(int number, Iteration& it) {
+  storing_here_ = number;
+  publish_unstored();
+  struct Done {
+    BlockCollector& collector;
+    ~Done() {
+      collector.storing_here_ = -1;
+      collector.publish_unstored();
+    }
+  } done{*this};
+  finish_iteration(number, it, nullptr);
 }
 
 // `stored`: what the store thread did, or null to store here and now.
@@ -121,6 +139,7 @@ bool BlockCollector::collect_stored() {
     in_flight_.pop_front();
     ++collected_;
   }
+  if (!done.empty()) publish_unstored();
   bool fired = false;
   while (!deferred_.empty() && deferred_.front().after <= collected_) {
     const BlockMessage signal = deferred_.front().signal;
@@ -164,12 +183,31 @@ void BlockCollector::finish() {
   }
 }
 
-std::pair<int, int> BlockCollector::unstored_range() const {
-  std::pair<int, int> range = pending_range();
-  if (in_flight_.empty()) return range;
-  const int first = in_flight_.front().number, last = in_flight_.back().number;
+namespace {
+
+std::pair<int, int> joined(std::pair<int, int> range, int first, int last) {
   if (range.first < 0) return {first, last};
   return {std::min(range.first, first), std::max(range.second, last)};
+}
+
+}  // namespace
+
+std::pair<int, int> BlockCollector::unstored_range() const {
+  std::pair<int, int> range = pending_range();
+  if (storing_here_ >= 0) range = joined(range, storing_here_, storing_here_);
+  if (in_flight_.empty()) return range;
+  return joined(range, in_flight_.front().number, in_flight_.back().number);
+}
+
+void BlockCollector::publish_unstored() {
+  const Unstored now{first_unstored(), unstored_range()};
+  const std::lock_guard<std::mutex> lock(unstored_mutex_);
+  unstored_ = now;
+}
+
+BlockCollector::Unstored BlockCollector::unstored_snapshot() const {
+  const std::lock_guard<std::mutex> lock(unstored_mutex_);
+  return unstored_;
 }
 
 int BlockCollector::first_unstored() const {

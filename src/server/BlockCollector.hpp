@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,14 @@ class BlockCollector {
   /** The first iteration not stored: the first of unstored_range(), else the first that not
    * every client ended (0 before any). */
   [[nodiscard]] int first_unstored() const;
+  /** unstored_range() and first_unstored() as the server's thread last left them. */
+  struct Unstored {
+    int first = 0;
+    std::pair<int, int> range{-1, -1};
+  };
+  /** For another thread than the server's (a signal's entry written while that thread is in a
+   * script or a store): the last state published, never torn. */
+  [[nodiscard]] Unstored unstored_snapshot() const;
   /** The first and last iterations received in part (-1, -1 when none). */
   [[nodiscard]] std::pair<int, int> pending_range() const {
     if (iterations_.empty()) return {-1, -1};
@@ -108,6 +117,8 @@ class BlockCollector {
   void drain();
   void broadcast(const std::string& name, const BlockMessage& e);
   void receive_broadcast(int from);
+  void publish_unstored();
+  void store_here(int number, Iteration& it);
 
   const Config& config_;
   Writer& writer_;
@@ -135,6 +146,9 @@ class BlockCollector {
   std::vector<int> sent_to_, received_from_;                 // bcast signals per peer server
   std::uint32_t failures_ = 0;
   std::string first_failure_;
+  int storing_here_ = -1;  // stored on the server's thread now: taken from iterations_ already
+  mutable std::mutex unstored_mutex_;  // never held across a store or an action
+  Unstored unstored_;
 };
 
 }  // namespace ecluse

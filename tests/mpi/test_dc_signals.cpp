@@ -5,7 +5,10 @@
 #include <mpi.h>
 
 #include <chrono>
+#include <csignal>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -230,6 +233,64 @@ TEST(DcSignals, GroupSignalsSentAfterTheFirstServersClientsStoppedAreCounted) {
     EXPECT_EQ(group_calls, world == 4 ? 3 : 0) << "world rank " << world;
   }
   expect_ok(ecluse_finalize());
+}
+
+// A job's ending signal while the server is inside an action (docs/reliability.md, "Signals"):
+// its signals' thread writes the partial report's entry while the action still runs, where the
+// server once acted on it only when the action returned (after a launcher's SIGKILL, often).
+std::string g_report;
+bool g_entry_while_acting = false;
+
+std::string text_of(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void on_term(const char*, int32_t, int32_t, const char*) {
+  static bool raised = false;  // once: a second signal a second later would end the server
+  if (raised) return;
+  raised = true;
+  std::raise(SIGTERM);  // on this thread, the server's: the handler only records it
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (text_of(g_report).find("received SIGTERM") != std::string::npos) {
+      g_entry_while_acting = true;
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+TEST(DcSignals, AJobsEndingSignalIsSaidWhileTheServerIsInAnAction) {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size % 3 != 0) GTEST_SKIP() << "runs on nodes of 3 ranks";
+  g_report = ecluse::test::fresh_dir("dc_signal_in_action") + "/term-report.json";
+  const std::string xml = R"(<simulation name="term"><architecture><dedicated cores="1"/>
+    <virtual-nodes ranks-per-node="3"/></architecture><actions>
+    <event name="term" action="on_term" scope="core"/></actions><report file=")" +
+                          g_report + R"(" summary="false"/></simulation>)";
+  expect_ok(ecluse_initialize_string(xml.c_str(), MPI_COMM_WORLD));
+  expect_ok(ecluse_bind("term", on_term));
+  int is_client = 0;
+  expect_ok(ecluse_start(&is_client));
+  if (is_client) {
+    for (int it = 0; it < 3; ++it) {
+      expect_ok(ecluse_signal("term"));
+      expect_ok(ecluse_end_iteration());
+    }
+    expect_ok(ecluse_stop());  // as usual: the server serves on and the run ends as any other
+  } else {
+    EXPECT_TRUE(g_entry_while_acting);
+  }
+  expect_ok(ecluse_finalize());
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) {
+    EXPECT_NE(text_of(g_report).find("\"complete\": true"), std::string::npos);
+  }
 }
 
 }  // namespace
