@@ -130,6 +130,23 @@ std::string outside_extent_message(const BlockData& block,
          " and the layout's global dimensions";
 }
 
+std::string index_outside_message(const BlockData& block, std::uint64_t element, std::int64_t index,
+                                  const CollectiveContext& c) {
+  const std::string& name = block.variable->select_file;
+  std::string text =
+      "element " + std::to_string(element) + " has index " + std::to_string(index) + " in '" +
+      name + "', outside the dataset " +
+      (block.global.empty() ? std::string("(negative)") : format_extent(block.global)) + ". ";
+  const Layout* layout = layout_of(c.config, block.variable);
+  const Expression* global = layout == nullptr ? nullptr : global_expression(*layout, 0);
+  if (index >= 0 && global != nullptr && !block.global.empty()) {
+    const std::string source = dimension_source(*global, block.global[0]);
+    if (!source.empty()) text += parameters_question({source}, c);
+  }
+  return text + "Fix: the values of '" + name +
+         "' must lie in 0..global size - 1 (the layout's global dimension)";
+}
+
 std::string different_datasets_message(const std::string& variable, const BlockOrigin& first,
                                        const BlockOrigin& other, const CollectiveContext& c) {
   const std::vector<std::string> parameters = global_parameters(c.config, variable);

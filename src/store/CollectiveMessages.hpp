@@ -25,6 +25,11 @@ struct CollectiveContext {
 /** "store 's': variable 'v'" */
 std::string variable_error_prefix(const std::string& store, const std::string& variable);
 
+/** An element of a select-file block whose index `index` lies outside the dataset: the
+ * parameters of the layout's global size, with the value the block's client gave them. */
+std::string index_outside_message(const BlockData& block, std::uint64_t element, std::int64_t index,
+                                  const CollectiveContext& c);
+
 /** A block lying outside its variable's global extent, at `position`: the layout's language
  * (a Fortran layout's dimensions are reversed in the file) and the parameters of the global
  * dimensions it lies outside of, with the values its client gave them. */

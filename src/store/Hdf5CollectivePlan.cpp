@@ -329,7 +329,8 @@ std::uint64_t saturating_cells(const std::vector<std::uint64_t>& extent) {
 
 const Hdf5CollectiveStore::Selection* selection_of(
     const BlockData& block, const Hdf5CollectiveStore::Selections& selections,
-    const std::string& store) {
+    const CollectiveContext& c) {
+  const std::string& store = c.store;
   if (block.variable == nullptr || block.variable->select_file.empty()) return nullptr;
   const std::string& index = block.variable->select_file;
   const auto found = selections.find({index, block.source, block.block});
@@ -357,13 +358,9 @@ const Hdf5CollectiveStore::Selection* selection_of(
     const bool inside = sorted[j] >= 0 && (block.global.empty() ||
                                            static_cast<std::uint64_t>(sorted[j]) < block.global[0]);
     if (inside) continue;
-    throw Error(
-        ECLUSE_DATASPACE_ERROR,
-        block_prefix(block, store) + ": element " + std::to_string(selection.order[j]) +
-            " has index " + std::to_string(sorted[j]) + " in '" + index +
-            "', outside the dataset " +
-            (block.global.empty() ? std::string("(negative)") : format_extent(block.global)) +
-            ". Fix: the values of '" + index + "' must lie in 0..global size - 1");
+    throw Error(ECLUSE_DATASPACE_ERROR,
+                block_prefix(block, store) + ": " +
+                    index_outside_message(block, selection.order[j], sorted[j], c));
   }
   return &selection;
 }
@@ -379,7 +376,7 @@ WriterSummary summarize(const std::vector<BlockData>& blocks,
     CollectiveVariable& v = variables[name];
     if (v.status != ECLUSE_OK) continue;
     try {
-      add_block(v, block, selection_of(block, selections, c.store), c);
+      add_block(v, block, selection_of(block, selections, c), c);
     } catch (const Error& e) {
       v.name = name;
       v.status = e.status();

@@ -102,7 +102,7 @@ Error partial_error(const CollectivePlan& plan);
  * Throws when the index is missing or does not fit the block and the dataset. */
 const Hdf5CollectiveStore::Selection* selection_of(
     const BlockData& block, const Hdf5CollectiveStore::Selections& selections,
-    const std::string& store);
+    const CollectiveContext& c);
 /** The cells of `extent`, saturated at the largest value the packer's int64 holds. */
 std::uint64_t saturating_cells(const std::vector<std::uint64_t>& extent);
 

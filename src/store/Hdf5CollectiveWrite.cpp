@@ -332,7 +332,8 @@ void Hdf5CollectiveStore::write_blocks(hid_t dataset, const CollectiveVariable& 
   for (std::size_t i = 0; i < static_cast<std::size_t>(variable.blocks); ++i) {
     const BlockData* block = i < mine.size() ? mine[i] : nullptr;
     const Selection* selection =
-        block != nullptr ? selection_of(*block, selections_, options_.store_name) : nullptr;
+        block != nullptr ? selection_of(*block, selections_, {options_.store_name, env_.config})
+                         : nullptr;
     run_collectively(env_.comm, [&] {
       const BlockingCall call({options_.store_name, path, env_.comm}, "H5Dwrite (collective)");
       if (selection != nullptr) {

@@ -561,7 +561,36 @@ TEST(StoreCollective, SelectFileWithAnIndexOutsideTheDatasetRefusesTheVariable) 
   EXPECT_EQ(std::string(e.what()),
             "store 'h5': block 0 of variable 'P' from source 0: element 0 has index " +
                 std::to_string(n) + " in 'I', outside the dataset (" + std::to_string(n) +
-                "). Fix: the values of 'I' must lie in 0..global size - 1");
+                "). Fix: the values of 'I' must lie in 0..global size - 1 (the layout's global "
+                "dimension)");
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_TRUE(no_output(dir));
+}
+
+// OPM Flow's mistake: n_elements_total never set (the file's value="1"): the index is right, the
+// dataset too small; the message names the parameter with the value the client gave it.
+TEST(StoreCollective, SelectFileIndexOutsideADatasetSizedByAParameterNamesIt) {
+  const std::string dir = fresh_dir("coll_select_outside_parameter");
+  Config config = damaris_config("PRESSURE", {"n_elements_total"}, false);
+  config.variables.front().select_file = "GLOBAL_CELL_INDEX";
+  StoreEnv env = world_env();
+  env.config = &config;
+  auto store = make_store_collectively(hdf5_store(dir, "Collective"), env);
+  const int r = world_rank();
+  Variable index = variable("GLOBAL_CELL_INDEX");
+  const std::vector<std::int32_t> cell = {std::int32_t(2 * r + 1)};
+  const std::vector<double> value = {1.0};
+  const Shape shape{{1}, {}, {}, {r}, {1}};
+  store->take_indices({block_of(index, cell, shape, r)});
+  const Variable& field = config.variables.front();
+  Error e = error_of([&] { store->write_iteration(0, {block_of(field, value, shape, r)}); });
+  EXPECT_EQ(e.status(), ECLUSE_DATASPACE_ERROR);
+  EXPECT_EQ(std::string(e.what()),
+            "store 'h5': block 0 of variable 'PRESSURE' from source 0: element 0 has index 1 in "
+            "'GLOBAL_CELL_INDEX', outside the dataset (1). The global extent comes from "
+            "parameter n_elements_total = 1 as that client evaluated it: was it set with "
+            "damaris_parameter_set on every client before the writes? Fix: the values of "
+            "'GLOBAL_CELL_INDEX' must lie in 0..global size - 1 (the layout's global dimension)");
   MPI_Barrier(MPI_COMM_WORLD);
   EXPECT_TRUE(no_output(dir));
 }
