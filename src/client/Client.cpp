@@ -255,6 +255,8 @@ void Client::check_holds(const Variable& v, int block, std::uint64_t held) {
 void Client::hand_over(const Variable& v, int block, const void* data, const StridedSource* strided,
                        std::uint64_t held) {
   if (!data && !(strided && strided->elements() == 0)) {  // an empty array reads nothing
+    // An empty partition's array is NULL: a dimension at 0 is the cause to name (describe says).
+    describe(v, block, nullptr);
     throw Error(ECLUSE_ARGUMENT_ERROR, "write of variable '" + v.name + "': data is NULL.");
   }
   check_not_written(v, block);

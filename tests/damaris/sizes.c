@@ -41,6 +41,10 @@ int main(int argc, char** argv) {
     const int unset = damaris_write("lp/values", early);
     show("write-unset", unset);
     failed |= unset == DAMARIS_OK;
+    /* An empty partition's data() is NULL: the zero size is said, not the NULL. */
+    const int unset_null = damaris_write("lp/values", NULL);
+    show("write-unset-null", unset_null);
+    failed |= unset_null == DAMARIS_OK;
     const size_t n = 3 + (size_t)rank;
     const int set = damaris_parameter_set("num_lp", &n, sizeof n);
     show("set", set);
