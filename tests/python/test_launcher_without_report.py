@@ -8,6 +8,7 @@ lost process their partial report, whenever the report has no file of its own.
 The store failure is deterministic and needs no root: a directory stands where the store writes
 iteration 3 of writer 0 (`<simulation>_It3_Pr0.h5.part`), which the store refuses to replace."""
 import pathlib
+import re
 import subprocess
 import sys
 import textwrap
@@ -159,3 +160,89 @@ def test_a_failed_run_followed_by_a_clean_one_under_one_ecluse_run_still_counts(
             "(rank, iteration) pair(s)") in result.stderr, output
     assert result.stderr.count("ecluse run: ") == 1, result.stderr  # the clean run says nothing
     assert output.count("least cost: ") == 2, output  # one line per run
+
+
+# A program that retries: its first configuration is refused, it tries a second one.
+RETRYING = """
+import numpy as np
+import ecluse
+for config in CONFIGS:
+    try:
+        session = ecluse.Session(config)
+    except ecluse.Error:
+        continue
+    with session as s:
+        if s.is_client:
+            rank = s.client_comm.Get_rank()
+            for it in range(ITERATIONS):
+                s.write("v", np.arange(VALUES, dtype=np.int32) + it * 100000 + rank * 10)
+                s.end_iteration()
+"""
+
+UNDEFINED_LAYOUT = ("bad.xml:3:55: variable 'v' uses layout 'm' which is not defined. Fix the "
+                    'name or define it with <layout name="m" type="..." dimensions="..."/>.')
+SUPERSEDED_NOTE = (re.escape("ecluse run: note: the run: Ecluse's initialize failed, then a "
+                             "later initialize of the same process (pid ") + r"\d+" +
+                   re.escape(") succeeded, so the failure is not counted: " + UNDEFINED_LAYOUT))
+
+
+def run_retrying(tmp_path, configs):
+    """`ecluse run` of the retrying program under DC, trying `configs` in turn."""
+    ranks, architecture, _ = APPROACHES["dc"]
+    (tmp_path / "quiet.xml").write_text(CONFIG.replace("ARCHITECTURE", architecture))
+    (tmp_path / "bad.xml").write_text(
+        CONFIG.replace("ARCHITECTURE", architecture).replace('layout="l"/>', 'layout="m"/>'))
+    (tmp_path / "sim.py").write_text(textwrap.dedent(RETRYING).replace(
+        "ITERATIONS", str(ITERATIONS)).replace("VALUES", str(VALUES)).replace(
+        "CONFIGS", repr(configs)))
+    return subprocess.run([sys.executable, "-m", "ecluse", "run", "--", mpiexec(), "-n",
+                           str(ranks), sys.executable, "sim.py"], cwd=tmp_path,
+                          env=dict(child_env(), ECLUSE_TIMEOUT="60"),
+                          capture_output=True, text=True, timeout=300)
+
+
+def stored_values(tmp_path):
+    """Every stored (iteration, source) block, checked value for value."""
+    files = sorted((tmp_path / "out").glob("*.h5"))
+    for path in files:
+        with h5py.File(path, "r") as f:
+            for name, dataset in f["v"].items():
+                it = int(dataset.attrs["iteration"])
+                np.testing.assert_array_equal(
+                    dataset[()],
+                    np.arange(VALUES, dtype=np.int32) + it * 100000 + int(name.lstrip("P")) * 10)
+    return len(files)
+
+
+@pytest.mark.parametrize("failures", [1, 2])
+def test_a_failed_initialize_retried_with_success_does_not_fail_ecluse_run(tmp_path, failures):
+    """The first initialize fails (a configuration error), the program tries another file and
+    runs with Ecluse, losing nothing: the first failure's note used to make `ecluse run` exit 1.
+    The successful initialize withdraws it; the launcher says what happened, without failing."""
+    result = run_retrying(tmp_path, ["bad.xml"] * failures + ["quiet.xml"])
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert stored_values(tmp_path) == ITERATIONS, output
+    notes = [line for line in result.stderr.splitlines() if line.startswith("ecluse run: ")]
+    assert len(notes) == failures, result.stderr  # rank 0's failures only, each said once
+    for note in notes:
+        assert re.fullmatch(SUPERSEDED_NOTE, note), notes
+    assert "Ecluse's initialize failed: " not in result.stderr, result.stderr
+    assert output.count("least cost: ") == 1, output  # the successful run's report
+
+
+def test_a_failed_initialize_after_a_successful_one_still_fails_ecluse_run(tmp_path):
+    """A success withdraws only the failures before it: the same process failing again later
+    (and going on without Ecluse) still makes `ecluse run` exit 1, and the earlier failure is
+    still said as superseded."""
+    result = run_retrying(tmp_path, ["bad.xml", "quiet.xml", "bad.xml"])
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    assert stored_values(tmp_path) == ITERATIONS, output
+    notes = [line for line in result.stderr.splitlines() if line.startswith("ecluse run: ")]
+    assert len(notes) == 2, result.stderr
+    assert re.fullmatch(SUPERSEDED_NOTE, notes[0]), notes
+    assert notes[1] == (f"ecluse run: the run: Ecluse's initialize failed: {UNDEFINED_LAYOUT} "
+                        "(nothing of this process was handed to Ecluse: "
+                        "its later calls failed too): the program ran on without Ecluse, "
+                        "which stored nothing of it"), notes
