@@ -9,9 +9,11 @@ The store failure is deterministic and needs no root: a directory stands where t
 iteration 3 of writer 0 (`<simulation>_It3_Pr0.h5.part`), which the store refuses to replace."""
 import pathlib
 import re
+import socket
 import subprocess
 import sys
 import textwrap
+import time
 
 import h5py
 import numpy as np
@@ -181,8 +183,9 @@ for config in CONFIGS:
 
 UNDEFINED_LAYOUT = ("bad.xml:3:55: variable 'v' uses layout 'm' which is not defined. Fix the "
                     'name or define it with <layout name="m" type="..." dimensions="..."/>.')
-SUPERSEDED_NOTE = (re.escape("ecluse run: note: the run: Ecluse's initialize failed, then a "
-                             "later initialize of the same process (pid ") + r"\d+" +
+SUPERSEDED_NOTE_START = ("ecluse run: note: the run: Ecluse's initialize failed, then a later "
+                         "initialize of the same process (pid ")
+SUPERSEDED_NOTE = (re.escape(SUPERSEDED_NOTE_START) + r"\d+" +
                    re.escape(") succeeded, so the failure is not counted: " + UNDEFINED_LAYOUT))
 
 
@@ -246,3 +249,80 @@ def test_a_failed_initialize_after_a_successful_one_still_fails_ecluse_run(tmp_p
                         "(nothing of this process was handed to Ecluse: "
                         "its later calls failed too): the program ran on without Ecluse, "
                         "which stored nothing of it"), notes
+
+
+# Holds the output lock of `out` (a run in progress) until the file `release` appears.
+HOLDER = """
+import os, time
+import ecluse
+with ecluse.Session("holder.xml"):
+    open("holding", "w").close()
+    while not os.path.exists("release"):
+        time.sleep(0.05)
+"""
+
+# Retries while another run holds the output lock; lets it go after its first refusal.
+WAITING = """
+import time
+import numpy as np
+import ecluse
+from mpi4py import MPI
+for attempt in range(200):
+    try:
+        session = ecluse.Session("quiet.xml")
+        break
+    except ecluse.Error:
+        if MPI.COMM_WORLD.Get_rank() == 0:
+            open("release", "w").close()
+        time.sleep(0.1)
+with session as s:
+    if s.is_client:
+        rank = s.client_comm.Get_rank()
+        for it in range(ITERATIONS):
+            s.write("v", np.arange(VALUES, dtype=np.int32) + it * 100000 + rank * 10)
+            s.end_iteration()
+"""
+
+
+def test_an_initialize_retried_once_another_runs_lock_is_released_does_not_fail_ecluse_run(
+        tmp_path):
+    """The first initialize is refused by another run's output lock; the program waits and
+    retries, and once that run ended its initialize succeeds and it loses nothing."""
+    ranks, architecture, _ = APPROACHES["dc"]
+    (tmp_path / "quiet.xml").write_text(CONFIG.replace("ARCHITECTURE", architecture))
+    (tmp_path / "holder.xml").write_text(CONFIG.replace("ARCHITECTURE", APPROACHES["tp"][1]))
+    (tmp_path / "holder.py").write_text(textwrap.dedent(HOLDER))
+    (tmp_path / "sim.py").write_text(textwrap.dedent(WAITING).replace(
+        "ITERATIONS", str(ITERATIONS)).replace("VALUES", str(VALUES)))
+    holder = subprocess.Popen([mpiexec(), "-n", "1", sys.executable, "holder.py"], cwd=tmp_path,
+                              env=dict(child_env(), ECLUSE_TIMEOUT="60", ECLUSE_REPORT="none"),
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        for _ in range(600):
+            if (tmp_path / "holding").exists() or holder.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert (tmp_path / "holding").exists(), holder.communicate(timeout=60)[0]
+        result = subprocess.run([sys.executable, "-m", "ecluse", "run", "--", mpiexec(), "-n",
+                                 str(ranks), sys.executable, "sim.py"], cwd=tmp_path,
+                                env=dict(child_env(), ECLUSE_TIMEOUT="60"),
+                                capture_output=True, text=True, timeout=300)
+    finally:
+        (tmp_path / "release").touch()
+        holder_output = holder.communicate(timeout=120)[0]
+    output = result.stdout + result.stderr
+    assert holder.returncode == 0, holder_output
+    assert result.returncode == 0, output
+    assert stored_values(tmp_path) == ITERATIONS, output
+    notes = [line for line in result.stderr.splitlines() if line.startswith("ecluse run: ")]
+    assert notes, output
+    refused = (f"quiet.xml:4:12: store 'files': another run (pid {{pid}} on host "
+               f"'{socket.gethostname()}') writes the same simulation into this directory "
+               f"(lock file '{tmp_path / 'out' / '.quiet.ecluse-lock'}'). Fix: wait for it to "
+               "end, give this run another FilesPath or simulation name, or remove the lock "
+               "file if that run is no longer alive")
+    pattern = re.escape(SUPERSEDED_NOTE_START) + r"\d+" + re.escape(
+        ") succeeded, so the failure is not counted: " + refused).replace(
+        re.escape("{pid}"), r"\d+")
+    for note in notes:  # the refusals while the holder still held the lock
+        assert re.fullmatch(pattern, note), notes
