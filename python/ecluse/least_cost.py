@@ -118,14 +118,20 @@ def _superseded(path: str) -> list:
         report = load_report(path)
     except (OSError, ValueError) as e:
         return [f"warning: {path}: the note of a superseded initialize cannot be read ({e})"]
-    notes = []
+    counts = {}  # a program that waits for a lock fails the same way many times: said once
     for failure in report.data.get("failures") or []:
         cause = failure.get("cause", "") if isinstance(failure, dict) else ""
         if cause.startswith(SUPERSEDED):
             pid = (failure.get("seen_by") or {}).get("pid", "?")
-            notes.append(f"note: the run: Ecluse's initialize failed, then a later initialize of "
-                         f"the same process (pid {pid}) succeeded, so the failure is not "
-                         f"counted: {cause[len(SUPERSEDED):]}")
+            key = (pid, cause[len(SUPERSEDED):])
+            counts[key] = counts.get(key, 0) + 1
+    notes = []
+    for (pid, message), times in counts.items():
+        failed = "failed" if times == 1 else f"failed {times} times"
+        failures = "failure is" if times == 1 else "failures are"
+        notes.append(f"note: the run: Ecluse's initialize {failed}, then a later initialize of "
+                     f"the same process (pid {pid}) succeeded, so the {failures} not counted: "
+                     f"{message}")
     return notes
 
 

@@ -178,7 +178,8 @@ void note_failed_initialize_for_launcher(const std::string& message, int world_r
   RunFailure failure;
   failure.cause = "initialize failed: " + message +
                   " (nothing of this process was handed to Ecluse: its later calls failed too)";
-  if (add_to_partial_report(path, FailureWitness{"", "", "", "", world_rank, ""}, failure)) {
+  if (add_to_partial_report(path, FailureWitness{"", "", "", "", world_rank, ""}, failure) &&
+      noted_failures().messages.size() < static_cast<std::size_t>(kMostListedFailures)) {
     noted_failures().messages.push_back(message);
     noted_failures().world_rank = world_rank;
   }
