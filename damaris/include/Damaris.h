@@ -57,8 +57,9 @@ enum {
 
 /** Element type of a variable's layout (damaris_get_type), as in Damaris 1.9 and later.
  * Ecluse's XML types: char/character -> CHAR, short -> SHORT, int/integer -> INT, long -> LONG,
- * float/real -> FLOAT, double -> DOUBLE, string/label -> STRING. The unsigned names exist for
- * programs that test them; no layout has them. */
+ * float/real -> FLOAT, double -> DOUBLE, string/label -> STRING; Ecluse's unsigned types,
+ * uint8/unsigned char -> UCHAR, uint16/unsigned short -> USHORT, uint32/unsigned int -> UINT,
+ * uint64/unsigned long -> ULONG. */
 typedef enum {
   DAMARIS_TYPE_UNDEFINED = 0,
   DAMARIS_TYPE_CHAR,

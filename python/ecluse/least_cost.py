@@ -81,9 +81,14 @@ def run(command: Sequence[str], power: Power, options: ModelOptions,
         open(listing, "w").close()
         env = dict(os.environ, **{REPORTS_VARIABLE: listing})
         code = _run_command(command, env)
-        lost = []
+        lost, notes = [], []
         for path in _reports(listing):
             noted_failure = path.startswith(listing + ".initialize-failed.")
+            if noted_failure and not os.path.exists(path):
+                continue  # withdrawn: a later initialize of that process succeeded
+            if path.startswith(listing + ".initialize-superseded."):
+                notes += _superseded(path)
+                continue
             if not noted_failure:  # a run that never initialized has nothing to model
                 print(line(path, power, options, host_cpus, max_dedicated_cores), flush=True)
             # A report that could not go to its own path (ECLUSE_REPORT=none, a directory that
@@ -97,9 +102,37 @@ def run(command: Sequence[str], power: Power, options: ModelOptions,
                 name = ("the run's report (not kept: ECLUSE_REPORT=none, or its file could not "
                         "be written)")
             lost += [f"{name}: {what}" for what in _not_stored(path)]
-    for text in lost:
+    for text in notes + lost:
         print(f"ecluse run: {text}", file=sys.stderr, flush=True)
     return 1 if code == 0 and lost else code
+
+
+SUPERSEDED = "initialize failed, then a later initialize of this process succeeded: "
+
+
+def _superseded(path: str) -> list:
+    """The notes of failed initializes that a later initialize of the same process superseded
+    (a program that retried, with another configuration or once another run's output lock was
+    released): said, not counted as a loss."""
+    try:
+        report = load_report(path)
+    except (OSError, ValueError) as e:
+        return [f"warning: {path}: the note of a superseded initialize cannot be read ({e})"]
+    counts = {}  # a program that waits for a lock fails the same way many times: said once
+    for failure in report.data.get("failures") or []:
+        cause = failure.get("cause", "") if isinstance(failure, dict) else ""
+        if cause.startswith(SUPERSEDED):
+            pid = (failure.get("seen_by") or {}).get("pid", "?")
+            key = (pid, cause[len(SUPERSEDED):])
+            counts[key] = counts.get(key, 0) + 1
+    notes = []
+    for (pid, message), times in counts.items():
+        failed = "failed" if times == 1 else f"failed {times} times"
+        failures = "failure is" if times == 1 else "failures are"
+        notes.append(f"note: the run: Ecluse's initialize {failed}, then a later initialize of "
+                     f"the same process (pid {pid}) succeeded, so the {failures} not counted: "
+                     f"{message}")
+    return notes
 
 
 def _earlier_name(path: str) -> str:

@@ -221,6 +221,7 @@ int initialize(const char* text, MPI_Comm comm, Make make) {
     session = std::make_unique<ecluse::Session>(make(text, comm));
     release_before_mpi_finalize();
   });
+  if (status == ECLUSE_OK) ecluse::withdraw_failed_initialize_for_launcher();
   if (status != ECLUSE_OK && status != ECLUSE_ALREADY_INITIALIZED) {
     tell_failed_initialize(status, comm);
   }

@@ -151,14 +151,59 @@ bool add_to_partial_report(const std::string& path, const FailureWitness& witnes
   return true;
 }
 
+namespace {
+
+// This process's failed initializes noted since its last successful one: a success withdraws
+// them (initialize runs on the program's thread, one call at a time).
+struct NotedFailures {
+  std::vector<std::string> messages;
+  int world_rank = -1;
+  int superseded_notes = 0;
+};
+
+NotedFailures& noted_failures() {
+  static NotedFailures noted;
+  return noted;
+}
+
+std::string failed_initialize_note() {
+  return launcher_copy_path("initialize-failed." + std::to_string(::getpid()) + ".json");
+}
+
+}  // namespace
+
 void note_failed_initialize_for_launcher(const std::string& message, int world_rank) {
-  const std::string path =
-      launcher_copy_path("initialize-failed." + std::to_string(::getpid()) + ".json");
+  const std::string path = failed_initialize_note();
   if (path.empty()) return;
   RunFailure failure;
   failure.cause = "initialize failed: " + message +
                   " (nothing of this process was handed to Ecluse: its later calls failed too)";
-  add_to_partial_report(path, FailureWitness{"", "", "", "", world_rank, ""}, failure);
+  if (add_to_partial_report(path, FailureWitness{"", "", "", "", world_rank, ""}, failure) &&
+      noted_failures().messages.size() < static_cast<std::size_t>(kMostListedFailures)) {
+    noted_failures().messages.push_back(message);
+    noted_failures().world_rank = world_rank;
+  }
+}
+
+void withdraw_failed_initialize_for_launcher() {
+  NotedFailures& noted = noted_failures();
+  if (noted.messages.empty()) return;
+  // The superseded failures first, then the note removed: the launcher reads neither before the
+  // command ended, and a note it lists but cannot find is one withdrawn.
+  const std::string superseded =
+      launcher_copy_path("initialize-superseded." + std::to_string(::getpid()) + "." +
+                         std::to_string(noted.superseded_notes++) + ".json");
+  for (const std::string& message : noted.messages) {
+    RunFailure failure;
+    failure.cause = kSupersededInitialize + message;
+    add_to_partial_report(superseded, FailureWitness{"", "", "", "", noted.world_rank, ""},
+                          failure);
+  }
+  const std::string path = failed_initialize_note();
+  const DirectoryLock lock(path);
+  std::error_code ignored;
+  std::filesystem::remove(path, ignored);
+  noted.messages.clear();
 }
 
 }  // namespace ecluse

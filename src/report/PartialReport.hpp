@@ -33,4 +33,14 @@ bool add_to_partial_report(const std::string& path, const FailureWitness& witnes
  * in its temporary directory instead, so that it exits 1. Nothing otherwise. */
 void note_failed_initialize_for_launcher(const std::string& message, int world_rank);
 
+/** The cause of a failed initialize that a later initialize of the same process superseded. */
+inline constexpr const char* kSupersededInitialize =
+    "initialize failed, then a later initialize of this process succeeded: ";
+
+/** Under `ecluse run`, a successful initialize: the failures this process noted since its last
+ * successful initialize (a program that retried, with another configuration or once another
+ * run's output lock was released) no longer make the launcher exit 1. Their note is removed and
+ * they are listed again as superseded, which the launcher reports without failing. */
+void withdraw_failed_initialize_for_launcher();
+
 }  // namespace ecluse

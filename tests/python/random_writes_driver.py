@@ -9,14 +9,14 @@ import numpy as np
 from mpi4py import MPI
 
 import ecluse
-from random_writes_values import block_values, interior, GHOST
+from random_writes_values import block_values, ghost, interior
 
 
 def padded(values, ghosts, pad):
     """`values` (the interior) inside an array with its ghost cells, itself inside `pad` more
     cells on each side when the write is to be given a non-contiguous view."""
     shape = [n + lo + hi + 2 * pad for n, (lo, hi) in zip(values.shape, ghosts)]
-    whole = np.full(shape, GHOST, dtype=values.dtype)
+    whole = np.full(shape, ghost(values.dtype), dtype=values.dtype)
     inner = tuple(slice(pad + lo, pad + lo + n) for n, (lo, _) in zip(values.shape, ghosts))
     whole[inner] = values
     if pad == 0:

@@ -8,9 +8,12 @@ lost process their partial report, whenever the report has no file of its own.
 The store failure is deterministic and needs no root: a directory stands where the store writes
 iteration 3 of writer 0 (`<simulation>_It3_Pr0.h5.part`), which the store refuses to replace."""
 import pathlib
+import re
+import socket
 import subprocess
 import sys
 import textwrap
+import time
 
 import h5py
 import numpy as np
@@ -159,3 +162,171 @@ def test_a_failed_run_followed_by_a_clean_one_under_one_ecluse_run_still_counts(
             "(rank, iteration) pair(s)") in result.stderr, output
     assert result.stderr.count("ecluse run: ") == 1, result.stderr  # the clean run says nothing
     assert output.count("least cost: ") == 2, output  # one line per run
+
+
+# A program that retries: its first configuration is refused, it tries a second one.
+RETRYING = """
+import numpy as np
+import ecluse
+for config in CONFIGS:
+    try:
+        session = ecluse.Session(config)
+    except ecluse.Error:
+        continue
+    with session as s:
+        if s.is_client:
+            rank = s.client_comm.Get_rank()
+            for it in range(ITERATIONS):
+                s.write("v", np.arange(VALUES, dtype=np.int32) + it * 100000 + rank * 10)
+                s.end_iteration()
+"""
+
+UNDEFINED_LAYOUT = ("bad.xml:3:55: variable 'v' uses layout 'm' which is not defined. Fix the "
+                    'name or define it with <layout name="m" type="..." dimensions="..."/>.')
+
+
+def superseded_note(message, times=1):
+    """The pattern of `ecluse run`'s note of `times` identical failed initializes that a later
+    one of the same process superseded (`{pid}` in `message`: any pid)."""
+    failed, failures = ("failed", "failure is") if times == 1 else (f"failed {times} times",
+                                                                     "failures are")
+    text = (f"ecluse run: note: the run: Ecluse's initialize {failed}, then a later initialize "
+            f"of the same process (pid {{pid}}) succeeded, so the {failures} not counted: "
+            f"{message}")
+    return re.escape(text).replace(re.escape("{pid}"), r"\d+")
+
+
+def run_retrying(tmp_path, configs):
+    """`ecluse run` of the retrying program under DC, trying `configs` in turn."""
+    ranks, architecture, _ = APPROACHES["dc"]
+    (tmp_path / "quiet.xml").write_text(CONFIG.replace("ARCHITECTURE", architecture))
+    (tmp_path / "bad.xml").write_text(
+        CONFIG.replace("ARCHITECTURE", architecture).replace('layout="l"/>', 'layout="m"/>'))
+    (tmp_path / "sim.py").write_text(textwrap.dedent(RETRYING).replace(
+        "ITERATIONS", str(ITERATIONS)).replace("VALUES", str(VALUES)).replace(
+        "CONFIGS", repr(configs)))
+    return subprocess.run([sys.executable, "-m", "ecluse", "run", "--", mpiexec(), "-n",
+                           str(ranks), sys.executable, "sim.py"], cwd=tmp_path,
+                          env=dict(child_env(), ECLUSE_TIMEOUT="60"),
+                          capture_output=True, text=True, timeout=300)
+
+
+def stored_values(tmp_path):
+    """Every stored (iteration, source) block, checked value for value."""
+    files = sorted((tmp_path / "out").glob("*.h5"))
+    for path in files:
+        with h5py.File(path, "r") as f:
+            for name, dataset in f["v"].items():
+                it = int(dataset.attrs["iteration"])
+                np.testing.assert_array_equal(
+                    dataset[()],
+                    np.arange(VALUES, dtype=np.int32) + it * 100000 + int(name.lstrip("P")) * 10)
+    return len(files)
+
+
+@pytest.mark.parametrize("failures", [1, 2])
+def test_a_failed_initialize_retried_with_success_does_not_fail_ecluse_run(tmp_path, failures):
+    """The first initialize fails (a configuration error), the program tries another file and
+    runs with Ecluse, losing nothing: the first failure's note used to make `ecluse run` exit 1.
+    The successful initialize withdraws it; the launcher says what happened, without failing."""
+    result = run_retrying(tmp_path, ["bad.xml"] * failures + ["quiet.xml"])
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert stored_values(tmp_path) == ITERATIONS, output
+    notes = [line for line in result.stderr.splitlines() if line.startswith("ecluse run: ")]
+    assert len(notes) == 1, result.stderr  # rank 0's failures only, said once
+    assert re.fullmatch(superseded_note(UNDEFINED_LAYOUT, failures), notes[0]), notes
+    assert "Ecluse's initialize failed: " not in result.stderr, result.stderr
+    assert output.count("least cost: ") == 1, output  # the successful run's report
+
+
+def test_a_failed_initialize_after_a_successful_one_still_fails_ecluse_run(tmp_path):
+    """A success withdraws only the failures before it: the same process failing again later
+    (and going on without Ecluse) still makes `ecluse run` exit 1, and the earlier failure is
+    still said as superseded."""
+    result = run_retrying(tmp_path, ["bad.xml", "quiet.xml", "bad.xml"])
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    assert stored_values(tmp_path) == ITERATIONS, output
+    notes = [line for line in result.stderr.splitlines() if line.startswith("ecluse run: ")]
+    assert len(notes) == 2, result.stderr
+    assert re.fullmatch(superseded_note(UNDEFINED_LAYOUT), notes[0]), notes
+    assert notes[1] == (f"ecluse run: the run: Ecluse's initialize failed: {UNDEFINED_LAYOUT} "
+                        "(nothing of this process was handed to Ecluse: "
+                        "its later calls failed too): the program ran on without Ecluse, "
+                        "which stored nothing of it"), notes
+
+
+# Holds the output lock of `out` (a run in progress) until the file `release` appears.
+HOLDER = """
+import os, time
+import ecluse
+with ecluse.Session("holder.xml"):
+    open("holding", "w").close()
+    while not os.path.exists("release"):
+        time.sleep(0.05)
+"""
+
+# Retries while another run holds the output lock; lets it go after its first refusal.
+WAITING = """
+import time
+import numpy as np
+import ecluse
+from mpi4py import MPI
+for attempt in range(200):
+    try:
+        session = ecluse.Session("quiet.xml")
+        break
+    except ecluse.Error:
+        if MPI.COMM_WORLD.Get_rank() == 0:
+            open("release", "w").close()
+        time.sleep(0.1)
+with session as s:
+    if s.is_client:
+        rank = s.client_comm.Get_rank()
+        for it in range(ITERATIONS):
+            s.write("v", np.arange(VALUES, dtype=np.int32) + it * 100000 + rank * 10)
+            s.end_iteration()
+"""
+
+
+def test_an_initialize_retried_once_another_runs_lock_is_released_does_not_fail_ecluse_run(
+        tmp_path):
+    """The first initialize is refused by another run's output lock; the program waits and
+    retries, and once that run ended its initialize succeeds and it loses nothing."""
+    ranks, architecture, _ = APPROACHES["dc"]
+    (tmp_path / "quiet.xml").write_text(CONFIG.replace("ARCHITECTURE", architecture))
+    (tmp_path / "holder.xml").write_text(CONFIG.replace("ARCHITECTURE", APPROACHES["tp"][1]))
+    (tmp_path / "holder.py").write_text(textwrap.dedent(HOLDER))
+    (tmp_path / "sim.py").write_text(textwrap.dedent(WAITING).replace(
+        "ITERATIONS", str(ITERATIONS)).replace("VALUES", str(VALUES)))
+    holder = subprocess.Popen([mpiexec(), "-n", "1", sys.executable, "holder.py"], cwd=tmp_path,
+                              env=dict(child_env(), ECLUSE_TIMEOUT="60", ECLUSE_REPORT="none"),
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        for _ in range(600):
+            if (tmp_path / "holding").exists() or holder.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert (tmp_path / "holding").exists(), holder.communicate(timeout=60)[0]
+        result = subprocess.run([sys.executable, "-m", "ecluse", "run", "--", mpiexec(), "-n",
+                                 str(ranks), sys.executable, "sim.py"], cwd=tmp_path,
+                                env=dict(child_env(), ECLUSE_TIMEOUT="60"),
+                                capture_output=True, text=True, timeout=300)
+    finally:
+        (tmp_path / "release").touch()
+        holder_output = holder.communicate(timeout=120)[0]
+    output = result.stdout + result.stderr
+    assert holder.returncode == 0, holder_output
+    assert result.returncode == 0, output
+    assert stored_values(tmp_path) == ITERATIONS, output
+    notes = [line for line in result.stderr.splitlines() if line.startswith("ecluse run: ")]
+    assert len(notes) == 1, output  # every refusal alike: said once, with their number
+    refused = (f"quiet.xml:4:12: store 'files': another run (pid {{pid}} on host "
+               f"'{socket.gethostname()}') writes the same simulation into this directory "
+               f"(lock file '{tmp_path / 'out' / '.quiet.ecluse-lock'}'). Fix: wait for it to "
+               "end, give this run another FilesPath or simulation name, or remove the lock "
+               "file if that run is no longer alive")
+    times = re.search(r"initialize failed (\d+) times, then", notes[0])
+    assert re.fullmatch(superseded_note(refused, int(times.group(1)) if times else 1),
+                        notes[0]), notes

@@ -1,9 +1,10 @@
 """Random end-to-end cases of the data path: each case draws an approach (TP, DC, DN) and its
 placement (virtual nodes, servers first or last), one or two HDF5 stores (file mode, deflate or
-none, chunk size), a number of domains, and variables of every type with 1 to 3 dimensions,
-ghost zones, Fortran order, parameters in their sizes (changed by clients between iterations),
-groups, constant (time-varying="false") variables, positions, and writes of three kinds (a
-copy, a non-contiguous view, alloc + commit), at random iterations and blocks; then reads every
+none, chunk size), a number of domains, and variables of every type (the unsigned ones holding
+values above the signed maximum) with 1 to 3 dimensions, ghost zones, Fortran order,
+parameters in their sizes (changed by clients between iterations), groups, constant
+(time-varying="false") variables, positions, and writes of three kinds (a copy, a
+non-contiguous view, alloc + commit), at random iterations and blocks; then reads every
 file back and requires exactly the datasets the writes call for, bit for bit, and nothing else,
 and a complete run report.
 

@@ -307,6 +307,35 @@ TEST(StoreCompression, UnsignedBlocksAreStoredUnchangedByTheLossyMethods) {
   }
 }
 
+// The same rule in one shared file: deflate compresses the unsigned dataset (losslessly), the
+// float-only methods leave it unchanged; values above the signed maximum read back bit for bit.
+TEST(StoreCompression, CollectiveUnsignedDatasetsAreDeflatedOrStoredUnchanged) {
+  for (const std::string& method : kMethods) {
+    const std::string dir = fresh_dir("compress_coll_unsigned_" + method);
+    auto store =
+        make_store_collectively(hdf5_store(dir, "Collective", options_of(method)), world_env());
+    const auto r = std::uint64_t(world_rank());
+    const auto p = std::uint64_t(world_size());
+    Variable ids = variable("ids");
+    const auto id = [](const std::vector<std::uint64_t>& g) {
+      return std::uint32_t(UINT32_MAX - g[0] * 1000 - g[1]);
+    };
+    const Shape s{{20, 30}, {}, {}, {std::int64_t(20 * r), 0}, {20 * p, 30}};
+    const auto mine = fill_block(s, std::uint32_t(0), [&](const std::vector<std::uint64_t>& g) {
+      return id({g[0] + 20 * r, g[1]});
+    });
+    store->write_iteration(2, {block_of(ids, mine, s, int(r))});
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (r != 0) continue;
+    const std::string file = dir + "/sim_It2.h5";
+    EXPECT_EQ(read_unsigned<std::uint32_t>(file, "ids", H5T_NATIVE_UINT32),
+              fill_block(Shape{{20 * p, 30}}, std::uint32_t(0), id));
+    const Stored stored = read_stored(file, "ids");
+    EXPECT_EQ(stored.compression, method == "deflate" ? "deflate" : "none");
+    EXPECT_EQ(stored.filters, method == "deflate" ? 2 : 0);
+  }
+}
+
 // Every rank holds rows of a global 2-D field at its position, with ghosts: one shared file
 // whose chunks are the blocks.
 TEST(StoreCompression, CollectiveWritesEveryMethodReadableWithinItsBound) {
