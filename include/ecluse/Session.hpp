@@ -41,6 +41,9 @@ class Session {
   [[nodiscard]] bool has_servers() const;
   /** Counters of this rank's transport or server, e.g. "dn.credit_waits" (empty in TP). */
   [[nodiscard]] std::map<std::string, double> statistics() const;
+  /** What this rank knows was not stored or not done, "" for nothing (said for a run that ends
+   * without finalize, which writes no report). */
+  [[nodiscard]] std::string losses_known_here() const;
   void write(std::string_view variable, const void* data, int block = 0);
   /** write of data that holds `bytes` bytes: ECLUSE_ARGUMENT_ERROR when the block is larger
    * (it would be read past the data's end); a larger buffer gives its first bytes. */

@@ -89,6 +89,11 @@ def run(command: Sequence[str], power: Power, options: ModelOptions,
             if path.startswith(listing + ".initialize-superseded."):
                 notes += _superseded(path)
                 continue
+            if path.startswith(listing + ".unfinalized."):
+                said, lost_here = _unfinalized(path)
+                notes += [n for n in said if n not in notes]
+                lost += lost_here
+                continue
             if not noted_failure:  # a run that never initialized has nothing to model
                 print(line(path, power, options, host_cpus, max_dedicated_cores), flush=True)
             # A report that could not go to its own path (ECLUSE_REPORT=none, a directory that
@@ -133,6 +138,35 @@ def _superseded(path: str) -> list:
                      f"the same process (pid {pid}) succeeded, so the {failures} not counted: "
                      f"{message}")
     return notes
+
+
+UNFINALIZED_LOSSES = "finalize was not called, so the run wrote no report; this process knew of "
+UNFINALIZED_CLEAN = "finalize was not called, so the run wrote no report; this process knew of no loss"
+
+
+def _unfinalized(path: str) -> tuple:
+    """(notes, losses) of a process that the library released at MPI_Finalize without
+    finalize: no report will say what was lost, so each process that knew of a loss says it
+    (counted: ecluse run exits 1), and world rank 0 says that there is no report (a note)."""
+    try:
+        report = load_report(path)
+    except (OSError, ValueError) as e:
+        return [], [f"the run: it ended without finalize and its note cannot be read ({e})"]
+    notes, lost = [], []
+    for failure in report.data.get("failures") or []:
+        cause = failure.get("cause", "") if isinstance(failure, dict) else ""
+        seen = (failure.get("seen_by") or {}) if isinstance(failure, dict) else {}
+        who = f"world rank {seen.get('world_rank', '?')}, pid {seen.get('pid', '?')}"
+        if cause == UNFINALIZED_CLEAN:  # first: the other is a prefix of it
+            notes.append("note: the run called MPI_Finalize before ecluse_finalize "
+                         "(damaris_finalize), so it wrote no report (no summary, no figures); "
+                         "no process said it knew of data not stored. Call it before "
+                         "MPI_Finalize to get the report")
+        elif cause.startswith(UNFINALIZED_LOSSES):
+            lost.append(f"the run ({who}) called MPI_Finalize before ecluse_finalize "
+                        f"(damaris_finalize), so it wrote no report; that process knew of "
+                        f"{cause[len(UNFINALIZED_LOSSES):]} (see the run's errors above)")
+    return notes, lost
 
 
 def _earlier_name(path: str) -> str:

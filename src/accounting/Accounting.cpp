@@ -101,6 +101,7 @@ void Accounting::add_store(int iteration, double seconds, std::size_t blocks) {
 
 void Accounting::add_store_errors(int iteration, int stores) {
   record_of(iteration).store_errors += stores;
+  if (stores > 0) store_errors_ += static_cast<std::uint64_t>(stores);
 }
 
 IterationRecord& Accounting::record_of(int iteration) {

@@ -35,6 +35,8 @@ class Accounting {
   void add_store(int iteration, double seconds, std::size_t blocks);
   /** `stores` stores failed on `iteration` (recorded after its add_store). */
   void add_store_errors(int iteration, int stores);
+  /** The stores that failed so far on this rank, over all iterations. */
+  [[nodiscard]] std::uint64_t store_errors() const { return store_errors_; }
   /** Called at every switch of phase, also to the phase already current (a server's loop
    * switches to Idle every 100 ms: the frequency governor then applies a lowering it had to
    * postpone); must not throw. */
@@ -73,6 +75,7 @@ class Accounting {
   IterationSeries series_;
   IterationRecord pending_;  // servers learn of an iteration's errors after its store time
   bool has_pending_ = false;
+  std::uint64_t store_errors_ = 0;
   std::unique_ptr<TraceFile> trace_;
   Phase current_ = Phase::Setup;
   double start_wall_, last_wall_, last_cpu_;

@@ -98,6 +98,10 @@ bool Session::has_servers() const {
   return runtime().has_servers();
 }
 
+std::string Session::losses_known_here() const {
+  return runtime().losses_known_here();
+}
+
 std::map<std::string, double> Session::statistics() const {
   return by_name(runtime().statistics());
 }

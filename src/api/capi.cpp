@@ -195,7 +195,13 @@ int release_at_mpi_finalize(MPI_Comm /*self*/, int /*key*/, void* /*value*/, voi
                "stored; call ecluse_finalize (damaris_finalize) before MPI_Finalize.\n",
                rank);
   std::fflush(stderr);
-  session.reset();
+  std::string losses;
+  try {
+    losses = session->losses_known_here();
+  } catch (const std::exception&) {  // a session already finalized: nothing to add
+  }
+  session.reset();  // a server's last stores are done: its start returned after them
+  ecluse::note_unfinalized_for_launcher(losses, rank);  // `ecluse run` says it, or exits 1
   return MPI_SUCCESS;
 }
 

@@ -196,6 +196,9 @@ struct EnergyConfig {
  * opt-in per-iteration trace ({simulation}, {rank}; "" for none). */
 struct ReportConfig {
   std::string file = "{simulation}-report.json";
+  /** Where this run writes its report, decided at initialize (claim_report_path): another run
+   * writing the same report at the same time gives this one <report>.<pid>.json. */
+  std::string claimed;
   bool summary = true;
   std::string trace;
 };

@@ -185,6 +185,17 @@ void note_failed_initialize_for_launcher(const std::string& message, int world_r
   }
 }
 
+void note_unfinalized_for_launcher(const std::string& losses, int world_rank) {
+  if (losses.empty() && world_rank != 0) return;
+  const std::string path =
+      launcher_copy_path("unfinalized." + std::to_string(::getpid()) + ".json");
+  if (path.empty()) return;
+  RunFailure failure;
+  failure.cause = losses.empty() ? std::string(kUnfinalizedClean)
+                                 : std::string(kUnfinalizedWithLosses) + losses;
+  add_to_partial_report(path, FailureWitness{"", "", "", "", world_rank, ""}, failure);
+}
+
 void withdraw_failed_initialize_for_launcher() {
   NotedFailures& noted = noted_failures();
   if (noted.messages.empty()) return;

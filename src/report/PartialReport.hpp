@@ -33,6 +33,18 @@ bool add_to_partial_report(const std::string& path, const FailureWitness& witnes
  * in its temporary directory instead, so that it exits 1. Nothing otherwise. */
 void note_failed_initialize_for_launcher(const std::string& message, int world_rank);
 
+/** The causes in the note of a process that ended without finalize (no run report), as
+ * `ecluse run` reads them: with what it knew was lost (ecluse run exits 1), or without. */
+inline constexpr const char* kUnfinalizedWithLosses =
+    "finalize was not called, so the run wrote no report; this process knew of ";
+inline constexpr const char* kUnfinalizedClean =
+    "finalize was not called, so the run wrote no report; this process knew of no loss";
+
+/** Under `ecluse run`, a process released at MPI_Finalize without finalize: it tells the
+ * launcher what it knew was lost (`losses`, "" for nothing: then said by world rank 0 only, as
+ * a note), since no report will. Nothing otherwise. */
+void note_unfinalized_for_launcher(const std::string& losses, int world_rank);
+
 /** The cause of a failed initialize that a later initialize of the same process superseded. */
 inline constexpr const char* kSupersededInitialize =
     "initialize failed, then a later initialize of this process succeeded: ";

@@ -8,7 +8,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
+#include "core/Process.hpp"
 #include "report/RunReport.hpp"
 
 namespace ecluse {
@@ -62,6 +65,7 @@ bool write_file_whole(const std::string& path, const std::string& text) {
 }
 
 std::string report_path(const Config& config) {
+  if (!config.report.claimed.empty()) return config.report.claimed;
   const char* env = std::getenv("ECLUSE_REPORT");
   const std::string path = env && *env ? env : config.report.file;
   if (path == "none" || path.empty()) return "";
@@ -109,6 +113,85 @@ void retire_previous_report(const Config& config, Log& log) {
   if (!error) return;
   log.warning("the report " + path + " of an earlier run could not be moved to " + previous + " (" +
               error.message() + "); it stays until this run's replaces it at finalize");
+}
+
+namespace {
+
+std::string claim_file(const std::string& report) {
+  return report + ".running";
+}
+
+std::string claim_text() {
+  return this_host_name() + " " + std::to_string(::getpid()) + "\n";
+}
+
+// "<host> <pid>" of the run that holds the claim; a claim of a process gone from this host is
+// stale (a run killed before its end), one of another host is taken as alive.
+bool claim_is_alive(const std::string& claim) {
+  std::ifstream in(claim);
+  std::string host;
+  std::int64_t pid = -1;
+  if (!(in >> host >> pid)) return false;  // being written, or damaged: not a live claim
+  if (host != this_host_name()) return true;
+  return pid != ::getpid() && !process_gone(pid);  // this process's: an earlier initialize
+}
+
+std::string with_pid(const std::string& report) {
+  const std::string pid = std::to_string(::getpid());
+  if (report.size() > 5 && report.ends_with(".json")) {
+    return report.substr(0, report.size() - 5) + "." + pid + ".json";
+  }
+  return report + "." + pid;
+}
+
+// O_EXCL: of two runs starting at once, one takes it.
+bool take_claim(const std::string& claim) {
+  const int fd = ::open(claim.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  const bool ok = write_all(fd, claim_text());
+  ::close(fd);
+  return ok;
+}
+
+}  // namespace
+
+std::string claim_report_path(const Config& config, Log& log) {
+  try {
+    const std::string path = report_path(config);
+    if (path.empty()) return "";
+    const std::string claim = claim_file(path);
+    if (!take_claim(claim)) {
+      if (claim_is_alive(claim)) {
+        std::ifstream in(claim);
+        std::string owner;
+        std::getline(in, owner);
+        const std::string own = with_pid(path);
+        log.warning("another run (" + owner + ", host and pid in " + claim +
+                    ") writes its report to " + path + " at this time: this run's report goes to " +
+                    own +
+                    " (runs of one simulation started at once in one directory; give each its "
+                    "own with ECLUSE_REPORT to choose the names).");
+        return own;
+      }
+      write_file_whole(claim, claim_text());  // stale: its run ended without removing it
+    }
+    retire_previous_report(config, log);
+    return path;
+  } catch (const std::exception& e) {
+    log.warning(std::string("the report's path could not be claimed: ") + e.what());
+    return report_path(config);
+  }
+}
+
+void release_report_claim(const std::string& report) noexcept {
+  if (report.empty()) return;
+  try {
+    const std::string claim = claim_file(report);
+    std::ifstream in(claim);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text == claim_text()) std::remove(claim.c_str());
+  } catch (...) {  // a destructor's: the next run on this host finds the claim stale
+  }
 }
 
 std::string trace_pattern(const Config& config) {

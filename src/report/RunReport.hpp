@@ -97,6 +97,16 @@ std::string launcher_copy_path(const std::string& name);
  * launcher reads its list only once the command ended, when this run's report has replaced it:
  * the earlier run's failures would otherwise go unseen. */
 void keep_earlier_report_for_launcher(const std::string& report);
+/** Rank 0 at initialize: the path this run writes its report to. `<report>.running` (host and
+ * pid) claims the report's path for the run; when another run that still lives holds it (runs
+ * of one simulation started at once in one directory, as Damaris's Dask statistics workflow
+ * starts them), this run's report goes to `<report>.<pid>.json` instead, said in a warning, so
+ * that neither replaces the other's. Otherwise the earlier report is retired
+ * (retire_previous_report). "" without a report; never throws. */
+std::string claim_report_path(const Config& config, Log& log);
+/** Rank 0 when the run ends: removes the claim, if it is this process's. */
+void release_report_claim(const std::string& report) noexcept;
+
 /** Rank 0 at initialize: the report file of an earlier run is moved to `<report>.previous`, so
  * that the report on disk is always this run's (a run killed before finalize left the earlier
  * run's complete report beside its own files). A report directory that is missing or not

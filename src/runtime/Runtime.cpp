@@ -41,7 +41,10 @@ Runtime::Runtime(const std::string& source_name, const std::string& xml, MPI_Com
   log_ = std::make_unique<Log>(config_.log, rank);
   // Before the placement, which may refuse the rank count: the file's warnings are said first.
   if (rank == 0) log_->warnings_also_on_stderr(config_.warnings);
-  if (rank == 0) retire_previous_report(config_, *log_);
+  // Every rank writes to the same report path (the survivors' partial report too).
+  const std::string claimed = rank == 0 ? claim_report_path(config_, *log_) : "";
+  config_.report.claimed = broadcast_string(comm, claimed, 0);
+  if (rank == 0) report_claim_.report = claimed;
   run_collectively(comm,
                    [&] { topology_ = std::make_unique<Topology>(comm, config_.architecture); });
   // Action libraries load here, on the ranks that run them: every rank fails alike.
@@ -283,6 +286,22 @@ void Runtime::restart_client() {
 
 bool Runtime::has_servers() const {
   return config_.architecture.dedicated_cores > 0 || config_.architecture.dedicated_nodes > 0;
+}
+
+std::string Runtime::losses_known_here() const {
+  std::string said;
+  const auto add = [&said](std::uint64_t count, const std::string& what) {
+    if (count > 0) said += (said.empty() ? "" : ", ") + std::to_string(count) + " " + what;
+  };
+  add(accounting_->store_errors(), "failed store(s)");
+  add(client_ ? client_->refused_writes() : 0, "write(s) refused with an error");
+  add((writer_ ? writer_->hook_failures() : 0) + (events_ ? events_->failures() : 0),
+      "run(s) of in-situ work failed");
+  if (client_ && client_->wrote_unended()) {  // finalize would have ended it
+    said += std::string(said.empty() ? "" : ", ") + "the writes of iteration " +
+            std::to_string(client_->iteration()) + ", never ended by an end_iteration";
+  }
+  return said;
 }
 
 Statistics Runtime::statistics() const {

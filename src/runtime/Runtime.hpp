@@ -11,6 +11,7 @@
 #include "config/Parameters.hpp"
 #include "core/Log.hpp"
 #include "ecluse/Session.hpp"
+#include "report/RunReport.hpp"
 #include "topology/Topology.hpp"
 #include "transport/IterationAgreement.hpp"
 #include "transport/Transport.hpp"
@@ -54,6 +55,9 @@ class Runtime {
   void log_failed_call(const std::string& message);
   /** Counters of this rank's transport or server (credit state, bytes moved...). */
   [[nodiscard]] Statistics statistics() const;
+  /** What this rank knows was not stored or not done ("2 failed store(s), ..."), "" for
+   * nothing: a run that ends without finalize writes no report, so ecluse run hears it so. */
+  [[nodiscard]] std::string losses_known_here() const;
 
  private:
   void build_time_partitioning();
@@ -78,6 +82,15 @@ class Runtime {
   std::uint64_t dropped_allocations_ = 0;  // allocated, never committed, dropped at iteration end
 
   Config config_;
+  // Rank 0: <report>.running is this run's until the runtime is gone (an initialize that
+  // fails later included).
+  struct ReportClaim {
+    std::string report;
+    ReportClaim() = default;
+    ReportClaim(const ReportClaim&) = delete;
+    ReportClaim& operator=(const ReportClaim&) = delete;
+    ~ReportClaim() { release_report_claim(report); }
+  } report_claim_;
   std::unique_ptr<Parameters> parameters_;
   std::unique_ptr<Topology> topology_;
   std::unique_ptr<Log> log_;

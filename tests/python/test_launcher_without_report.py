@@ -330,3 +330,71 @@ def test_an_initialize_retried_once_another_runs_lock_is_released_does_not_fail_
     times = re.search(r"initialize failed (\d+) times, then", notes[0])
     assert re.fullmatch(superseded_note(refused, int(times.group(1)) if times else 1),
                         notes[0]), notes
+
+
+# A program that never calls finalize (Damaris's own examples/storage/life-hdf5.c calls
+# damaris_stop, then MPI_Finalize): mpi4py's MPI_Finalize at exit releases the session, and no
+# report is written. LOSE adds a write the configuration refuses and one never ended.
+UNFINALIZED = """
+import numpy as np
+import ecluse
+s = ecluse.Session("quiet.xml")
+if s.is_client:
+    rank = s.client_comm.Get_rank()
+    for it in range(ITERATIONS):
+        s.write("v", np.arange(VALUES, dtype=np.int32) + it * 100000 + rank * 10)
+        s.end_iteration()
+    if LOSE:
+        s.write("v", np.zeros(VALUES, dtype=np.int32))
+        try:
+            s.write("v", np.ones(VALUES, dtype=np.int32))  # a second write: refused
+        except ecluse.Error:
+            pass
+    else:
+        s.stop()
+# no close, no finalize
+"""
+
+
+def run_unfinalized(tmp_path, approach, lose):
+    ranks, architecture, _ = APPROACHES[approach]
+    (tmp_path / "quiet.xml").write_text(CONFIG.replace("ARCHITECTURE", architecture))
+    (tmp_path / "sim.py").write_text(textwrap.dedent(UNFINALIZED).replace(
+        "ITERATIONS", str(ITERATIONS)).replace("VALUES", str(VALUES)).replace("LOSE", str(lose)))
+    return subprocess.run([sys.executable, "-m", "ecluse", "run", "--", mpiexec(), "-n",
+                           str(ranks), sys.executable, "sim.py"], cwd=tmp_path,
+                          env=dict(child_env(), ECLUSE_TIMEOUT="60"),
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("approach", ["tp", "dc"])
+def test_a_run_without_finalize_is_said_by_ecluse_run(tmp_path, approach):
+    """Nothing lost: every file stored, exit 0, and one line saying why there is no report."""
+    result = run_unfinalized(tmp_path, approach, False)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert "MPI_Finalize was called before ecluse_finalize" in result.stderr, output
+    assert result.stderr.count("ecluse run: ") == 1, result.stderr
+    assert ("ecluse run: note: the run called MPI_Finalize before ecluse_finalize "
+            "(damaris_finalize), so it wrote no report (no summary, no figures); no process said "
+            "it knew of data not stored. Call it before MPI_Finalize to get the report\n"
+            in result.stderr), output
+    assert not list(tmp_path.glob("quiet-report*.json"))
+    writers = APPROACHES[approach][2]
+    assert len(list((tmp_path / "out").glob("*.h5"))) == writers * ITERATIONS, output
+
+
+def test_a_run_without_finalize_that_lost_writes_makes_ecluse_run_exit_non_zero(tmp_path):
+    """Each process says what it knew was lost, since no report will: a refused write and the
+    writes of an iteration never ended (finalize would have stored them)."""
+    result = run_unfinalized(tmp_path, "tp", True)
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    said = re.findall(r"ecluse run: the run \(world rank (\d), pid \d+\) called MPI_Finalize "
+                      r"before ecluse_finalize \(damaris_finalize\), so it wrote no report; that "
+                      r"process knew of (.*) \(see the run's errors above\)\n", result.stderr)
+    assert sorted(said) == [(str(r), f"1 write(s) refused with an error, the writes of "
+                             f"iteration {ITERATIONS}, never ended by an end_iteration")
+                            for r in range(2)], output
+    assert "ecluse run: note:" not in result.stderr, output
+    assert len(list((tmp_path / "out").glob("*.h5"))) == 2 * ITERATIONS, output
