@@ -141,7 +141,8 @@ def _superseded(path: str) -> list:
 
 
 UNFINALIZED_LOSSES = "finalize was not called, so the run wrote no report; this process knew of "
-UNFINALIZED_CLEAN = "finalize was not called, so the run wrote no report; this process knew of no loss"
+UNFINALIZED_CLEAN = ("finalize was not called, so the run wrote no report; no loss was known to "
+                     "this process")
 
 
 def _unfinalized(path: str) -> tuple:
@@ -157,7 +158,7 @@ def _unfinalized(path: str) -> tuple:
         cause = failure.get("cause", "") if isinstance(failure, dict) else ""
         seen = (failure.get("seen_by") or {}) if isinstance(failure, dict) else {}
         who = f"world rank {seen.get('world_rank', '?')}, pid {seen.get('pid', '?')}"
-        if cause == UNFINALIZED_CLEAN:  # first: the other is a prefix of it
+        if cause == UNFINALIZED_CLEAN:
             notes.append("note: the run called MPI_Finalize before ecluse_finalize "
                          "(damaris_finalize), so it wrote no report (no summary, no figures); "
                          "no process said it knew of data not stored. Call it before "

@@ -38,7 +38,7 @@ void note_failed_initialize_for_launcher(const std::string& message, int world_r
 inline constexpr const char* kUnfinalizedWithLosses =
     "finalize was not called, so the run wrote no report; this process knew of ";
 inline constexpr const char* kUnfinalizedClean =
-    "finalize was not called, so the run wrote no report; this process knew of no loss";
+    "finalize was not called, so the run wrote no report; no loss was known to this process";
 
 /** Under `ecluse run`, a process released at MPI_Finalize without finalize: it tells the
  * launcher what it knew was lost (`losses`, "" for nothing: then said by world rank 0 only, as

@@ -288,18 +288,23 @@ bool Runtime::has_servers() const {
   return config_.architecture.dedicated_cores > 0 || config_.architecture.dedicated_nodes > 0;
 }
 
+// Scripts and plugin actions that failed, signals whose action could not run.
+std::uint64_t Runtime::insitu_failures() const {
+  return (writer_ ? writer_->hook_failures() : 0) + (events_ ? events_->failures() : 0);
+}
+
 std::string Runtime::losses_known_here() const {
   std::string said;
-  const auto add = [&said](std::uint64_t count, const std::string& what) {
-    if (count > 0) said += (said.empty() ? "" : ", ") + std::to_string(count) + " " + what;
+  const auto say = [&said](const std::string& what) { said += (said.empty() ? "" : ", ") + what; };
+  const auto count = [&say](std::uint64_t n, const std::string& what) {
+    if (n > 0) say(std::to_string(n) + " " + what);
   };
-  add(accounting_->store_errors(), "failed store(s)");
-  add(client_ ? client_->refused_writes() : 0, "write(s) refused with an error");
-  add((writer_ ? writer_->hook_failures() : 0) + (events_ ? events_->failures() : 0),
-      "run(s) of in-situ work failed");
+  count(accounting_->store_errors(), "failed store(s)");
+  count(client_ ? client_->refused_writes() : 0, "write(s) refused with an error");
+  count(insitu_failures(), "run(s) of in-situ work failed");
   if (client_ && client_->wrote_unended()) {  // finalize would have ended it
-    said += std::string(said.empty() ? "" : ", ") + "the writes of iteration " +
-            std::to_string(client_->iteration()) + ", never ended by an end_iteration";
+    say("the writes of iteration " + std::to_string(client_->iteration()) +
+        ", never ended by an end_iteration");
   }
   return said;
 }
@@ -320,10 +325,8 @@ Statistics Runtime::statistics() const {
         {Statistic::ClientUnwantedWrites, static_cast<double>(client_->unwanted_writes())});
     all.push_back({Statistic::ClientRefusedWrites, static_cast<double>(client_->refused_writes())});
   }
-  // Scripts and plugin actions that failed, signals whose action could not run.
-  const std::uint64_t insitu =
-      (writer_ ? writer_->hook_failures() : 0) + (events_ ? events_->failures() : 0);
-  if (insitu > 0) all.push_back({Statistic::InsituFailures, static_cast<double>(insitu)});
+  if (const std::uint64_t insitu = insitu_failures(); insitu > 0)
+    all.push_back({Statistic::InsituFailures, static_cast<double>(insitu)});
   if (const std::uint64_t unbound = events_ ? events_->unbound_signals() : 0; unbound > 0) {
     all.push_back({Statistic::InsituUnboundSignals, static_cast<double>(unbound)});
   }

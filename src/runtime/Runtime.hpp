@@ -60,6 +60,7 @@ class Runtime {
   [[nodiscard]] std::string losses_known_here() const;
 
  private:
+  [[nodiscard]] std::uint64_t insitu_failures() const;
   void build_time_partitioning();
   void build_dedicated_cores(MPI_Comm comm);
   void warn_placement_fallback(MPI_Comm comm);
